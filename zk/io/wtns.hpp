@@ -1,0 +1,19 @@
+// A witness in circom's .wtns format (BLS12-381 only), validated on load.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "zk/bls12_381/fields.hpp"
+
+namespace cuzk::zk::io {
+
+struct witness {
+  // Normal-form (canonical) values, each < r; values[0] == 1. Wire order: 1, public outputs,
+  // public inputs, private inputs, internal wires.
+  std::vector<bigint<4>> values;
+
+  static witness load(const std::string& path);  // throws input_error naming the file and field
+};
+
+}  // namespace cuzk::zk::io

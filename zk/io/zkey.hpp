@@ -1,0 +1,52 @@
+// A Groth16 proving key in snarkjs's .zkey format (BLS12-381 only), validated on load.
+//
+// Point sections are used in place when the file is mapped with 8-byte-aligned sections (the file
+// layout is already our affine layout: little-endian Montgomery x || y, zeros for infinity);
+// otherwise they are copied once into aligned storage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "zk/groth16/types.hpp"
+
+namespace cuzk::zk::io {
+
+using namespace cuzk::zk::bls12_381;
+
+// One section-4 entry: coefficient `value` of `signal` in row `constraint` of matrix A (0) or B (1).
+// `value` holds the stored bytes as a Montgomery representation, i.e. the field element coef * R:
+// multiplying it by a normal-form witness read as Montgomery (w / R) gives coef * w exactly.
+struct zkey_coefficient {
+  std::uint32_t matrix;
+  std::uint32_t constraint;
+  std::uint32_t signal;
+  fr value;
+};
+
+struct zkey {
+  std::string path;
+  std::uint32_t n_vars = 0;       // wires including the constant 1
+  std::uint32_t n_public = 0;     // public outputs + public inputs (not the constant)
+  std::uint32_t domain_size = 0;  // power of two
+  unsigned log_domain = 0;
+  groth16::verifying_key vk;
+
+  std::span<const g1_affine> a;   // n_vars
+  std::span<const g1_affine> b1;  // n_vars
+  std::span<const g2_affine> b2;  // n_vars
+  std::span<const g1_affine> c;   // n_vars - n_public - 1, for wires n_public+1 ..
+  std::span<const g1_affine> h;   // domain_size
+  std::vector<zkey_coefficient> coefficients;  // section 4, in file order
+
+  // Keeps the mapping (or the aligned copies) alive for the spans above.
+  std::shared_ptr<const void> storage;
+
+  // Reads and validates everything (see docs/formats.md); throws input_error naming the file and field.
+  static zkey load(const std::string& path);
+};
+
+}  // namespace cuzk::zk::io
