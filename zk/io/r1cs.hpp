@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,12 @@ struct r1cs {
   std::uint32_t n_wires = 0, n_pub_out = 0, n_pub_in = 0, n_prv_in = 0, n_constraints = 0;
   std::uint64_t n_labels = 0;
   std::vector<constraint> constraints;
+  std::string path;  // as given to load (or the name given to parse): used in messages
 
   std::uint32_t n_public() const { return n_pub_out + n_pub_in; }
 
   static r1cs load(const std::string& path);  // throws input_error naming the file and field
+  static r1cs parse(std::span<const std::uint8_t> bytes, std::string name);
 };
 
 }  // namespace cuzk::zk::io

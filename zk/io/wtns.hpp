@@ -1,6 +1,7 @@
 // A witness in circom's .wtns format (BLS12-381 only), validated on load.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -12,8 +13,10 @@ struct witness {
   // Normal-form (canonical) values, each < r; values[0] == 1. Wire order: 1, public outputs,
   // public inputs, private inputs, internal wires.
   std::vector<bigint<4>> values;
+  std::string path;  // as given to load (or the name given to parse): used in messages
 
   static witness load(const std::string& path);  // throws input_error naming the file and field
+  static witness parse(std::span<const std::uint8_t> bytes, std::string name);
 };
 
 }  // namespace cuzk::zk::io

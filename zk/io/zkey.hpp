@@ -12,6 +12,9 @@
 #include <vector>
 
 #include "zk/groth16/types.hpp"
+#include "zk/io/binfile.hpp"
+#include "zk/io/r1cs.hpp"
+#include "zk/io/wtns.hpp"
 
 namespace cuzk::zk::io {
 
@@ -47,6 +50,20 @@ struct zkey {
 
   // Reads and validates everything (see docs/formats.md); throws input_error naming the file and field.
   static zkey load(const std::string& path);
+  // The same from bytes already in memory (fuzzing, tests); `name` is what messages call the file.
+  static zkey parse(std::shared_ptr<const file_bytes> bytes, std::string name);
+
+  // Number of rows of the A/B matrices in section 4 (r1cs constraints + nPublic + 1); <= domain_size.
+  std::uint32_t n_rows = 0;
+  // True when the point spans point into the file mapping (sections 8-byte aligned), false when copied.
+  bool points_in_place = false;
 };
+
+// Cross-file checks; throw input_error naming both files, e.g.
+// "input.wtns: witness has 12 values, circuit.zkey expects 13".
+void check_witness_matches(const zkey& key, const witness& w);
+// Wire counts, public counts, and that section 4 holds exactly the r1cs's A and B coefficients
+// (plus snarkjs's nPublic + 1 extra A rows), i.e. the key was made for this circuit.
+void check_r1cs_matches(const zkey& key, const r1cs& cs);
 
 }  // namespace cuzk::zk::io
