@@ -1,0 +1,149 @@
+// Multi-scalar multiplication sum_i scalars[i] * bases[i] by Pippenger's bucket method.
+//
+// - Signed window digits in [-2^(c-1), 2^(c-1)] (Booth recoding: a window whose top bit is set
+//   borrows 2^c from the next window), so each window needs only 2^(c-1) buckets and a negative
+//   digit adds the negated point.
+// - Digit w depends only on bits [c*w - 1, c*w + c) of the scalar, so windows are independent and
+//   need no precomputed digit table.
+// - Buckets are XYZZ points (cheap mixed addition with a doubling fallback for P + P).
+// - Work is split into (window, point-range) tasks on the thread pool, each with its own buckets;
+//   each task reduces its buckets by a running sum.
+// - Zero scalars and points at infinity are dropped up front; scalars equal to 1 (most of a PoRep
+//   witness) are summed directly, without windows.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <vector>
+
+#include "zk/curve/short_weierstrass.hpp"
+#include "zk/ff/bigint.hpp"
+#include "zk/util/parallel.hpp"
+
+namespace cuzk::zk {
+
+struct msm_options {
+  unsigned threads = 0;      // 0: the pool's size; otherwise a private pool of that many threads
+  unsigned window_bits = 0;  // 0: chosen from the number of points
+  thread_pool* pool = nullptr;  // nullptr: default_pool()
+};
+
+namespace msm_detail {
+
+inline constexpr std::size_t scalar_bits = 255;  // BLS12-381's r < 2^255
+
+// Signed digit of window w (bits [c*w, c*w + c)) in [-2^(c-1), 2^(c-1)].
+inline int signed_digit(const bigint<4>& s, unsigned w, unsigned c) {
+  std::size_t pos = std::size_t(w) * c;
+  std::int64_t raw = s.window(pos, c);
+  std::int64_t top = raw >> (c - 1);
+  std::int64_t carry_in = pos ? std::int64_t(s.bit(pos - 1)) : 0;
+  return int(raw - (top << c) + carry_in);
+}
+
+// Windows needed so that the top window's top bit is above the scalar (no carry out).
+inline unsigned num_windows(unsigned c) { return unsigned((scalar_bits + c) / c); }
+
+inline unsigned choose_window(std::size_t n) {
+  if (n < 4) return 1;
+  unsigned best = 1;
+  double best_cost = 1e300;
+  for (unsigned c = 1; c <= 16; ++c) {
+    double cost = double(num_windows(c)) * (double(n) + 2.0 * double(std::size_t{1} << (c - 1)));
+    if (cost < best_cost) best_cost = cost, best = c;
+  }
+  return best;
+}
+
+inline bool is_one(const bigint<4>& s) { return s.limb[0] == 1 && (s.limb[1] | s.limb[2] | s.limb[3]) == 0; }
+
+}  // namespace msm_detail
+
+template <class Curve>
+jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bigint<4>> scalars,
+                      const msm_options& opt = {}) {
+  using xyzz = xyzz_t<Curve>;
+  using jacobian = jacobian_t<Curve>;
+  if (bases.size() != scalars.size()) throw std::invalid_argument("msm: bases and scalars differ in length");
+  const std::size_t n = bases.size();
+  if (n == 0) return jacobian::identity();
+
+  std::unique_ptr<thread_pool> own_pool;
+  thread_pool* pool = opt.pool ? opt.pool : &default_pool();
+  if (opt.threads && opt.threads != pool->size()) {
+    own_pool = std::make_unique<thread_pool>(opt.threads);
+    pool = own_pool.get();
+  }
+  const unsigned T = pool->size();
+
+  // 1. Drop zeros and infinities, sum the scalar-1 points, collect the rest.
+  const std::size_t n_chunks = std::min<std::size_t>(std::max<std::size_t>(1, n / 4096), std::size_t(T) * 4);
+  std::vector<std::vector<std::uint32_t>> active_parts(n_chunks);
+  std::vector<xyzz> ones_parts(n_chunks);
+  pool->run(n_chunks, [&](std::size_t k) {
+    std::size_t begin = n * k / n_chunks, end = n * (k + 1) / n_chunks;
+    auto& act = active_parts[k];
+    xyzz acc = xyzz::identity();
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& s = scalars[i];
+      if (s.is_zero() || bases[i].is_identity()) continue;
+      if (msm_detail::is_one(s)) acc += bases[i];
+      else act.push_back(std::uint32_t(i));
+    }
+    ones_parts[k] = acc;
+  });
+  xyzz ones = xyzz::identity();
+  for (auto& p : ones_parts) ones += p;
+  std::vector<std::uint32_t> active;
+  {
+    std::size_t total = 0;
+    for (auto& p : active_parts) total += p.size();
+    active.reserve(total);
+    for (auto& p : active_parts) active.insert(active.end(), p.begin(), p.end()), std::vector<std::uint32_t>().swap(p);
+  }
+  const std::size_t m = active.size();
+  if (m == 0) return ones.to_jacobian();
+
+  // 2. Windows: tasks = windows x point ranges.
+  const unsigned c = opt.window_bits ? opt.window_bits : msm_detail::choose_window(m);
+  const unsigned nw = msm_detail::num_windows(c);
+  const std::size_t n_buckets = std::size_t{1} << (c - 1);
+  std::size_t ranges = 1;
+  if (T > 1) ranges = std::max<std::size_t>(1, (4 * std::size_t(T) + nw - 1) / nw / 2);
+  ranges = std::min<std::size_t>(ranges, std::max<std::size_t>(1, m / 64));
+  std::vector<xyzz> window_parts(std::size_t(nw) * ranges);
+
+  pool->run(window_parts.size(), [&](std::size_t task) {
+    unsigned w = unsigned(task / ranges);
+    std::size_t r = task % ranges;
+    std::size_t begin = m * r / ranges, end = m * (r + 1) / ranges;
+    std::vector<xyzz> buckets(n_buckets);
+    for (std::size_t k = begin; k < end; ++k) {
+      std::uint32_t i = active[k];
+      int d = msm_detail::signed_digit(scalars[i], w, c);
+      if (d > 0) buckets[std::size_t(d - 1)] += bases[i];
+      else if (d < 0) buckets[std::size_t(-d - 1)] -= bases[i];
+    }
+    // sum_b (b+1) * bucket[b] by a running sum from the top bucket down.
+    xyzz running = xyzz::identity(), total = xyzz::identity();
+    for (std::size_t b = n_buckets; b-- > 0;) {
+      running += buckets[b];
+      total += running;
+    }
+    window_parts[task] = total;
+  });
+
+  // 3. Horner over windows, most significant first.
+  jacobian acc = jacobian::identity();
+  for (unsigned w = nw; w-- > 0;) {
+    for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
+    xyzz sw = xyzz::identity();
+    for (std::size_t r = 0; r < ranges; ++r) sw += window_parts[std::size_t(w) * ranges + r];
+    acc += sw.to_jacobian();
+  }
+  return acc + ones.to_jacobian();
+}
+
+}  // namespace cuzk::zk

@@ -1,0 +1,52 @@
+// Radix-2 number-theoretic transforms over BLS12-381's Fr on a domain of size 2^k, with snarkjs's
+// roots of unity: omega_k = 5^((r-1)/2^k) (5, not 7: snarkjs's choice, which proofs depend on).
+//
+// Natural order in and out. The coset step (to_odd_coset) maps evaluations over omega^i to
+// evaluations at g * omega^i with g = omega_{k+1}: the odd 2n-th roots where snarkjs evaluates h.
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <vector>
+
+#include "zk/bls12_381/fields.hpp"
+#include "zk/util/parallel.hpp"
+
+namespace cuzk::zk::ntt {
+
+using bls12_381::fr;
+
+inline constexpr unsigned max_log_size = 28;
+
+// snarkjs's w[k] = 5^((r-1)/2^k): a primitive 2^k-th root of unity, k <= 32.
+fr root_of_unity(unsigned k);
+
+class domain {
+ public:
+  explicit domain(unsigned log_size);  // log_size <= max_log_size
+
+  unsigned log_size() const { return log_n_; }
+  std::size_t size() const { return std::size_t{1} << log_n_; }
+  const fr& omega() const { return omega_; }
+  const fr& omega_inv() const { return omega_inv_; }
+  const fr& coset_generator() const { return g_; }  // omega_{k+1}, g^2 = omega
+  const fr& size_inv() const { return n_inv_; }
+
+  // Coefficients -> evaluations: a_i <- sum_j a_j omega^(i j). a.size() must equal size().
+  void ntt(std::span<fr> a, thread_pool& pool = default_pool()) const;
+  // Evaluations -> coefficients (the exact inverse of ntt, 1/n included).
+  void intt(std::span<fr> a, thread_pool& pool = default_pool()) const;
+  // Evaluations at omega^i -> evaluations at g * omega^i: intt, coefficient j times g^j, ntt.
+  void to_odd_coset(std::span<fr> a, thread_pool& pool = default_pool()) const;
+
+ private:
+  // The unscaled transform with root w (omega or omega^-1).
+  void transform(std::span<fr> a, const fr& w, thread_pool& pool) const;
+  // a_j <- a_j * scale * x^j.
+  void scale_powers(std::span<fr> a, const fr& scale, const fr& x, thread_pool& pool) const;
+
+  unsigned log_n_;
+  fr omega_, omega_inv_, g_, n_inv_;
+};
+
+}  // namespace cuzk::zk::ntt
