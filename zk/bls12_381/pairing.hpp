@@ -1,0 +1,37 @@
+// The optimal ate pairing of BLS12-381: e: G1 x G2 -> GT, GT the r-th roots of unity in Fp12.
+//
+// Miller loop over |x| = 0xd201000000010000 (x is negative: the loop result is conjugated), with
+// the G2 point kept on the M-twist in homogeneous projective coordinates and line functions of
+// the sparse shape (o0 + o1 v + o4 v w). Final exponentiation: the easy part (p^6 - 1)(p^2 + 1)
+// and the hard part by the x-addition chain of zkcrypto/@noble/curves, so results equal theirs
+// (and snarkjs's vk_alphabeta_12) coefficient by coefficient.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <utility>
+
+#include "zk/bls12_381/curves.hpp"
+#include "zk/ff/fp12.hpp"
+
+namespace cuzk::zk::bls12_381 {
+
+using fp6 = fp6_t<fp2>;
+using fp12 = fp12_t<fp6>;
+
+// The BLS parameter x = -bls_x_abs.
+inline constexpr std::uint64_t bls_x_abs = 0xd201000000010000ull;
+
+// f_{|x|,Q}(P), conjugated for the negative x; one when either point is the identity.
+fp12 miller_loop(const g1_affine& p, const g2_affine& q);
+// Product of Miller loops sharing the Fp12 squarings; pairs with an identity point contribute one.
+fp12 multi_miller_loop(std::span<const std::pair<g1_affine, g2_affine>> pairs);
+// f^((p^12 - 1) / r) (the exact exponent noble/zkcrypto use).
+fp12 final_exponentiation(const fp12& f);
+
+fp12 pairing(const g1_affine& p, const g2_affine& q);
+// prod e(P_i, Q_i) == 1 with one multi-Miller loop and one final exponentiation. Points must be on
+// their curves and in the prime-order subgroups (callers validate untrusted input first).
+bool pairing_product_is_one(std::span<const std::pair<g1_affine, g2_affine>> pairs);
+
+}  // namespace cuzk::zk::bls12_381
