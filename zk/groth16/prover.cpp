@@ -1,0 +1,100 @@
+#include "zk/groth16/prover.hpp"
+
+#include <chrono>
+#include <string>
+
+#include "zk/error.hpp"
+
+namespace cuzk::zk::groth16 {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+void check_witness(const io::zkey& key, const io::witness& w) {
+  if (w.values.size() != key.n_vars)
+    throw input_error("witness has " + std::to_string(w.values.size()) + " values, the key expects nVars = " +
+                      std::to_string(key.n_vars));
+  if (w.values.empty() || w.values[0] != bigint<4>{{1, 0, 0, 0}})
+    throw input_error("witness value 0 must be 1 (the constant wire)");
+}
+
+}  // namespace
+
+proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
+            backend& be, prove_timings* timings) {
+  check_witness(key, w);
+  auto t0 = clock_type::now();
+  synthesis syn = pce.evaluate(w);
+  if (timings) timings->synthesis = seconds_since(t0);
+  return prove_synthesized(key, std::move(syn), w, rnd, be, timings);
+}
+
+proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
+                        backend& be, prove_timings* timings) {
+  check_witness(key, w);
+  const std::size_t n = key.domain_size;
+  if (syn.a.size() != n || syn.b.size() != n || syn.c.size() != n)
+    throw input_error("synthesis has " + std::to_string(syn.a.size()) + " rows, the key's domain is " +
+                      std::to_string(n));
+  const std::size_t n_private_from = std::size_t{key.n_public} + 1;
+  if (key.a.size() != key.n_vars || key.b1.size() != key.n_vars || key.b2.size() != key.n_vars ||
+      key.c.size() != key.n_vars - n_private_from || key.h.size() != n)
+    throw input_error("zkey point sections do not match nVars / domainSize");
+
+  prove_timings local;
+  prove_timings& t = timings ? *timings : local;
+  auto t0 = clock_type::now();
+
+  std::vector<scalar> h(n);
+  be.compute_h(syn.a, syn.b, syn.c, h);
+  // Release the scratch now: the MSMs do not need it.
+  std::vector<fr>().swap(syn.a);
+  std::vector<fr>().swap(syn.b);
+  std::vector<fr>().swap(syn.c);
+  t.h = seconds_since(t0);
+
+  std::span<const scalar> ws(w.values);
+  t0 = clock_type::now();
+  g1_jacobian pi_a = be.msm_g1(key.a, ws);
+  t.msm_a = seconds_since(t0);
+  t0 = clock_type::now();
+  g1_jacobian pi_b1 = be.msm_g1(key.b1, ws);
+  t.msm_b1 = seconds_since(t0);
+  t0 = clock_type::now();
+  g2_jacobian pi_b = be.msm_g2(key.b2, ws);
+  t.msm_b2 = seconds_since(t0);
+  t0 = clock_type::now();
+  g1_jacobian pi_c = be.msm_g1(key.c, ws.subspan(n_private_from));
+  t.msm_c = seconds_since(t0);
+  t0 = clock_type::now();
+  g1_jacobian pi_h = be.msm_g1(key.h, h);
+  t.msm_h = seconds_since(t0);
+
+  t0 = clock_type::now();
+  const bigint<4> r = rnd.r.to_canonical(), s = rnd.s.to_canonical();
+  const bigint<4> rs = (rnd.r * rnd.s).to_canonical();
+  const auto& vk = key.vk;
+
+  pi_a = pi_a + g1_jacobian(vk.alpha1) + g1_jacobian(vk.delta1).mul(r);
+  pi_b = pi_b + g2_jacobian(vk.beta2) + g2_jacobian(vk.delta2).mul(s);
+  pi_b1 = pi_b1 + g1_jacobian(vk.beta1) + g1_jacobian(vk.delta1).mul(s);
+  pi_c = pi_c + pi_h + pi_a.mul(s) + pi_b1.mul(r) - g1_jacobian(vk.delta1).mul(rs);
+
+  proof p{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+  t.assemble = seconds_since(t0);
+  return p;
+}
+
+std::vector<bigint<4>> public_inputs(const io::zkey& key, const io::witness& w) {
+  if (w.values.size() < std::size_t{key.n_public} + 1)
+    throw input_error("witness has " + std::to_string(w.values.size()) + " values, fewer than nPublic + 1 = " +
+                      std::to_string(key.n_public + 1));
+  return {w.values.begin() + 1, w.values.begin() + 1 + key.n_public};
+}
+
+}  // namespace cuzk::zk::groth16

@@ -1,0 +1,40 @@
+// The Groth16 prover, in stages that the engine can run on different actors:
+//   synthesis = constraint_evaluator::evaluate(witness)      (CPU, memory-bound)
+//   proof     = prove_synthesized(key, synthesis, witness)   (h polynomial and MSMs on a backend)
+// Proof assembly is exactly snarkjs's (groth16_prove.js), so snarkjs verifies what this produces.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "zk/groth16/backend.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/types.hpp"
+#include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::zk::groth16 {
+
+// Wall time of each stage of one proof, in seconds; filled when a caller passes one.
+struct prove_timings {
+  double synthesis = 0, h = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0, assemble = 0;
+  double total() const { return synthesis + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
+};
+
+// Synthesis then prove_synthesized.
+proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
+            backend& be, prove_timings* timings = nullptr);
+
+// From a finished synthesis (consumed: the backend uses a, b, c as scratch).
+//   A  = alpha1 + sum w_i A_i + r delta1
+//   B  = beta2 + sum w_i B2_i + s delta2          (B1: the same in G1, with beta1 and delta1)
+//   C  = sum_{i > nPublic} w_i C_i + sum h_i H_i + s A + r B1 - r s delta1
+// Throws input_error when the witness or synthesis does not fit the key.
+proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
+                        backend& be, prove_timings* timings = nullptr);
+
+// The public inputs of a witness: w_1 .. w_nPublic (outputs first), canonical.
+std::vector<bigint<4>> public_inputs(const io::zkey& key, const io::witness& w);
+
+}  // namespace cuzk::zk::groth16

@@ -1,0 +1,284 @@
+#include "zk/groth16/setup.hpp"
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "zk/error.hpp"
+
+namespace cuzk::zk::groth16 {
+
+namespace {
+
+// Splits [0, n) into one contiguous block per hardware thread.
+// TODO: switch to zk/util/parallel.hpp's pool once it lands.
+template <class Fn>
+void parallel_blocks(std::size_t n, std::size_t min_block, Fn&& fn) {
+  std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  std::size_t t = std::max<std::size_t>(1, std::min(hw, n / std::max<std::size_t>(min_block, 1)));
+  if (t <= 1) return fn(std::size_t{0}, n);
+  std::vector<std::thread> threads;
+  for (std::size_t i = 0; i < t; ++i) threads.emplace_back([&fn, i, t, n] { fn(n * i / t, n * (i + 1) / t); });
+  for (auto& th : threads) th.join();
+}
+
+fr draw_nonzero(std::mt19937_64& rng) {
+  for (;;) {
+    bigint<4> v;
+    for (auto& l : v.limb) l = rng();
+    v.limb[3] &= (std::uint64_t{1} << 63) - 1;
+    if (v >= fr::P || v.is_zero()) continue;
+    return fr::from_canonical(v);
+  }
+}
+
+// Montgomery's trick over a vector of nonzero elements, in place.
+void batch_invert(std::vector<fr>& v) {
+  parallel_blocks(v.size(), 1024, [&](std::size_t lo, std::size_t hi) {
+    if (lo == hi) return;
+    std::vector<fr> prefix(hi - lo);
+    fr acc = fr::one();
+    for (std::size_t i = lo; i < hi; ++i) {
+      prefix[i - lo] = acc;
+      acc *= v[i];
+    }
+    fr inv = acc.inverse();
+    for (std::size_t i = hi; i-- > lo;) {
+      fr vi = v[i];
+      v[i] = inv * prefix[i - lo];
+      inv *= vi;
+    }
+  });
+}
+
+// out[i] = num * x_i / (tau - x_i) with x_i = first * step^i: the Lagrange basis evaluations
+// L_i(tau) of a multiplicative coset when num = (tau^N - c^N) / N.
+std::vector<fr> lagrange_at(const fr& tau, const fr& first, const fr& step, std::size_t count, const fr& num) {
+  std::vector<fr> x(count), den(count);
+  parallel_blocks(count, 1024, [&](std::size_t lo, std::size_t hi) {
+    fr xi = first * step.pow(std::uint64_t(lo));
+    for (std::size_t i = lo; i < hi; ++i) {
+      x[i] = xi;
+      den[i] = tau - xi;
+      xi *= step;
+    }
+  });
+  batch_invert(den);
+  parallel_blocks(count, 1024, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) x[i] = num * x[i] * den[i];
+  });
+  return x;
+}
+
+// Fixed-base scalar multiplication: table[j][d] = d * 2^(w j) * G, so that k * G is one mixed
+// addition per w-bit window of k. The key's points are all multiples of one generator with known
+// scalars, so this replaces MSMs entirely.
+template <class Curve>
+class fixed_base {
+ public:
+  fixed_base(const affine_t<Curve>& g, unsigned window) : w_(window), windows_((fr::bits + window - 1) / window) {
+    const std::size_t row = std::size_t{1} << w_;
+    table_.resize(windows_ * row);
+    std::vector<jacobian_t<Curve>> bases(windows_);
+    jacobian_t<Curve> b(g);
+    for (std::size_t j = 0; j < windows_; ++j) {
+      bases[j] = b;
+      for (unsigned i = 0; i < w_; ++i) b = b.dbl();
+    }
+    parallel_blocks(windows_, 1, [&](std::size_t lo, std::size_t hi) {
+      std::vector<jacobian_t<Curve>> rowpts(row);
+      for (std::size_t j = lo; j < hi; ++j) {
+        rowpts[0] = jacobian_t<Curve>::identity();
+        for (std::size_t d = 1; d < row; ++d) rowpts[d] = rowpts[d - 1] + bases[j];
+        auto aff = batch_normalize(rowpts);
+        std::copy(aff.begin(), aff.end(), table_.begin() + j * row);
+      }
+    });
+  }
+
+  jacobian_t<Curve> mul(const bigint<4>& k) const {
+    jacobian_t<Curve> acc = jacobian_t<Curve>::identity();
+    const std::size_t row = std::size_t{1} << w_;
+    for (std::size_t j = 0; j < windows_; ++j) {
+      std::uint32_t d = k.window(j * w_, w_);
+      if (d) acc += table_[j * row + d];
+    }
+    return acc;
+  }
+
+  // out[i] = scalars[i] * G, normalized in blocks (one inversion per block).
+  std::vector<affine_t<Curve>> mul_all(const std::vector<fr>& scalars) const {
+    std::vector<affine_t<Curve>> out(scalars.size());
+    constexpr std::size_t block = 2048;
+    parallel_blocks(scalars.size(), block, [&](std::size_t lo, std::size_t hi) {
+      std::vector<jacobian_t<Curve>> jac;
+      for (std::size_t b = lo; b < hi; b += block) {
+        std::size_t e = std::min(hi, b + block);
+        jac.resize(e - b);
+        for (std::size_t i = b; i < e; ++i) jac[i - b] = mul(scalars[i].to_canonical());
+        auto aff = batch_normalize(jac);
+        std::copy(aff.begin(), aff.end(), out.begin() + b);
+      }
+    });
+    return out;
+  }
+
+ private:
+  unsigned w_;
+  std::size_t windows_;
+  std::vector<affine_t<Curve>> table_;
+};
+
+// Window width that keeps the table (windows * 2^w additions) well below the work it saves.
+unsigned window_for(std::size_t points, unsigned max_w) {
+  unsigned w = 4;
+  while (w < max_w && (std::size_t{1} << (w + 4)) <= points) ++w;
+  return w;
+}
+
+// What the in-memory key's spans point into.
+struct key_storage {
+  std::vector<g1_affine> a, b1, c, h;
+  std::vector<g2_affine> b2;
+};
+
+}  // namespace
+
+toxic_waste toxic_waste_from_seed(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  toxic_waste tw;
+  tw.tau = draw_nonzero(rng);
+  tw.alpha = draw_nonzero(rng);
+  tw.beta = draw_nonzero(rng);
+  tw.gamma = fr::one();
+  tw.delta = draw_nonzero(rng);
+  return tw;
+}
+
+std::uint32_t snarkjs_domain_size(std::uint32_t n_constraints, std::uint32_t n_public) {
+  std::uint64_t v = std::uint64_t{n_constraints} + n_public;
+  unsigned floor_log = 0;
+  while ((v >> (floor_log + 1)) != 0) ++floor_log;  // ffjavascript's log2: floor, and 0 for 0
+  if (floor_log + 1 > 31) return 0;
+  return std::uint32_t{1} << (floor_log + 1);
+}
+
+fr snarkjs_root_of_unity(unsigned k) {
+  bigint<4> e = fr::P;
+  e.sub_in_place(bigint<4>{{1, 0, 0, 0}});
+  for (unsigned i = 0; i < fr_two_adicity; ++i) e.shr1();
+  fr w = fr::from_u64(fr_snarkjs_generator).pow(e);
+  for (unsigned i = k; i < fr_two_adicity; ++i) w = w.sqr();
+  return w;
+}
+
+io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
+  const std::uint32_t n_public = cs.n_public();
+  const std::uint32_t n_vars = cs.n_wires;
+  if (n_vars < n_public + 1)
+    throw input_error("r1cs: nWires " + std::to_string(n_vars) + " < nPublic + 1");
+  if (cs.constraints.size() != cs.n_constraints)
+    throw input_error("r1cs: holds " + std::to_string(cs.constraints.size()) + " constraints, header says " +
+                      std::to_string(cs.n_constraints));
+  const std::uint32_t n = snarkjs_domain_size(cs.n_constraints, n_public);
+  if (n == 0 || n > (std::uint32_t{1} << 28))
+    throw input_error("r1cs: " + std::to_string(cs.n_constraints) + " constraints need a domain above 2^28");
+  unsigned k = 0;
+  while ((std::uint32_t{1} << k) < n) ++k;
+
+  const fr omega = snarkjs_root_of_unity(k), mu = snarkjs_root_of_unity(k + 1);
+  const fr tau_n = tw.tau.pow(std::uint64_t(n));
+  const fr tau_2n = tau_n.sqr();
+  if (tau_2n == fr::one()) throw std::invalid_argument("setup: tau is a 2n-th root of unity; choose another seed");
+
+  // L_j(tau) over the size-n domain: (tau^n - 1)/n * omega^j / (tau - omega^j).
+  const fr lag_num = (tau_n - fr::one()) * fr::from_u64(n).inverse();
+  std::vector<fr> lag = lagrange_at(tw.tau, fr::one(), omega, n, lag_num);
+
+  // QAP polynomials at tau: u_s = sum_c A[c][s] L_c, and likewise v (B) and w (C).
+  std::vector<fr> u(n_vars), v(n_vars), w(n_vars);
+  const fr to_stored = fr::from_mont(fr::R2);  // the element R: coef * R is stored as coef * R^2
+  std::vector<io::zkey_coefficient> coefs;
+  std::size_t n_terms = 0;
+  for (const auto& c : cs.constraints) n_terms += c.a.size() + c.b.size();
+  coefs.reserve(n_terms + n_public + 1);
+  auto check_wire = [&](std::uint32_t wire, std::uint32_t c) {
+    if (wire >= n_vars)
+      throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(wire) +
+                        " >= nWires " + std::to_string(n_vars));
+  };
+  for (std::uint32_t c = 0; c < cs.n_constraints; ++c) {
+    const auto& con = cs.constraints[c];
+    for (const auto& t : con.a) {
+      check_wire(t.wire, c);
+      u[t.wire] += t.coeff * lag[c];
+      coefs.push_back({0, c, t.wire, t.coeff * to_stored});
+    }
+    for (const auto& t : con.b) {
+      check_wire(t.wire, c);
+      v[t.wire] += t.coeff * lag[c];
+      coefs.push_back({1, c, t.wire, t.coeff * to_stored});
+    }
+    for (const auto& t : con.c) {
+      check_wire(t.wire, c);
+      w[t.wire] += t.coeff * lag[c];
+    }
+  }
+  for (std::uint32_t s = 0; s <= n_public; ++s) {
+    u[s] += lag[cs.n_constraints + s];
+    coefs.push_back({0, cs.n_constraints + s, s, to_stored});
+  }
+  std::vector<fr>().swap(lag);
+
+  // IC_s = (beta u_s + alpha v_s + w_s) / gamma; C_s the same over delta, for private wires.
+  const fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
+  std::vector<fr> ic_s(n_public + 1), c_s(n_vars - n_public - 1);
+  for (std::uint32_t s = 0; s < n_vars; ++s) {
+    fr z = tw.beta * u[s] + tw.alpha * v[s] + w[s];
+    if (s <= n_public) ic_s[s] = z * gamma_inv;
+    else c_s[s - n_public - 1] = z * delta_inv;
+  }
+  std::vector<fr>().swap(w);
+
+  // H_i = L^{(2n)}_{2i+1}(tau) / delta: the Lagrange basis of the 2n-th roots at the odd ones,
+  // x = mu * omega^i, with numerator (tau^2n - 1) / 2n.
+  const fr h_num = (tau_2n - fr::one()) * fr::from_u64(2 * std::uint64_t{n}).inverse() * delta_inv;
+  std::vector<fr> h_s = lagrange_at(tw.tau, mu, omega, n, h_num);
+
+  const std::size_t g1_points = std::size_t{n_vars} * 3 + n;
+  fixed_base<g1_curve> g1(g1_curve::generator(), window_for(g1_points, 16));
+  fixed_base<g2_curve> g2(g2_curve::generator(), window_for(n_vars, 14));
+
+  auto store = std::make_shared<key_storage>();
+  store->a = g1.mul_all(u);
+  store->b1 = g1.mul_all(v);
+  store->b2 = g2.mul_all(v);
+  store->c = g1.mul_all(c_s);
+  store->h = g1.mul_all(h_s);
+
+  io::zkey key;
+  key.n_vars = n_vars;
+  key.n_public = n_public;
+  key.domain_size = n;
+  key.log_domain = k;
+  auto g1m = [&](const fr& x) { return g1.mul(x.to_canonical()).to_affine(); };
+  auto g2m = [&](const fr& x) { return g2.mul(x.to_canonical()).to_affine(); };
+  key.vk.alpha1 = g1m(tw.alpha);
+  key.vk.beta1 = g1m(tw.beta);
+  key.vk.delta1 = g1m(tw.delta);
+  key.vk.beta2 = g2m(tw.beta);
+  key.vk.gamma2 = g2m(tw.gamma);
+  key.vk.delta2 = g2m(tw.delta);
+  key.vk.ic = g1.mul_all(ic_s);
+  key.a = store->a;
+  key.b1 = store->b1;
+  key.b2 = store->b2;
+  key.c = store->c;
+  key.h = store->h;
+  key.coefficients = std::move(coefs);
+  key.storage = store;
+  return key;
+}
+
+}  // namespace cuzk::zk::groth16

@@ -1,0 +1,39 @@
+// A TEST-ONLY Groth16 setup: a proving key from an .r1cs and toxic waste derived from a seed.
+//
+// Whoever knows the seed can forge proofs for the key: it exists so that tests and benchmarks can
+// make keys of any size in seconds (snarkjs needs a powers-of-tau ceremony file and hours at 2^20).
+// The key is bit-compatible with snarkjs's `groth16 setup` output (section 4 order and values, the
+// extra nPublic + 1 A rows, gamma = 1, H = L^{(2n)}_{2i+1}(tau) / delta), so snarkjs proves and
+// verifies with it.
+#pragma once
+
+#include <cstdint>
+
+#include "zk/io/r1cs.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::zk::groth16 {
+
+using namespace cuzk::zk::bls12_381;
+
+struct toxic_waste {
+  fr tau, alpha, beta, gamma, delta;
+};
+
+// tau, alpha, beta, delta: uniform nonzero field elements from std::mt19937_64(seed) (4 draws of 64
+// bits, masked to 255 bits, rejected when >= r or zero); gamma = 1 as in snarkjs.
+toxic_waste toxic_waste_from_seed(std::uint64_t seed);
+
+// snarkjs's rule (zkey_new.js): 2^(floor(log2(nConstraints + nPublic)) + 1), which leaves room for
+// the nPublic + 1 extra A rows.
+std::uint32_t snarkjs_domain_size(std::uint32_t n_constraints, std::uint32_t n_public);
+
+// The 2^k-th root of unity snarkjs uses: 5^((r-1)/2^32) squared 32 - k times.
+fr snarkjs_root_of_unity(unsigned k);
+
+// The key in memory (path empty; points owned by key.storage). Parallel over hardware threads.
+// Throws input_error when the r1cs is too large for BLS12-381's 2-adicity (domain > 2^28, snarkjs's
+// limit) or names a wire outside nWires.
+io::zkey setup(const io::r1cs& cs, const toxic_waste& tw);
+
+}  // namespace cuzk::zk::groth16
