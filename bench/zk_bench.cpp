@@ -1,0 +1,209 @@
+// zk_bench: timings of the CPU compute primitives, as a table.
+//   zk_bench fpmul
+//   zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat 3] [--ones 0.0] [--window c]
+//   zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat 3]
+// Each figure is the median of --repeat runs after one warm-up run.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <random>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "zk/bls12_381/curves.hpp"
+#include "zk/msm/pippenger.hpp"
+#include "zk/ntt/domain.hpp"
+#include "zk/util/parallel.hpp"
+
+using namespace cuzk::zk;
+using namespace cuzk::zk::bls12_381;
+
+namespace {
+
+struct args {
+  std::string cmd, curve = "g1";
+  std::vector<unsigned> log_sizes{16}, threads{1};
+  unsigned repeat = 3, window = 0;
+  double ones = 0.0, zeros = 0.0;
+};
+
+std::vector<unsigned> parse_list(const std::string& s) {
+  std::vector<unsigned> out;
+  std::size_t pos = 0;
+  while (pos < s.size()) {
+    std::size_t comma = s.find(',', pos);
+    if (comma == std::string::npos) comma = s.size();
+    out.push_back(unsigned(std::stoul(s.substr(pos, comma - pos))));
+    pos = comma + 1;
+  }
+  return out;
+}
+
+[[noreturn]] void usage() {
+  std::fprintf(stderr,
+               "usage: zk_bench fpmul\n"
+               "       zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat N] [--window C]\n"
+               "                    [--ones FRACTION] [--zeros FRACTION]\n"
+               "       zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat N]\n");
+  std::exit(2);
+}
+
+args parse(int argc, char** argv) {
+  if (argc < 2) usage();
+  args a;
+  a.cmd = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string k = argv[i];
+    if (i + 1 >= argc) usage();
+    std::string v = argv[++i];
+    if (k == "--curve") a.curve = v;
+    else if (k == "--log-size") a.log_sizes = parse_list(v);
+    else if (k == "--threads") a.threads = parse_list(v);
+    else if (k == "--repeat") a.repeat = unsigned(std::stoul(v));
+    else if (k == "--window") a.window = unsigned(std::stoul(v));
+    else if (k == "--ones") a.ones = std::stod(v);
+    else if (k == "--zeros") a.zeros = std::stod(v);
+    else usage();
+  }
+  if (a.curve != "g1" && a.curve != "g2") usage();
+  return a;
+}
+
+double seconds_of(const std::function<void()>& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+double median_seconds(unsigned repeat, const std::function<void()>& f) {
+  f();  // warm-up
+  std::vector<double> t;
+  for (unsigned i = 0; i < std::max(1u, repeat); ++i) t.push_back(seconds_of(f));
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+bigint<4> random_scalar(std::mt19937_64& rng) {
+  bigint<4> s;
+  for (auto& l : s.limb) l = rng();
+  s.limb[3] &= (std::uint64_t{1} << 63) - 1;
+  if (s >= fr::P) s.sub_in_place(fr::P);
+  return s;
+}
+
+template <class F>
+F random_field(std::mt19937_64& rng) {
+  if constexpr (std::is_same_v<F, fp2>) {
+    return fp2{random_field<fp>(rng), random_field<fp>(rng)};
+  } else {
+  typename F::repr r;
+  for (auto& l : r.limb) l = rng();
+  r.limb[F::N - 1] &= (std::uint64_t{1} << 60) - 1;
+  return F::from_canonical(r);
+  }
+}
+
+template <class F>
+void bench_mul(const char* name) {
+  std::mt19937_64 rng(1);
+  constexpr std::size_t iters = 1 << 22;
+  F x = random_field<F>(rng), y = random_field<F>(rng);
+  volatile bool sink;
+  // latency: a dependent chain
+  double lat = median_seconds(5, [&] {
+    F acc = x;
+    for (std::size_t i = 0; i < iters; ++i) acc = acc * y;
+    sink = acc.is_zero();
+  });
+  double sq = median_seconds(5, [&] {
+    F acc = x;
+    for (std::size_t i = 0; i < iters; ++i) acc = acc.sqr();
+    sink = acc.is_zero();
+  });
+  // throughput: 4 independent chains
+  double thr = median_seconds(5, [&] {
+    F a = x, b = y, c = x + y, d = x - y;
+    for (std::size_t i = 0; i < iters / 4; ++i) a = a * y, b = b * x, c = c * y, d = d * x;
+    sink = (a + b + c + d).is_zero();
+  });
+  (void)sink;
+  std::printf("| %-4s | %8.2f | %8.2f | %8.2f |\n", name, lat / iters * 1e9, sq / iters * 1e9, thr / iters * 1e9);
+}
+
+template <class Curve>
+std::vector<affine_t<Curve>> random_points(std::size_t n, std::mt19937_64& rng) {
+  using J = jacobian_t<Curve>;
+  J g(Curve::generator());
+  J p = g.mul(random_scalar(rng)), d = g.mul(random_scalar(rng));
+  std::vector<J> pts(n);
+  for (auto& q : pts) q = p, p += d;
+  return batch_normalize(pts);
+}
+
+template <class Curve>
+void bench_msm(const args& a) {
+  std::mt19937_64 rng(42);
+  unsigned max_log = *std::max_element(a.log_sizes.begin(), a.log_sizes.end());
+  auto bases = random_points<Curve>(std::size_t{1} << max_log, rng);
+  std::vector<bigint<4>> scalars(bases.size());
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& s : scalars) {
+    double t = u(rng);
+    if (t < a.zeros) s = bigint<4>{};
+    else if (t < a.zeros + a.ones) s = bigint<4>{{1, 0, 0, 0}};
+    else s = random_scalar(rng);
+  }
+  std::printf("| msm %s | log n | threads | median ms | ns/point |\n|---|---|---|---|---|\n", a.curve.c_str());
+  for (unsigned lg : a.log_sizes)
+    for (unsigned t : a.threads) {
+      std::size_t n = std::size_t{1} << lg;
+      thread_pool pool(t);
+      msm_options opt{.threads = 0, .window_bits = a.window, .pool = &pool};
+      double s = median_seconds(a.repeat, [&] {
+        auto r = msm<Curve>(std::span<const affine_t<Curve>>(bases.data(), n),
+                            std::span<const bigint<4>>(scalars.data(), n), opt);
+        if (r.is_identity()) std::fprintf(stderr, "unexpected identity\n");
+      });
+      std::printf("| %s | %u | %u | %.1f | %.0f |\n", a.curve.c_str(), lg, t, s * 1e3, s * 1e9 / double(n));
+      std::fflush(stdout);
+    }
+}
+
+void bench_ntt(const args& a) {
+  std::mt19937_64 rng(43);
+  std::printf("| ntt | log n | threads | forward ms | to_odd_coset ms |\n|---|---|---|---|---|\n");
+  for (unsigned lg : a.log_sizes) {
+    ntt::domain d(lg);
+    std::vector<fr> v(d.size());
+    for (auto& x : v) x = random_field<fr>(rng);
+    for (unsigned t : a.threads) {
+      thread_pool pool(t);
+      double f = median_seconds(a.repeat, [&] { d.ntt(v, pool); });
+      double c = median_seconds(a.repeat, [&] { d.to_odd_coset(v, pool); });
+      std::printf("| fr | %u | %u | %.1f | %.1f |\n", lg, t, f * 1e3, c * 1e3);
+      std::fflush(stdout);
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  args a = parse(argc, argv);
+  if (a.cmd == "fpmul") {
+    std::printf("| field | mul ns (latency) | sqr ns (latency) | mul ns (4 chains) |\n|---|---|---|---|\n");
+    bench_mul<fp>("fp");
+    bench_mul<fr>("fr");
+    bench_mul<fp2>("fp2");
+  } else if (a.cmd == "msm") {
+    if (a.curve == "g1") bench_msm<g1_curve>(a);
+    else bench_msm<g2_curve>(a);
+  } else if (a.cmd == "ntt") {
+    bench_ntt(a);
+  } else {
+    usage();
+  }
+}
