@@ -2,28 +2,13 @@
 
 #include <algorithm>
 #include <string>
-#include <thread>
 
 #include "zk/error.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16 {
 
 namespace {
-
-// Splits [begin, end) into one contiguous block per hardware thread.
-// TODO: switch to zk/util/parallel.hpp's pool once it lands (one pool, --threads honoured).
-template <class Fn>
-void parallel_blocks(std::size_t begin, std::size_t end, Fn&& fn) {
-  std::size_t n = end - begin;
-  std::size_t t = std::max<std::size_t>(1, std::min<std::size_t>(std::thread::hardware_concurrency(), n / 4096 + 1));
-  if (t == 1) return fn(begin, end);
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < t; ++i) {
-    std::size_t lo = begin + n * i / t, hi = begin + n * (i + 1) / t;
-    threads.emplace_back([&fn, lo, hi] { fn(lo, hi); });
-  }
-  for (auto& th : threads) th.join();
-}
 
 void fill_csr(const io::zkey& key, std::uint32_t matrix, const std::vector<std::uint64_t>& counts,
               csr_matrix& m) {
@@ -88,14 +73,15 @@ synthesis constraint_evaluator::evaluate(const io::witness& w) const {
   s.b.resize(domain_size_);
   s.c.resize(domain_size_);
   const bigint<4>* wv = w.values.data();
-  parallel_blocks(0, domain_size_, [&](std::size_t lo, std::size_t hi) {
+  auto rows = [&](std::size_t lo, std::size_t hi) {
     for (std::size_t row = lo; row < hi; ++row) {
       fr a = row_dot(a_, row, wv), b = row_dot(b_, row, wv);
       s.a[row] = a;
       s.b[row] = b;
       s.c[row] = a * b;
     }
-  });
+  };
+  parallel_for(domain_size_, rows, 1024);
   return s;
 }
 

@@ -3,24 +3,17 @@
 #include <algorithm>
 #include <random>
 #include <string>
-#include <thread>
 
 #include "zk/error.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16 {
 
 namespace {
 
-// Splits [0, n) into one contiguous block per hardware thread.
-// TODO: switch to zk/util/parallel.hpp's pool once it lands.
 template <class Fn>
 void parallel_blocks(std::size_t n, std::size_t min_block, Fn&& fn) {
-  std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-  std::size_t t = std::max<std::size_t>(1, std::min(hw, n / std::max<std::size_t>(min_block, 1)));
-  if (t <= 1) return fn(std::size_t{0}, n);
-  std::vector<std::thread> threads;
-  for (std::size_t i = 0; i < t; ++i) threads.emplace_back([&fn, i, t, n] { fn(n * i / t, n * (i + 1) / t); });
-  for (auto& th : threads) th.join();
+  parallel_for(n, std::forward<Fn>(fn), min_block);
 }
 
 fr draw_nonzero(std::mt19937_64& rng) {
