@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "zk/bls12_381/curves.hpp"
+#include "zk/error.hpp"  // input_error, thrown by the decoders
 
 namespace cuzk::zk::bls12_381 {
 

@@ -26,7 +26,8 @@ inline constexpr std::uint64_t bls_x_abs = 0xd201000000010000ull;
 fp12 miller_loop(const g1_affine& p, const g2_affine& q);
 // Product of Miller loops sharing the Fp12 squarings; pairs with an identity point contribute one.
 fp12 multi_miller_loop(std::span<const std::pair<g1_affine, g2_affine>> pairs);
-// f^((p^12 - 1) / r) (the exact exponent noble/zkcrypto use).
+// f^(3 (p^12 - 1) / r): the x-chain of the hard part yields this fixed multiple (3 is coprime to r,
+// so the pairing stays bilinear and non-degenerate); zkcrypto and @noble/curves compute the same.
 fp12 final_exponentiation(const fp12& f);
 
 fp12 pairing(const g1_affine& p, const g2_affine& q);

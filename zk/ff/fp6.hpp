@@ -109,6 +109,17 @@ struct fp6_t {
     return {t0 * d, t1 * d, t2 * d};
   }
 
+  // Square-and-multiply by a little-endian integer (bigint).
+  template <class E>
+  constexpr fp6_t pow(const E& e) const {
+    fp6_t r = one();
+    for (std::size_t i = e.bit_length(); i-- > 0;) {
+      r = r.sqr();
+      if (e.bit(i)) r *= *this;
+    }
+    return r;
+  }
+
   // x -> x^(p^k).
   constexpr fp6_t frobenius_map(unsigned k) const {
     using T = detail::tower_frobenius<F2>;
