@@ -1,0 +1,113 @@
+// The daemon's configuration: every key has a default in code, so `cuzk-daemon` runs without a file.
+// A TOML file overrides keys; an unknown key or a bad value is a config_error naming file, line and key.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace cuzk::config {
+
+class config_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A byte count written as "48GiB", "512MiB", "1.5GB", "4096" or the word "auto" where allowed.
+struct byte_size {
+  bool automatic = false;
+  std::uint64_t bytes = 0;
+  static byte_size parse(const std::string& text, bool allow_auto);  // throws std::invalid_argument
+  std::string to_string() const;
+};
+
+// `unix:///path/to.sock` or `HOST:PORT`.
+struct listen_address {
+  enum class kind { unix_socket, tcp } type = kind::unix_socket;
+  std::string path;  // unix
+  std::string host;  // tcp
+  std::uint16_t port = 0;
+  static listen_address parse(const std::string& text);  // throws std::invalid_argument
+  std::string to_string() const;
+  bool is_loopback() const;
+};
+
+struct daemon_section {
+  std::string listen = "unix:///tmp/cuzk/cuzk.sock";
+  std::string status_listen = "127.0.0.1:9820";  // HTTP /metrics and /status; "" disables
+  std::string token;                             // required on a non-loopback TCP listener
+  std::chrono::seconds shutdown_grace{30};
+  std::string state_dir = "/tmp/cuzk";           // journal, pid file
+  std::chrono::seconds result_ttl{3600};         // how long finished results stay awaitable
+  std::uint64_t max_message_bytes = 1ull << 30;  // gRPC message size limit
+};
+
+struct memory_section {
+  byte_size total_budget{true, 0};                  // "auto": MemTotal or cgroup limit, minus margin
+  byte_size safety_margin{false, 2ull << 30};
+  byte_size pinned_budget{true, 0};                 // hot keys in pinned memory; auto = half the host budget
+};
+
+struct gpus_section {
+  std::vector<int> devices;  // empty: every visible GPU
+  byte_size vram_safety_margin{false, 512ull << 20};
+  std::string backend = "auto";  // auto | cpu | cuda
+};
+
+struct scheduler_section {
+  std::uint32_t max_queued_jobs = 1024;
+  std::uint32_t max_partitions = 64;
+  std::uint32_t max_attempts = 3;
+};
+
+struct synthesis_section {
+  std::uint32_t threads = 0;  // 0: all cores
+};
+
+struct keys_section {
+  std::string dir = "keys";
+  std::vector<std::string> preload;  // circuit names loaded at start
+};
+
+struct logging_section {
+  std::string level = "info";  // trace | debug | info | warn | error
+  std::string file;            // "" logs to stderr only
+};
+
+struct chaos_section {
+  bool enabled = false;  // fault injection over the API; refused on a non-loopback listener
+};
+
+struct cluster_section {
+  std::string listen;  // "HOST:PORT" to accept worker nodes; "" disables
+  std::string secret;
+  bool coordinator_only = false;
+  std::chrono::milliseconds heartbeat{1000};
+  std::chrono::milliseconds node_timeout{5000};
+};
+
+struct daemon_config {
+  daemon_section daemon;
+  memory_section memory;
+  gpus_section gpus;
+  scheduler_section scheduler;
+  synthesis_section synthesis;
+  keys_section keys;
+  logging_section logging;
+  chaos_section chaos;
+  cluster_section cluster;
+
+  // Defaults overridden by the file; throws config_error("FILE:LINE: key 'a.b': expected ..., got ...").
+  static daemon_config load(const std::string& path);
+  // Parses TOML text; `origin` names it in errors.
+  static daemon_config parse(const std::string& toml_text, const std::string& origin);
+  // Cross-key rules (token for non-loopback TCP, chaos only on loopback...); throws config_error.
+  void validate() const;
+  // The effective configuration as TOML (what --print-config shows).
+  std::string to_toml() const;
+};
+
+}  // namespace cuzk::config

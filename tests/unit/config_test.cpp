@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include "config/config.hpp"
+
+using namespace cuzk::config;
+
+TEST_CASE("defaults need no file and validate", "[config]") {
+  daemon_config c = daemon_config::parse("", "empty.toml");
+  CHECK(c.memory.total_budget.automatic);
+  CHECK(c.gpus.vram_safety_margin.bytes == 512ull << 20);
+  CHECK(listen_address::parse(c.daemon.listen).type == listen_address::kind::unix_socket);
+}
+
+TEST_CASE("sizes, durations and addresses parse", "[config]") {
+  auto c = daemon_config::parse(R"(
+[memory]
+total_budget = "48GiB"
+safety_margin = "1.5GB"
+[daemon]
+listen = "127.0.0.1:9000"
+shutdown_grace = "2m"
+[gpus]
+devices = [0, 1]
+)", "t.toml");
+  CHECK(c.memory.total_budget.bytes == 48ull << 30);
+  CHECK(c.memory.safety_margin.bytes == 1500000000ull);
+  CHECK(c.daemon.shutdown_grace == std::chrono::seconds(120));
+  CHECK(c.gpus.devices == std::vector<int>{0, 1});
+  // The printed configuration parses back to the same values.
+  auto again = daemon_config::parse(c.to_toml(), "printed.toml");
+  CHECK(again.memory.total_budget.bytes == c.memory.total_budget.bytes);
+  CHECK(again.daemon.listen == c.daemon.listen);
+  CHECK(again.gpus.devices == c.gpus.devices);
+}
+
+TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
+  auto message_of = [](const std::string& text) {
+    try {
+      daemon_config::parse(text, "bad.toml");
+    } catch (const config_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message_of("[memory]\ntotal_budgett = \"1GiB\"\n"),
+             Catch::StartsWith("bad.toml:2: unknown key 'memory.total_budgett'"));
+  CHECK_THAT(message_of("[memory]\n\ntotal_budget = \"lots\"\n"),
+             Catch::StartsWith("bad.toml:3: key 'memory.total_budget': expected a size"));
+  CHECK_THAT(message_of("[nosuch]\nx = 1\n"), Catch::Contains("unknown section [nosuch]"));
+  CHECK_THAT(message_of("[daemon]\nlisten = \"0.0.0.0:9000\"\n"), Catch::Contains("daemon.token"));
+  CHECK_THAT(message_of("[daemon]\nlisten = \"0.0.0.0:9000\"\ntoken = \"t\"\n[chaos]\nenabled = true\n"),
+             Catch::Contains("chaos.enabled"));
+  CHECK_THAT(message_of("[scheduler]\nmax_attempts = 0\n"), Catch::Contains("at least 1"));
+  CHECK_THAT(message_of("[daemon\n"), Catch::StartsWith("bad.toml:1:"));
+}
