@@ -7,7 +7,7 @@ shopt -s inherit_errexit
 SRC=$(cd "${1:?usage: $0 SOURCE_DIR BUILD_DIR [CIRCUIT]}" && pwd)
 BUILD=$(cd "${2:?usage: $0 SOURCE_DIR BUILD_DIR [CIRCUIT]}" && pwd)
 CUZK="$BUILD/bin/cuzk"
-WORK="$BUILD/tests/interop/work"
+WORK="${CUZK_INTEROP_WORK:-$BUILD/tests/interop/work}"   # override to share one cache between build dirs
 PTAU="$SRC/tests/fixtures/ptau/pot11_bls12381.ptau"
 TOOLS="node $SRC/tests/interop/tools.js"
 mkdir -p "$WORK"

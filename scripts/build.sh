@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Configures and builds cuzk with CMake + Ninja (+ ccache when installed).
+#   scripts/build.sh [BUILD_DIR] [TARGET...]       default: build/, every target, Release
+#   scripts/build.sh BUILD_DIR --configure-only
+# Environment: JOBS (default: the number of cores), BUILD_TYPE (default Release), CMAKE_ARGS (extra).
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD_DIR=${1:-$ROOT/build}
+shift || true
+mkdir -p "$BUILD_DIR"
+JOBS=${JOBS:-$(nproc)}
+# shellcheck disable=SC2086
+cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" ${CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 \
+  || { cat "$BUILD_DIR/configure.log"; echo "build: cmake configure failed ($BUILD_DIR)" >&2; exit 1; }
+grep -E "^-- cuzk" "$BUILD_DIR/configure.log" || true
+if [[ ${1:-} == --configure-only ]]; then
+  exit 0
+elif (($# > 0)); then
+  cmake --build "$BUILD_DIR" -j "$JOBS" --target "$@"
+else
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+fi

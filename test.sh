@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Everything CI checks, in order; every stage runs even when an earlier one failed, and the last
+# line summarises them all. Stages:
+#   deps     scripts/install-deps.sh (Debian packages + npm ci, only what is missing)
+#   build    Release build of every target in build/ (CUDA included when nvcc exists)
+#   ctest    every test in build/: unit (Catch2) and interop (snarkjs/circom vs the cuzk CLI)
+#   asan     build-asan/ with -DCUZK_SANITIZE=ON (CUDA off: nvcc takes no -fsanitize): the tests
+#            labelled "parsers" if any exist, else all of cuzk_tests; plus the interop bad-input
+#            test against the sanitized cuzk CLI
+#   fuzz     build-fuzz/ with clang and -DCUZK_FUZZ=ON: each fuzz_* target runs FUZZ_SECONDS (20)
+# Environment: JOBS (default: cores), FUZZ_SECONDS, SKIP_ASAN=1, SKIP_FUZZ=1.
+set -uo pipefail
+ROOT=$(cd "$(dirname "$0")" && pwd)
+cd "$ROOT"
+JOBS=${JOBS:-$(nproc)}
+export JOBS
+FUZZ_SECONDS=${FUZZ_SECONDS:-20}
+T0=$SECONDS
+
+SUMMARY=()
+FAILED=0
+stage() {  # stage NAME FUNCTION: runs it, records "NAME ok|FAIL|skip (Ns)"
+  local name=$1 fn=$2 start=$SECONDS rc=0
+  echo
+  echo "==== test.sh: $name ===="
+  "$fn" || rc=$?
+  local took=$((SECONDS - start))
+  if ((rc == 0)); then SUMMARY+=("$name ok ${took}s")
+  elif ((rc == 77)); then SUMMARY+=("$name skipped ${took}s")
+  else SUMMARY+=("$name FAIL ${took}s"); FAILED=1
+  fi
+  echo "==== test.sh: $name: $([[ $rc == 0 ]] && echo ok || { [[ $rc == 77 ]] && echo skipped || echo "FAILED (exit $rc)"; }) in ${took}s ===="
+}
+
+has_target() { ninja -C "$1" -t targets all 2>/dev/null | grep -q "^$2:"; }
+
+deps() { scripts/install-deps.sh; }
+
+build() { scripts/build.sh "$ROOT/build"; }
+
+run_ctest() {
+  [[ -f build/CTestTestfile.cmake ]] || { echo "no build/ to test"; return 1; }
+  (cd build && ctest --output-on-failure -j "$JOBS" --timeout 900)
+}
+
+asan() {
+  [[ ${SKIP_ASAN:-0} == 1 ]] && { echo "SKIP_ASAN=1"; return 77; }
+  local B="$ROOT/build-asan"
+  BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DCUZK_SANITIZE=ON -DCUZK_CUDA=OFF" scripts/build.sh "$B" cuzk_tests || return 1
+  local with_cli=0
+  if has_target "$B" cuzk; then
+    cmake --build "$B" -j "$JOBS" --target cuzk || return 1
+    with_cli=1
+  fi
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  local rc=0
+  if (cd "$B" && ctest -N -L parsers | grep -qE "Total Tests: [1-9]"); then
+    echo "asan: ctest tests labelled parsers"
+    (cd "$B" && ctest --output-on-failure -j "$JOBS" -L parsers) || rc=1
+  elif "$B/bin/cuzk_tests" --list-tags 2>/dev/null | grep -q "\[parsers\]"; then
+    echo "asan: cuzk_tests [parsers]"
+    "$B/bin/cuzk_tests" "[parsers]" || rc=1
+  else
+    echo "asan: nothing labelled parsers: all of cuzk_tests"
+    "$B/bin/cuzk_tests" || rc=1
+  fi
+  if ((with_cli)); then
+    # malformed files against the sanitized parsers; reuse build/'s compiled circuits
+    echo "asan: interop bad-input test against the sanitized cuzk CLI"
+    CUZK_INTEROP_WORK="$ROOT/build/tests/interop/work" bash tests/interop/prepare_circuits.sh "$ROOT" "$B" sample one_constraint >/dev/null || rc=1
+    CUZK_INTEROP_WORK="$ROOT/build/tests/interop/work" bash tests/interop/bad_inputs.sh "$ROOT" "$B" || rc=1
+  else
+    echo "asan: no cuzk CLI target yet: bad-input test skipped"
+  fi
+  return $rc
+}
+
+fuzz() {
+  [[ ${SKIP_FUZZ:-0} == 1 ]] && { echo "SKIP_FUZZ=1"; return 77; }
+  command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed: skipped"; return 77; }
+  local B="$ROOT/build-fuzz"
+  CC=clang CXX=clang++ BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DCUZK_FUZZ=ON -DCUZK_CUDA=OFF -DCUZK_TESTS=OFF" \
+    scripts/build.sh "$B" --configure-only || { echo "fuzz: configure failed"; return 1; }
+  local targets
+  targets=$(ninja -C "$B" -t targets all 2>/dev/null | sed -n 's/^\(fuzz_[A-Za-z0-9_]*\): .*/\1/p' | sort -u)
+  if [[ -z $targets ]]; then
+    echo "fuzz: no fuzz_* targets defined yet: skipped"
+    return 77
+  fi
+  # shellcheck disable=SC2086
+  cmake --build "$B" -j "$JOBS" --target $targets || return 1
+  local rc=0 t
+  for t in $targets; do
+    local corpus="$B/corpus/$t"
+    mkdir -p "$corpus"
+    local seeds=()
+    [[ -d $ROOT/tests/fuzz/corpus/$t ]] && seeds+=("$ROOT/tests/fuzz/corpus/$t")
+    echo "fuzz: $t for ${FUZZ_SECONDS}s"
+    if "$B/bin/$t" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
+        "$corpus" "${seeds[@]}" >"$B/$t.log" 2>&1; then
+      grep -E "stat::number_of_executed_units" "$B/$t.log" | sed "s/^/fuzz: $t: /" || true
+    else
+      echo "fuzz: $t FOUND A PROBLEM (log: $B/$t.log):"
+      tail -n 40 "$B/$t.log"
+      rc=1
+    fi
+  done
+  return $rc
+}
+
+stage deps deps
+stage build build
+stage ctest run_ctest
+stage asan asan
+stage fuzz fuzz
+
+echo
+echo "test.sh: $([[ $FAILED == 0 ]] && echo PASS || echo FAIL): ${SUMMARY[*]/%/;} total $((SECONDS - T0))s"
+exit $FAILED
