@@ -255,6 +255,7 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
   key.n_public = n_public;
   key.domain_size = n;
   key.log_domain = k;
+  key.n_rows = cs.n_constraints + n_public + 1;
   auto g1m = [&](const fr& x) { return g1.mul(x.to_canonical()).to_affine(); };
   auto g2m = [&](const fr& x) { return g2.mul(x.to_canonical()).to_affine(); };
   key.vk.alpha1 = g1m(tw.alpha);

@@ -1,0 +1,130 @@
+// `cuzk prove <zkey> <wtns> <proof.json> <public.json>`: snarkjs's groth16 prove, verified before
+// anything is written.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "zk/error.hpp"
+#include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/compressed_proof.hpp"
+#include "zk/groth16/prover.hpp"
+#include "zk/groth16/random.hpp"
+#include "zk/groth16/verifier.hpp"
+#include "zk/io/r1cs.hpp"
+#include "zk/io/snarkjs_json.hpp"
+#include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
+#include "zk/util/parallel.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+struct prove_options {
+  std::string zkey, wtns, proof, pub, r1cs, compressed, backend = "auto";
+  unsigned threads = 0;
+  bool timings = false;
+};
+
+using zk::bls12_381::fr;
+
+fr lc_value(const zk::io::r1cs::linear_combination& lc, const std::vector<fr>& w) {
+  fr acc = fr::zero();
+  for (const auto& t : lc) acc += t.coeff * w[t.wire];
+  return acc;
+}
+
+// Every constraint A·w * B·w = C·w; names the first that fails.
+void check_satisfied(const zk::io::r1cs& cs, const zk::io::witness& wit, const std::string& wtns_path,
+                     const std::string& r1cs_path) {
+  std::vector<fr> w(wit.values.size());
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = fr::from_canonical(wit.values[i]);
+  for (std::size_t j = 0; j < cs.constraints.size(); ++j) {
+    const auto& c = cs.constraints[j];
+    if (lc_value(c.a, w) * lc_value(c.b, w) != lc_value(c.c, w))
+      throw zk::input_error(wtns_path + ": witness does not satisfy constraint " + std::to_string(j) + " of " +
+                            r1cs_path + " (A*B != C)");
+  }
+}
+
+int prove(const prove_options& o) {
+  namespace g16 = zk::groth16;
+  if (o.threads) zk::set_default_threads(o.threads);
+  std::string backend_name = g16::resolve_backend_name(o.backend);
+  std::cerr << "cuzk: backend " << backend_name << (o.backend == "auto" ? " (auto)" : "") << "\n";
+
+  auto t0 = now_ns();
+  auto key = zk::io::zkey::load(o.zkey);
+  double t_key = seconds_since(t0);
+  t0 = now_ns();
+  auto wit = zk::io::witness::load(o.wtns);
+  zk::io::check_witness_matches(key, wit);
+  double t_wtns = seconds_since(t0);
+  if (!o.r1cs.empty()) {
+    auto cs = zk::io::r1cs::load(o.r1cs);
+    zk::io::check_r1cs_matches(key, cs);
+    check_satisfied(cs, wit, o.wtns, o.r1cs);
+  }
+
+  auto be = g16::make_backend(backend_name);
+  t0 = now_ns();
+  auto pce = g16::constraint_evaluator::build(key);
+  double t_pce = seconds_since(t0);
+  g16::prove_timings t;
+  auto proof = g16::prove(key, pce, wit, g16::random_randomness(), *be, &t);
+  auto pub = g16::public_inputs(key, wit);
+  t0 = now_ns();
+  bool valid = g16::verify(key.vk, pub, proof);
+  double t_verify = seconds_since(t0);
+  if (o.timings)
+    std::fprintf(stderr,
+                 "timings (s): load zkey %.3f, load wtns %.3f, pce build %.3f, synthesis %.3f, h %.3f, msm A %.3f, "
+                 "msm B1 %.3f, msm B2 %.3f, msm C %.3f, msm H %.3f, assemble %.3f, verify %.3f\n",
+                 t_key, t_wtns, t_pce, t.synthesis, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.assemble,
+                 t_verify);
+  if (!valid) {
+    std::cerr << "error: the computed proof does not verify (is the witness for this circuit? try --r1cs); "
+                 "nothing written\n";
+    return exit_proof_failed;
+  }
+
+  namespace js = zk::io::snarkjs;
+  write_file_atomically(o.proof, js::dump(js::proof_to_json(proof)));
+  write_file_atomically(o.pub, js::dump(js::public_to_json(pub)));
+  if (!o.compressed.empty()) {
+    auto bytes = g16::to_compressed(proof);
+    write_file_atomically(o.compressed, std::span<const std::uint8_t>(bytes));
+  }
+  return exit_ok;
+}
+
+}  // namespace
+
+void register_prove(CLI::App& app) {
+  auto opt = std::make_shared<prove_options>();
+  auto* sub = app.add_subcommand("prove", "Make a Groth16 proof (verified before it is written)");
+  sub->add_option("zkey", opt->zkey, "proving key (.zkey, snarkjs format, BLS12-381)")->required();
+  sub->add_option("wtns", opt->wtns, "witness (.wtns)")->required();
+  sub->add_option("proof", opt->proof, "output proof.json")->required();
+  sub->add_option("public", opt->pub, "output public.json")->required();
+  sub->add_option("--r1cs", opt->r1cs, "check that the witness satisfies every constraint of this circuit first");
+  sub->add_option("--compressed", opt->compressed, "also write the 192-byte compressed proof (A || B || C)");
+  sub->add_option("--backend", opt->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
+  sub->add_option("--threads", opt->threads, "CPU threads (default: all)");
+  sub->add_flag("--timings", opt->timings, "print the time of each stage on stderr");
+  sub->callback([opt] {
+    run_command([&]() -> int {
+      try {
+        return prove(*opt);
+      } catch (const std::invalid_argument& e) {  // unknown backend name
+        std::cerr << "error: --backend: " << e.what() << "\n";
+        return exit_bad_input;
+      }
+    });
+  });
+}
+
+}  // namespace cuzk::cli

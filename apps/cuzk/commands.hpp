@@ -1,0 +1,48 @@
+// What the subcommands of `cuzk` share: registration, exit codes, error reporting, atomic output.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace CLI {
+class App;
+}
+
+namespace cuzk::cli {
+
+// Exit codes of every subcommand.
+enum exit_code : int {
+  exit_ok = 0,
+  exit_invalid = 1,       // verify: the proof does not verify
+  exit_bad_input = 2,     // a file cannot be read or used (message names it); bad arguments
+  exit_proof_failed = 3,  // prove: the computed proof did not verify; nothing written
+  exit_internal = 4,      // a bug or an environment failure (out of memory, ...)
+};
+
+void register_prove(CLI::App& app);
+void register_verify(CLI::App& app);
+void register_zkey(CLI::App& app);
+void register_setup(CLI::App& app);
+void register_bench(CLI::App& app);  // cmd_bench.cpp: the GPU benchmarks, when built
+
+// The status main() returns: set by the subcommand that ran.
+int& exit_status();
+
+// Runs a subcommand's body and records its status; input_error and other runtime_errors (I/O on a
+// named file) -> "error: <message>" and exit_bad_input, anything else -> "internal error: <message>"
+// and exit_internal. One line on stderr.
+void run_command(const std::function<int()>& body);
+
+// Writes `bytes` to `path` through a temporary file in the same directory renamed over it, so that
+// a failure never leaves a partial file. Throws std::runtime_error naming the path.
+void write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes);
+void write_file_atomically(const std::string& path, std::string_view text);
+
+// Seconds since `t0` (steady clock), for the timing lines.
+double seconds_since(std::int64_t t0_ns);
+std::int64_t now_ns();
+
+}  // namespace cuzk::cli

@@ -1,0 +1,26 @@
+// cuzk: a Groth16 prover for BLS12-381, compatible with snarkjs/circom files.
+#include <CLI/CLI.hpp>
+
+#include <iostream>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cuzk: Groth16 prover for BLS12-381, compatible with snarkjs and circom files"};
+  app.set_version_flag("--version", std::string("cuzk ") + CUZK_VERSION);
+  app.require_subcommand(1);
+  cuzk::cli::register_prove(app);
+  cuzk::cli::register_verify(app);
+  cuzk::cli::register_zkey(app);
+  cuzk::cli::register_setup(app);
+  cuzk::cli::register_bench(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return cuzk::cli::exit_bad_input;
+  }
+  return cuzk::cli::exit_status();
+}
