@@ -81,6 +81,15 @@ void write_file(const std::string& path, const json& j) {
 
 namespace {
 
+// "path[i]", built by appending (GCC 12 warns falsely (-Wrestrict) on "[" + std::to_string(i)).
+std::string index(std::string_view path, std::size_t i) {
+  std::string s(path);
+  s += '[';
+  s += std::to_string(i);
+  s += ']';
+  return s;
+}
+
 class reader {
  public:
   explicit reader(const std::string& name) : name_(name) {}
@@ -131,7 +140,7 @@ class reader {
   }
   fp2 base2(const json& v, const std::string& path) const {
     array(v, path, 2, 2, "field elements");
-    return {base(v[0], path + "[0]"), base(v[1], path + "[1]")};
+    return {base(v[0], index(path, 0)), base(v[1], index(path, 1))};
   }
 
   // [x, y] or [x, y, z]: z = 1 affine, z = 0 infinity, other z Jacobian (X/Z^2, Y/Z^3), as snarkjs.
@@ -139,8 +148,8 @@ class reader {
   Point point(const json& v, const std::string& path, Coord coord) const {
     using F = typename Point::F;
     array(v, path, 2, 3, "coordinates");
-    F x = coord(v[0], path + "[0]"), y = coord(v[1], path + "[1]");
-    F z = v.size() == 3 ? coord(v[2], path + "[2]") : F::one();
+    F x = coord(v[0], index(path, 0)), y = coord(v[1], index(path, 1));
+    F z = v.size() == 3 ? coord(v[2], index(path, 2)) : F::one();
     Point p;
     if (z.is_zero()) {
       p = Point::identity();
@@ -208,7 +217,7 @@ std::vector<bigint<4>> parse_public(std::string_view text, const std::string& na
   if (!j.is_array()) r.fail("", "is not a JSON array of public signals");
   std::vector<bigint<4>> out;
   out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(r.integer(j[i], "[" + std::to_string(i) + "]", fr::P, "scalar field"));
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(r.integer(j[i], index("", i), fr::P, "scalar field"));
   return out;
 }
 
@@ -229,7 +238,7 @@ groth16::verifying_key parse_vk(std::string_view text, const std::string& name) 
   const json& ic = r.key(j, "IC");
   if (!ic.is_array() || ic.size() != n_public + 1)
     r.fail("IC", "is not an array of nPublic + 1 = " + std::to_string(n_public + 1) + " points");
-  for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(r.g1(ic[i], "IC[" + std::to_string(i) + "]"));
+  for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(r.g1(ic[i], index("IC", i)));
   return vk;
 }
 
