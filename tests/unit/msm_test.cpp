@@ -130,10 +130,8 @@ TEST_CASE("msm G2 matches naive double-and-add on random inputs", "[msm][g2]") {
 TEST_CASE("msm G2 at 2^12", "[msm][g2][slow]") { check_random<g2_curve>(4096, 4097); }
 
 TEST_CASE("msm special cases, every window size and thread count", "[msm]") {
-  for (unsigned c = 1; c <= 16; ++c) {
-    check_special<g1_curve>(c, msm_options{.threads = 1, .window_bits = c});
-    check_special<g2_curve>(c, msm_options{.threads = 1, .window_bits = c});
-  }
+  for (unsigned c = 1; c <= 16; ++c) check_special<g1_curve>(c, msm_options{.threads = 1, .window_bits = c});
+  for (unsigned c : {1u, 2u, 3u, 5u, 8u, 12u}) check_special<g2_curve>(c, msm_options{.threads = 1, .window_bits = c});
   for (unsigned t : {1u, 2u, 3u}) {
     check_special<g1_curve>(50 + t, msm_options{.threads = t});
     check_random<g1_curve>(777, 60 + t, msm_options{.threads = t});

@@ -6,15 +6,17 @@
 #pragma once
 
 #include "zk/ff/bigint.hpp"
+#include "zk/ff/montgomery_x86_64.hpp"
 
 #include <compare>
+#include <type_traits>
 
 namespace cuzk::zk {
 
 namespace detail {
 // 2^k mod p by repeated doubling: slow, compile-time only.
 template <std::size_t N>
-consteval bigint<N> pow2_mod(const bigint<N>& p, std::size_t k) {
+constexpr bigint<N> pow2_mod(const bigint<N>& p, std::size_t k) {
   bigint<N> x{};
   x.limb[0] = 1;
   for (std::size_t i = 0; i < k; ++i) {
@@ -23,7 +25,7 @@ consteval bigint<N> pow2_mod(const bigint<N>& p, std::size_t k) {
   }
   return x;
 }
-consteval std::uint64_t neg_inv64(std::uint64_t p0) {
+constexpr std::uint64_t neg_inv64(std::uint64_t p0) {
   std::uint64_t inv = 1;
   for (int i = 0; i < 7; ++i) inv *= 2 - p0 * inv;  // Newton: doubles correct bits each step
   return ~inv + 1;
@@ -95,7 +97,22 @@ class fp_t {
   constexpr fp_t dbl() const { return *this + *this; }
 
   // CIOS Montgomery multiplication without the final carry word (valid: top modulus bits spare).
+  // At run time on x86-64 with BMI2 + ADX: the same algorithm in MULX/ADCX/ADOX assembly.
   friend constexpr fp_t operator*(const fp_t& a, const fp_t& b) {
+#ifdef CUZK_MONT_ASM
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated() && detail::cpu_has_mulx_adx()) {
+        fp_t r;
+        detail::mont_asm<N, Params, INV>::mul(r.m.limb.data(), a.m.limb.data(), b.m.limb.data());
+        return r;
+      }
+    }
+#endif
+    return mul_generic(a, b);
+  }
+
+  // The portable CIOS; also the reference the assembly is tested against.
+  static constexpr fp_t mul_generic(const fp_t& a, const fp_t& b) {
     std::uint64_t t[N] = {};
     for (std::size_t i = 0; i < N; ++i) {
       u128 s = u128(a.m.limb[0]) * b.m.limb[i] + t[0];
