@@ -68,61 +68,69 @@ struct fixture {
 
 }  // namespace
 
+// verify with the plain key and with the prepared one; both must give the same answer.
+bool verify_both(const verifying_key& vk, std::span<const bigint<4>> in, const proof& pi) {
+  bool plain = verify(vk, in, pi);
+  bool prepared = verify(prepare(vk), in, pi);
+  CHECK(plain == prepared);
+  return plain;
+}
+
 TEST_CASE("Groth16 verify accepts a trapdoor-built proof and rejects tampered ones", "[groth16][verify]") {
   fixture f(21);
   std::vector<bigint<4>> in{f.input};
-  REQUIRE(verify(f.vk, in, f.pi));
+  REQUIRE(verify_both(f.vk, in, f.pi));
 
   SECTION("wrong public input") {
     fr s1 = fr::from_canonical(f.input) + fr::one();
     std::vector<bigint<4>> bad{s1.to_canonical()};
-    CHECK_FALSE(verify(f.vk, bad, f.pi));
+    CHECK_FALSE(verify_both(f.vk, bad, f.pi));
   }
   SECTION("public input not reduced (s + r)") {
     bigint<4> big = f.input;
     REQUIRE(big.add_in_place(fr::P) == 0);
     std::vector<bigint<4>> bad{big};
-    CHECK_FALSE(verify(f.vk, bad, f.pi));
+    CHECK_FALSE(verify_both(f.vk, bad, f.pi));
   }
   SECTION("wrong number of public inputs") {
-    CHECK_FALSE(verify(f.vk, std::span<const bigint<4>>{}, f.pi));
+    CHECK_FALSE(verify_both(f.vk, std::span<const bigint<4>>{}, f.pi));
     std::vector<bigint<4>> two{f.input, f.input};
-    CHECK_FALSE(verify(f.vk, two, f.pi));
+    CHECK_FALSE(verify_both(f.vk, two, f.pi));
   }
   SECTION("tampered A, B or C") {
     proof p = f.pi;
     p.a = (g1_jacobian(p.a) + g1_curve::generator()).to_affine();
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
     p = f.pi;
     p.b = (g2_jacobian(p.b) + g2_curve::generator()).to_affine();
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
     p = f.pi;
     p.c = -p.c;
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
     p = f.pi;
     std::swap(p.a, p.c);
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
     p = f.pi;
     p.a = g1_affine::identity();
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
   }
   SECTION("points off the curve or outside the subgroup") {
     proof p = f.pi;
     p.a.x += fp::one();
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
     p = f.pi;
     p.b.y += fp2::one();
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
     p = f.pi;
     p.c = g1_off_subgroup();
     CHECK(p.c.is_on_curve());
-    CHECK_FALSE(verify(f.vk, in, p));
+    CHECK_FALSE(verify_both(f.vk, in, p));
   }
   SECTION("another key") {
     fixture other(22);
-    CHECK_FALSE(verify(other.vk, in, f.pi));
+    CHECK_FALSE(verify_both(other.vk, in, f.pi));
     std::vector<bigint<4>> in2{other.input};
-    CHECK(verify(other.vk, in2, other.pi));
+    CHECK(verify_both(other.vk, in2, other.pi));
   }
 }
 
@@ -156,7 +164,7 @@ TEST_CASE("Groth16 verify accepts the snarkjs fixture proof", "[groth16][verify]
   auto pi = io::snarkjs::read_proof((dir / "proof.json").string());
   auto pub = io::snarkjs::read_public((dir / "public.json").string());
   REQUIRE(pub.size() == vk.n_public());
-  CHECK(verify(vk, pub, pi));
+  CHECK(verify_both(vk, pub, pi));
 
   // snarkjs's vk_alphabeta_12 is our alpha_beta, coefficient by coefficient.
   std::ifstream in(dir / "verification_key.json");
@@ -165,10 +173,10 @@ TEST_CASE("Groth16 verify accepts the snarkjs fixture proof", "[groth16][verify]
 
   auto bad = pub;
   bad[0] = (fr::from_canonical(bad[0]) + fr::one()).to_canonical();
-  CHECK_FALSE(verify(vk, bad, pi));
+  CHECK_FALSE(verify_both(vk, bad, pi));
   proof swapped = pi;
   swapped.c = pi.a;
-  CHECK_FALSE(verify(vk, pub, swapped));
+  CHECK_FALSE(verify_both(vk, pub, swapped));
   // The compressed form of a snarkjs proof verifies too.
-  CHECK(verify(vk, pub, proof_from_compressed(to_compressed(pi))));
+  CHECK(verify_both(vk, pub, proof_from_compressed(to_compressed(pi))));
 }

@@ -18,9 +18,7 @@ constexpr fp fp_half = half();
 // Multiplication by the twist's b' = 4 (1 + u).
 constexpr fp2 mul_by_b(const fp2& a) { return a.mul_by_nonresidue().dbl().dbl(); }
 
-struct line {
-  fp2 c0, c1, c2;  // evaluated at P as c0 + (c1 Px) v + (c2 Py) v w
-};
+using line = g2_prepared::line;
 
 // Homogeneous projective point on the twist, with the doubling and addition steps of Costello,
 // Lange and Naehrig (eprint 2009/615) in the arrangement of zkcrypto/@noble/curves.
@@ -61,23 +59,42 @@ inline fp12 apply(const fp12& f, const line& l, const g1_affine& p) {
 
 }  // namespace
 
-fp12 multi_miller_loop(std::span<const std::pair<g1_affine, g2_affine>> pairs) {
-  std::vector<std::pair<g1_affine, g2_affine>> live;
-  live.reserve(pairs.size());
-  for (const auto& pq : pairs)
-    if (!pq.first.is_identity() && !pq.second.is_identity()) live.push_back(pq);
-  std::vector<twist_point> r(live.size());
-  for (std::size_t j = 0; j < live.size(); ++j) r[j] = {live[j].second.x, live[j].second.y, fp2::one()};
-
-  fp12 f = fp12::one();
+g2_prepared prepare_g2(const g2_affine& q) {
+  g2_prepared out;
+  if (q.is_identity()) return out;
+  out.lines.reserve(68);
+  twist_point r{q.x, q.y, fp2::one()};
   // Bits of |x| below the leading one, most significant first.
   for (int i = 62; i >= 0; --i) {
+    out.lines.push_back(r.dbl());
+    if ((bls_x_abs >> i) & 1) out.lines.push_back(r.add(q));
+  }
+  return out;
+}
+
+fp12 multi_miller_loop(std::span<const std::pair<g1_affine, const g2_prepared*>> pairs) {
+  fp12 f = fp12::one();
+  std::size_t k = 0;  // index into every point's lines: all follow the same bit pattern
+  for (int i = 62; i >= 0; --i) {
     f = f.sqr();
-    for (std::size_t j = 0; j < live.size(); ++j) f = apply(f, r[j].dbl(), live[j].first);
-    if ((bls_x_abs >> i) & 1)
-      for (std::size_t j = 0; j < live.size(); ++j) f = apply(f, r[j].add(live[j].second), live[j].first);
+    const int steps = ((bls_x_abs >> i) & 1) ? 2 : 1;
+    for (int s = 0; s < steps; ++s, ++k)
+      for (const auto& [p, q] : pairs)
+        if (!p.is_identity() && !q->is_identity()) f = apply(f, q->lines[k], p);
   }
   return f.conjugate();  // x < 0: f_{x} = 1 / f_{|x|} up to factors the final exponentiation kills
+}
+
+fp12 multi_miller_loop(std::span<const std::pair<g1_affine, g2_affine>> pairs) {
+  std::vector<g2_prepared> prepared;
+  prepared.reserve(pairs.size());  // no reallocation: the pointers below stay valid
+  std::vector<std::pair<g1_affine, const g2_prepared*>> with_lines;
+  with_lines.reserve(pairs.size());
+  for (const auto& [p, q] : pairs) {
+    prepared.push_back(p.is_identity() ? g2_prepared{} : prepare_g2(q));
+    with_lines.push_back({p, &prepared.back()});
+  }
+  return multi_miller_loop(std::span<const std::pair<g1_affine, const g2_prepared*>>(with_lines));
 }
 
 fp12 miller_loop(const g1_affine& p, const g2_affine& q) {

@@ -16,6 +16,18 @@ namespace cuzk::zk::groth16 {
 // outside the prime-order subgroup, or the pairing equation fails. The key is trusted as given.
 bool verify(const verifying_key& vk, std::span<const bigint<4>> public_inputs, const proof& pi);
 
+// A key with the proof-independent work done once: e(alpha1, beta2) and the Miller-loop lines of
+// gamma2 and delta2. Verification then runs a 3-pair Miller loop (about a third less work): for
+// checking many proofs of one circuit.
+struct prepared_verifying_key {
+  verifying_key vk;
+  fp12 alpha_beta_inverse;  // e(alpha1, beta2)^-1
+  g2_prepared gamma2, delta2;
+};
+prepared_verifying_key prepare(const verifying_key& vk);
+// Same contract and result as verify(vk, ...).
+bool verify(const prepared_verifying_key& pvk, std::span<const bigint<4>> public_inputs, const proof& pi);
+
 // e(alpha1, beta2): snarkjs's vk_alphabeta_12.
 fp12 alpha_beta(const verifying_key& vk);
 
