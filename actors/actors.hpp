@@ -1,0 +1,75 @@
+// Spawn functions of the engine's actors (one translation unit each) and the settings they share.
+// Each actor keeps its state in a struct and its behavior in one function inside its .cpp.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "messages/interfaces.hpp"
+
+namespace caf {
+class actor_system;
+}
+
+namespace cuzk::actors {
+
+using namespace cuzk::msg;
+
+// Seeded fault injection for tests: probabilities per operation.
+struct fault_settings {
+  double synth_throw = 0;         // a synthesizer throws instead of synthesizing
+  double device_kernel_fail = 0;  // a backend call (h, an MSM) throws, as a failed kernel would
+  double device_alloc_fail = 0;   // a device's allocation fails before it computes
+  std::uint64_t seed = 0;
+  bool any() const { return synth_throw > 0 || device_kernel_fail > 0 || device_alloc_fail > 0; }
+};
+
+struct remote_endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
+// Everything the supervisor needs to build (and rebuild) the actors of one engine.
+struct engine_settings {
+  std::uint64_t host_budget_bytes = 0;
+  std::vector<std::string> devices{"cpu"};  // backend names, one device actor each
+  std::uint64_t device_budget_bytes = 0;    // per device
+  unsigned synthesizers = 1;
+  std::vector<remote_endpoint> remote_synthesizers;
+  unsigned max_attempts = 3;
+  std::size_t max_active_jobs = 1024;
+  std::size_t max_partitions = 1024;
+  std::uint64_t key_cache_bytes = 0;  // hot keys beyond this are evicted when unleased (0 = no limit)
+  std::chrono::milliseconds step_timeout{120000};
+  std::map<std::string, std::string> circuits;  // registered name -> zkey path
+  fault_settings faults;
+};
+
+std::uint64_t now_us();  // steady clock, microseconds
+
+// A host/VRAM reservation as a keepalive: releases the grant when the last holder drops it.
+keepalive make_reservation_token(const budget_actor& budget, const reservation& grant);
+
+budget_actor spawn_budget(caf::actor_system& sys, std::string name, std::uint64_t capacity);
+key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes);
+synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
+                                    std::uint64_t generation);
+device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend, fault_settings faults,
+                          std::uint64_t generation);
+assembler_actor spawn_assembler(caf::actor_system& sys);
+
+struct scheduler_setup {
+  engine_settings settings;
+  roster workers;  // synthesizers, devices, budgets, key store, assembler
+};
+scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_setup setup);
+intake_actor spawn_intake(caf::actor_system& sys, scheduler_actor scheduler, engine_settings settings);
+
+// Builds every actor above, monitors them, respawns the dead and tells the scheduler (and the key
+// store) about replacements; answers roster_atom / status_atom / kill_atom / shutdown_atom.
+caf::actor spawn_supervisor(caf::actor_system& sys, engine_settings settings);
+
+}  // namespace cuzk::actors

@@ -1,0 +1,76 @@
+// Assembler: collects a job's partition proofs, VERIFIES each one before accepting it (an invalid
+// proof is answered with proof_invalid and never released), and answers the request that completes
+// the job with the proofs in partition order and their 192-byte compressed forms concatenated.
+// Results are keyed by (job, partition): a duplicate (a retried or re-sent partition) is dropped.
+// Detached: a verification is a few pairings, too long for a scheduler thread.
+#include <map>
+#include <optional>
+#include <set>
+
+#include "actors/actors.hpp"
+#include "caf/all.hpp"
+#include "zk/groth16/compressed_proof.hpp"
+#include "zk/groth16/verifier.hpp"
+
+namespace cuzk::actors {
+
+namespace {
+
+struct assembler_state {
+  assembler_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
+  struct job {
+    std::vector<std::optional<partition_output>> outputs;
+    std::uint32_t have = 0;
+  };
+  std::map<job_id, job> jobs;
+  std::set<job_id> closed;  // finished or forgotten: late duplicates are dropped
+};
+
+using assembler_ptr = assembler_actor::stateful_pointer<assembler_state>;
+
+assembler_actor::behavior_type assembler(assembler_ptr self) {
+  return {
+      [self](assemble_request& req) -> caf::result<assembly_ack> {
+        auto& st = self->state;
+        assembly_ack ack;
+        ack.task = req.task;
+        if (st.closed.count(req.task.job)) return ack;
+        if (req.n_partitions == 0 || req.task.index >= req.n_partitions)
+          return make_error(errc::invalid_request, "assembler: partition index out of range");
+        auto& j = st.jobs[req.task.job];
+        if (j.outputs.empty()) j.outputs.resize(req.n_partitions);
+        if (j.outputs.size() != req.n_partitions)
+          return make_error(errc::invalid_request, "assembler: partition count changed");
+        if (j.outputs[req.task.index]) return ack;  // duplicate
+        if (!req.key.ptr || !req.key.ptr->zkey)
+          return make_error(errc::worker_failed, "assembler: no verifying key");
+        const auto& vk = req.key.ptr->zkey->vk;
+        if (!zk::groth16::verify(vk, req.output.publics, req.output.proof))
+          return make_error(errc::proof_invalid, "partition " + std::to_string(req.task.index) +
+                                                     " proof does not verify: discarded");
+        j.outputs[req.task.index] = std::move(req.output);
+        if (++j.have < j.outputs.size()) return ack;
+        ack.complete = true;
+        for (auto& o : j.outputs) {
+          auto bytes = zk::groth16::to_compressed(o->proof);
+          ack.compressed.insert(ack.compressed.end(), bytes.begin(), bytes.end());
+          ack.partitions.push_back(std::move(*o));
+        }
+        st.jobs.erase(req.task.job);
+        st.closed.insert(req.task.job);
+        return ack;
+      },
+      [self](forget_atom, job_id job) {
+        self->state.jobs.erase(job);
+        self->state.closed.insert(job);
+      },
+  };
+}
+
+}  // namespace
+
+assembler_actor spawn_assembler(caf::actor_system& sys) {
+  return sys.spawn<caf::detached>(assembler);
+}
+
+}  // namespace cuzk::actors

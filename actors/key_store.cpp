@@ -1,0 +1,239 @@
+// Key store (SRS manager): proving keys by path, in tiers.
+//   cold: not loaded;  warm: zkey parsed (points mapped);  hot: constraint evaluator built.
+// acquire() answers with a lease (a key_handle sharing the entry's pointer) once the key is hot.
+// The first acquire of a cold key starts ONE load and ONE evaluator build, the latter only after
+// the host budget granted its estimated bytes; every other acquire of that key waits for it.
+// Leases are reference counts: a hot key is evictable when nobody but the store holds its pointer.
+// Eviction is LRU among unleased keys, when the hot keys exceed key_cache_bytes, or on evict_atom.
+#include <map>
+
+#include "actors/actors.hpp"
+#include "caf/all.hpp"
+#include "zk/error.hpp"
+
+namespace cuzk::actors {
+
+namespace {
+
+// The blocking half, on its own thread: parse the zkey, build the evaluator.
+key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self) {
+  auto guarded = [](auto&& fn) -> caf::result<key_handle> {
+    try {
+      return fn();
+    } catch (const zk::input_error& e) {
+      return make_error(errc::bad_input, e.what());
+    } catch (const std::exception& e) {
+      return make_error(errc::worker_failed, e.what());
+    }
+  };
+  return {
+      [guarded](load_atom, const std::string& path) -> caf::result<key_handle> {
+        return guarded([&] {
+          auto key = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
+          auto ck = std::make_shared<circuit_key>();
+          ck->zkey = key;
+          ck->evaluator_bytes = zk::groth16::constraint_evaluator::estimate_bytes(*key);
+          key_handle h;
+          h.path = path;
+          const std::uint64_t d = key->domain_size, fr_bytes = sizeof(zk::bls12_381::fr);
+          h.synthesis_bytes = 3 * d * fr_bytes;                           // a, b, c
+          h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
+          h.ptr = std::move(ck);
+          return h;
+        });
+      },
+      [guarded](build_atom, key_handle& h) -> caf::result<key_handle> {
+        return guarded([&] {
+          if (!h.ptr || !h.ptr->zkey) throw std::runtime_error("key store: build of a key that is not loaded");
+          auto ck = std::make_shared<circuit_key>(*h.ptr);
+          auto eval = zk::groth16::constraint_evaluator::build(*ck->zkey);
+          ck->evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(std::move(eval));
+          key_handle out = h;
+          out.ptr = std::move(ck);
+          return out;
+        });
+      },
+  };
+}
+
+struct key_entry {
+  enum class stage { idle, loading, reserving, building, hot };
+  stage st = stage::idle;
+  key_handle handle;  // warm: zkey only; hot: zkey + evaluator
+  keepalive reservation;
+  std::uint64_t bytes = 0, last_used = 0, ticket = 0;
+  std::vector<caf::typed_response_promise<key_handle>> waiters;
+};
+
+struct key_store_state {
+  key_store_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
+  budget_actor host_budget;
+  std::uint64_t cache_bytes = 0;
+  key_worker_actor worker;
+  std::map<std::string, key_entry> keys;
+  std::uint64_t loads = 0, builds = 0, evictions = 0, next_ticket = 1;
+};
+
+using store_ptr = key_store_actor::stateful_pointer<key_store_state>;
+
+void fail_waiters(key_entry& e, const caf::error& err) {
+  for (auto& w : e.waiters) w.deliver(err);
+  e.waiters.clear();
+  e.st = key_entry::stage::idle;
+  e.handle = {};
+  e.reservation = {};
+}
+
+std::uint32_t leases(const key_entry& e) {
+  return e.handle.ptr ? static_cast<std::uint32_t>(e.handle.ptr.use_count() - 1) : 0;
+}
+
+void evict(store_ptr self, bool everything_unleased) {
+  auto& st = self->state;
+  auto hot_bytes = [&] {
+    std::uint64_t n = 0;
+    for (auto& [p, e] : st.keys)
+      if (e.st == key_entry::stage::hot) n += e.bytes;
+    return n;
+  };
+  for (;;) {
+    if (!everything_unleased && (st.cache_bytes == 0 || hot_bytes() <= st.cache_bytes)) return;
+    key_entry* lru = nullptr;
+    for (auto& [p, e] : st.keys)
+      if (e.st == key_entry::stage::hot && leases(e) == 0 && (!lru || e.last_used < lru->last_used)) lru = &e;
+    if (!lru) return;
+    lru->st = key_entry::stage::idle;
+    lru->handle = {};
+    lru->reservation = {};  // returns the bytes to the host budget
+    lru->bytes = 0;
+    ++st.evictions;
+  }
+}
+
+void reserve_and_build(store_ptr self, const std::string& path);
+
+void start_load(store_ptr self, const std::string& path) {
+  auto& e = self->state.keys[path];
+  e.st = key_entry::stage::loading;
+  auto ticket = e.ticket = self->state.next_ticket++;
+  ++self->state.loads;
+  self->request(self->state.worker, caf::infinite, load_atom::value, path)
+      .then(
+          [self, path, ticket](key_handle& h) {
+            auto& e = self->state.keys[path];
+            if (e.ticket != ticket) return;
+            e.handle = std::move(h);  // warm
+            reserve_and_build(self, path);
+          },
+          [self, path, ticket](caf::error& err) {
+            auto& e = self->state.keys[path];
+            if (e.ticket == ticket) fail_waiters(e, err);
+          });
+}
+
+void reserve_and_build(store_ptr self, const std::string& path) {
+  auto& st = self->state;
+  auto& e = st.keys[path];
+  e.st = key_entry::stage::reserving;
+  auto ticket = e.ticket = st.next_ticket++;
+  auto budget = st.host_budget;
+  reserve_request req{e.handle.ptr->evaluator_bytes, caf::actor_cast<caf::actor_addr>(self), "evaluator of " + path};
+  self->request(budget, caf::infinite, std::move(req))
+      .then(
+          [self, path, ticket, budget](reservation& grant) {
+            auto token = make_reservation_token(budget, grant);
+            auto& e = self->state.keys[path];
+            if (e.ticket != ticket) return;  // token dies here: the grant goes back
+            e.reservation = std::move(token);
+            e.bytes = grant.bytes;
+            e.st = key_entry::stage::building;
+            auto t2 = e.ticket = self->state.next_ticket++;
+            ++self->state.builds;
+            self->request(self->state.worker, caf::infinite, build_atom::value, e.handle)
+                .then(
+                    [self, path, t2](key_handle& h) {
+                      auto& e = self->state.keys[path];
+                      if (e.ticket != t2) return;
+                      e.handle = std::move(h);
+                      e.st = key_entry::stage::hot;
+                      e.last_used = now_us();
+                      for (auto& w : e.waiters) w.deliver(e.handle);
+                      e.waiters.clear();
+                      evict(self, false);
+                    },
+                    [self, path, t2](caf::error& err) {
+                      auto& e = self->state.keys[path];
+                      if (e.ticket == t2) fail_waiters(e, err);
+                    });
+          },
+          [self, path, ticket](caf::error& err) {
+            auto& e = self->state.keys[path];
+            if (e.ticket == ticket) fail_waiters(e, err);
+          });
+}
+
+key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes) {
+  self->state.host_budget = std::move(host_budget);
+  self->state.cache_bytes = cache_bytes;
+  self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker);
+  return {
+      [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
+        auto& e = self->state.keys[path];
+        e.last_used = now_us();
+        if (e.st == key_entry::stage::hot) return e.handle;
+        auto rp = self->make_response_promise<key_handle>();
+        e.waiters.push_back(rp);
+        if (e.st == key_entry::stage::idle) start_load(self, path);
+        return rp;
+      },
+      [self](evict_atom) { evict(self, true); },
+      [self](worker_replaced& r) {
+        if (r.who != role::host_budget || !r.fresh) return;
+        auto& st = self->state;
+        st.host_budget = caf::actor_cast<budget_actor>(r.fresh);
+        // The new budget starts empty: account the hot keys again, and restart reservations that
+        // were waiting in the dead one.
+        for (auto& [path, e] : st.keys) {
+          if (e.st == key_entry::stage::reserving) {
+            reserve_and_build(self, path);
+          } else if (e.st == key_entry::stage::hot) {
+            auto budget = st.host_budget;
+            auto p = path;
+            reserve_request req{e.bytes, caf::actor_cast<caf::actor_addr>(self), "evaluator of " + path};
+            self->request(budget, caf::infinite, std::move(req)).then([self, p, budget](reservation& grant) {
+              auto token = make_reservation_token(budget, grant);
+              auto& e = self->state.keys[p];
+              if (e.st == key_entry::stage::hot) e.reservation = std::move(token);
+            });
+          }
+        }
+      },
+      [self](status_atom) -> key_store_status {
+        auto& st = self->state;
+        key_store_status s;
+        s.loads = st.loads;
+        s.evaluator_builds = st.builds;
+        s.evictions = st.evictions;
+        for (auto& [path, e] : st.keys) {
+          key_status k;
+          k.path = path;
+          k.tier = e.st == key_entry::stage::hot  ? key_tier::hot
+                   : e.handle.ptr                 ? key_tier::warm
+                                                  : key_tier::cold;
+          k.leases = leases(e);
+          k.bytes = e.bytes;
+          if (e.reservation.ptr) s.reserved_bytes += e.bytes;
+          s.keys.push_back(std::move(k));
+        }
+        return s;
+      },
+  };
+}
+
+}  // namespace
+
+key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes) {
+  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes);
+}
+
+}  // namespace cuzk::actors

@@ -1,0 +1,535 @@
+// Scheduler: partitions of every accepted job, dispatched through the pipeline
+//   queued -> keying (key store lease) -> reserving (host budget, for the synthesis buffers)
+//          -> synthesizing -> device_wait -> device_reserving (that device's VRAM budget)
+//          -> proving -> proved -> assembling (verification) -> assembled
+// Priority (CRITICAL > HIGH > NORMAL > LOW, then arrival) decides at partition granularity which
+// queued partition gets the next free synthesizer and which synthesized partition the next free
+// device. Concurrency follows from the budgets: a synthesizer waits for its reservation.
+//
+// Every dispatch gets a ticket and every request a step number; an answer that does not match its
+// partition's current (ticket, step) belongs to an abandoned attempt and is dropped, so retries are
+// idempotent. A failed step (error, timeout, dead worker) re-queues the partition with attempt + 1;
+// after max_attempts the job fails with every reason collected. The answer to the job_ticket
+// request (from intake) is the job's outcome, delivered exactly once.
+#include <map>
+#include <set>
+#include <tuple>
+
+#include "actors/actors.hpp"
+#include "caf/all.hpp"
+
+namespace cuzk::actors {
+
+namespace {
+
+struct slot_t {
+  caf::actor handle;
+  bool alive = true;
+  std::uint64_t ticket = 0;  // the dispatch it is busy with; 0 = idle
+  std::uint64_t busy_us = 0, proofs = 0;
+};
+
+enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, proving, proved,
+                   assembling, assembled };
+
+struct task_t {
+  std::uint32_t index = 0, attempt = 0;
+  stage st = stage::queued;
+  std::uint64_t ticket = 0, step = 0;
+  int synth = -1, device = -1;
+  key_handle key;
+  keepalive host_reservation;
+  synthesis_handle synthesis;
+  witness_handle witness;
+  partition_output output;
+};
+
+struct job_t {
+  job_id id = 0;
+  job_spec spec;
+  std::uint64_t seq = 0, t_submit = 0;
+  bool dispatched = false;
+  caf::typed_response_promise<job_outcome> promise;
+  std::vector<task_t> tasks;
+  std::vector<std::string> reasons;
+  job_timings timings;
+  std::uint32_t attempts = 0;
+};
+
+using order_key = std::tuple<int, std::uint64_t, job_id, std::uint32_t>;  // (-priority, seq, job, index)
+
+struct scheduler_state {
+  scheduler_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
+  engine_settings settings;
+  key_store_actor key_store;
+  budget_actor host_budget;
+  assembler_actor assembler;
+  bool key_store_alive = true, host_alive = true, assembler_alive = true;
+  std::vector<slot_t> synths, devices;
+  std::vector<budget_actor> vram;
+  std::vector<bool> vram_alive;
+  std::map<job_id, job_t> jobs;
+  std::set<order_key> queue, device_queue;
+  std::uint64_t next_ticket = 1, next_seq = 0, retries = 0;
+};
+
+using sched_ptr = scheduler_actor::stateful_pointer<scheduler_state>;
+
+order_key order_of(const job_t& j, std::uint32_t index) {
+  return {-static_cast<int>(j.spec.prio), j.seq, j.id, index};
+}
+
+bool is_receiver_down(const caf::error& e) {
+  return e.category() == caf::atom("system") &&
+         e.code() == static_cast<std::uint8_t>(caf::sec::request_receiver_down);
+}
+
+bool retryable(const caf::error& e) {
+  if (e.category() != caf::atom("cuzk")) return true;
+  auto c = static_cast<errc>(e.code());
+  return c != errc::bad_input && c != errc::over_budget && c != errc::invalid_request;
+}
+
+// The partition an answer belongs to, or null when its attempt was abandoned.
+task_t* current(sched_ptr self, job_id job, std::uint32_t index, std::uint64_t ticket, std::uint64_t step) {
+  auto it = self->state.jobs.find(job);
+  if (it == self->state.jobs.end() || index >= it->second.tasks.size()) return nullptr;
+  auto& t = it->second.tasks[index];
+  return t.ticket == ticket && t.step == step ? &t : nullptr;
+}
+
+void release_slot(std::vector<slot_t>& slots, int i, std::uint64_t ticket) {
+  if (i >= 0 && static_cast<std::size_t>(i) < slots.size() && slots[i].ticket == ticket) slots[i].ticket = 0;
+}
+
+void pump(sched_ptr self);
+
+void end_job(sched_ptr self, job_t& j, job_outcome out) {
+  auto& st = self->state;
+  for (auto& t : j.tasks) {
+    st.queue.erase(order_of(j, t.index));
+    st.device_queue.erase(order_of(j, t.index));
+  }
+  if (out.state != job_state::succeeded && st.assembler_alive)
+    self->send(st.assembler, forget_atom::value, j.id);
+  out.job = j.id;
+  out.reasons = j.reasons;
+  out.attempts = j.attempts;
+  j.timings.total_us = now_us() - j.t_submit;
+  out.timings = j.timings;
+  j.promise.deliver(std::move(out));
+  st.jobs.erase(j.id);  // drops every buffer and lease the job still held
+}
+
+void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason, bool can_retry) {
+  auto& st = self->state;
+  j.reasons.push_back("partition " + std::to_string(t.index) + " attempt " + std::to_string(t.attempt) + ": " +
+                      reason);
+  release_slot(st.synths, t.synth, t.ticket);
+  release_slot(st.devices, t.device, t.ticket);
+  t.ticket = 0;
+  ++t.step;
+  t.synth = t.device = -1;
+  t.key = {};
+  t.host_reservation = {};
+  t.synthesis = {};
+  t.witness = {};
+  st.device_queue.erase(order_of(j, t.index));
+  if (!can_retry || t.attempt >= st.settings.max_attempts) {
+    job_outcome out;
+    out.state = job_state::failed;
+    end_job(self, j, std::move(out));
+    return;
+  }
+  ++st.retries;
+  t.st = stage::queued;
+  st.queue.insert(order_of(j, t.index));
+}
+
+// A step's request failed: retry the partition. (The caller has marked a worker that is gone, so
+// that nothing is dispatched to it until the supervisor's replacement arrives.)
+void step_failed(sched_ptr self, job_id job, std::uint32_t index, std::uint64_t ticket, std::uint64_t step,
+                 const char* what, const caf::error& e) {
+  if (auto* t = current(self, job, index, ticket, step)) {
+    auto& j = self->state.jobs.at(job);
+    fail_attempt(self, j, *t, std::string(what) + ": " + describe(e), retryable(e));
+  }
+  pump(self);
+}
+
+void assemble(sched_ptr self, job_t& j, task_t& t) {
+  auto& st = self->state;
+  t.st = stage::proved;
+  if (!st.assembler_alive) return;  // re-sent when the supervisor has replaced it
+  t.st = stage::assembling;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  auto target = st.assembler;
+  assemble_request req{task_ref{job, index, t.attempt, ticket}, static_cast<std::uint32_t>(j.tasks.size()), t.key,
+                       t.output};
+  self->request(target, st.settings.step_timeout, std::move(req))
+      .then(
+          [self, job, index, ticket, step](assembly_ack& ack) {
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) return;
+            t->st = stage::assembled;
+            if (!ack.complete) return;
+            job_outcome out;
+            out.state = job_state::succeeded;
+            out.partitions = std::move(ack.partitions);
+            out.compressed = std::move(ack.compressed);
+            end_job(self, self->state.jobs.at(job), std::move(out));
+          },
+          [self, job, index, ticket, step, target](caf::error& e) {
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) return;
+            auto& st = self->state;
+            auto& j = st.jobs.at(job);
+            if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::proof_invalid) {
+              fail_attempt(self, j, *t, "assembler: " + describe(e), true);
+              pump(self);
+              return;
+            }
+            // The assembler is gone or slow: keep the proof and send it again (to its successor).
+            if (is_receiver_down(e) && target == st.assembler) st.assembler_alive = false;
+            assemble(self, j, *t);
+          });
+}
+
+void prove(sched_ptr self, job_t& j, task_t& t, int d) {
+  auto& st = self->state;
+  t.st = stage::device_reserving;
+  t.device = d;
+  st.devices[d].ticket = t.ticket;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  auto budget = st.vram[d];
+  auto dev = caf::actor_cast<device_actor>(st.devices[d].handle);
+  reserve_request req{t.key.device_bytes, caf::actor_cast<caf::actor_addr>(dev),
+                      "partition " + std::to_string(index) + " of job " + std::to_string(job)};
+  self->request(budget, caf::infinite, std::move(req))
+      .then(
+          [self, job, index, ticket, step, d, budget, dev](reservation& grant) {
+            auto token = make_reservation_token(budget, grant);
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) {
+              release_slot(self->state.devices, d, ticket);
+              pump(self);
+              return;
+            }
+            auto& j = self->state.jobs.at(job);
+            t->st = stage::proving;
+            auto step2 = ++t->step;
+            prove_request preq;
+            preq.task = task_ref{job, index, t->attempt, ticket};
+            preq.key = t->key;
+            preq.synthesis = std::move(t->synthesis);  // the device becomes the only holder
+            preq.witness = t->witness;
+            preq.fixed_randomness = j.spec.fixed_randomness;
+            preq.randomness = j.spec.randomness;
+            preq.device_reservation = std::move(token);
+            auto t0 = now_us();
+            self->request(dev, self->state.settings.step_timeout, std::move(preq))
+                .then(
+                    [self, job, index, ticket, step2, d, t0](device_result& r) {
+                      auto& st = self->state;
+                      if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == ticket) {
+                        st.devices[d].busy_us += now_us() - t0;
+                        ++st.devices[d].proofs;
+                      }
+                      release_slot(st.devices, d, ticket);
+                      if (auto* t = current(self, job, index, ticket, step2)) {
+                        auto& j = st.jobs.at(job);
+                        j.timings.device_us += r.elapsed_us;
+                        t->output = std::move(r.output);
+                        t->synth = t->device = -1;
+                        assemble(self, j, *t);
+                      }
+                      pump(self);
+                    },
+                    [self, job, index, ticket, step2, d](caf::error& e) {
+                      auto& st = self->state;
+                      release_slot(st.devices, d, ticket);
+                      if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size())
+                        st.devices[d].alive = false;
+                      step_failed(self, job, index, ticket, step2, "device", e);
+                    });
+          },
+          [self, job, index, ticket, step, d](caf::error& e) {
+            release_slot(self->state.devices, d, ticket);
+            if (is_receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size())
+              self->state.vram_alive[d] = false;
+            step_failed(self, job, index, ticket, step, "vram budget", e);
+          });
+}
+
+void synthesize(sched_ptr self, job_t& j, task_t& t) {
+  auto& st = self->state;
+  t.st = stage::synthesizing;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  int s = t.synth;
+  auto worker = caf::actor_cast<synthesizer_actor>(st.synths[s].handle);
+  synth_request req{task_ref{job, index, t.attempt, ticket}, t.key, j.spec.partitions[index]};
+  auto t0 = now_us();
+  self->request(worker, st.settings.step_timeout, std::move(req))
+      .then(
+          [self, job, index, ticket, step, s, t0](synth_result& r) {
+            auto& st = self->state;
+            if (static_cast<std::size_t>(s) < st.synths.size() && st.synths[s].ticket == ticket)
+              st.synths[s].busy_us += now_us() - t0;
+            release_slot(st.synths, s, ticket);
+            if (auto* t = current(self, job, index, ticket, step)) {
+              auto& j = st.jobs.at(job);
+              j.timings.synthesis_us += r.elapsed_us;
+              t->synthesis = std::move(r.synthesis);
+              t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
+              t->witness = std::move(r.witness);
+              t->st = stage::device_wait;
+              st.device_queue.insert(order_of(j, index));
+            }
+            pump(self);
+          },
+          [self, job, index, ticket, step, s](caf::error& e) {
+            auto& st = self->state;
+            release_slot(st.synths, s, ticket);
+            if (is_receiver_down(e) && static_cast<std::size_t>(s) < st.synths.size()) st.synths[s].alive = false;
+            step_failed(self, job, index, ticket, step, "synthesizer", e);
+          });
+}
+
+void reserve_host(sched_ptr self, job_t& j, task_t& t) {
+  auto& st = self->state;
+  t.st = stage::reserving;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  auto budget = st.host_budget;
+  reserve_request req{t.key.synthesis_bytes, caf::actor_cast<caf::actor_addr>(st.synths[t.synth].handle),
+                      "synthesis of partition " + std::to_string(index) + " of job " + std::to_string(job)};
+  self->request(budget, caf::infinite, std::move(req))
+      .then(
+          [self, job, index, ticket, step, budget](reservation& grant) {
+            auto token = make_reservation_token(budget, grant);
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) return;  // the token returns the grant
+            t->host_reservation = std::move(token);
+            synthesize(self, self->state.jobs.at(job), *t);
+          },
+          [self, job, index, ticket, step](caf::error& e) {
+            if (is_receiver_down(e)) self->state.host_alive = false;
+            step_failed(self, job, index, ticket, step, "host budget", e);
+          });
+}
+
+void start(sched_ptr self, job_t& j, task_t& t, int s) {
+  auto& st = self->state;
+  t.ticket = st.next_ticket++;
+  ++t.attempt;
+  ++j.attempts;
+  t.synth = s;
+  st.synths[s].ticket = t.ticket;
+  if (!j.dispatched) {
+    j.dispatched = true;
+    j.timings.queue_us = now_us() - j.t_submit;
+  }
+  t.st = stage::keying;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  auto t0 = now_us();
+  self->request(st.key_store, caf::infinite, acquire_atom::value, j.spec.circuit)
+      .then(
+          [self, job, index, ticket, step, t0](key_handle& k) {
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) return;
+            auto& j = self->state.jobs.at(job);
+            j.timings.key_us = std::max(j.timings.key_us, now_us() - t0);
+            t->key = std::move(k);
+            reserve_host(self, j, *t);
+          },
+          [self, job, index, ticket, step](caf::error& e) {
+            if (is_receiver_down(e)) self->state.key_store_alive = false;
+            step_failed(self, job, index, ticket, step, "key store", e);
+          });
+}
+
+void pump(sched_ptr self) {
+  auto& st = self->state;
+  if (st.key_store_alive && st.host_alive) {
+    for (std::size_t s = 0; s < st.synths.size() && !st.queue.empty(); ++s) {
+      auto& slot = st.synths[s];
+      if (!slot.handle || !slot.alive || slot.ticket) continue;
+      auto [prio, seq, job, index] = *st.queue.begin();
+      st.queue.erase(st.queue.begin());
+      auto& j = st.jobs.at(job);
+      start(self, j, j.tasks[index], static_cast<int>(s));
+    }
+  }
+  for (std::size_t d = 0; d < st.devices.size() && !st.device_queue.empty(); ++d) {
+    auto& slot = st.devices[d];
+    if (!slot.handle || !slot.alive || slot.ticket || !st.vram_alive[d]) continue;
+    auto [prio, seq, job, index] = *st.device_queue.begin();
+    st.device_queue.erase(st.device_queue.begin());
+    auto& j = st.jobs.at(job);
+    prove(self, j, j.tasks[index], static_cast<int>(d));
+  }
+}
+
+// The partition a worker slot was busy with, if any.
+std::pair<job_t*, task_t*> holder_of(sched_ptr self, std::uint64_t ticket) {
+  if (!ticket) return {nullptr, nullptr};
+  for (auto& [id, j] : self->state.jobs)
+    for (auto& t : j.tasks)
+      if (t.ticket == ticket) return {&j, &t};
+  return {nullptr, nullptr};
+}
+
+// Fails every partition in `which` stage(s); they are queued again with attempt + 1.
+template <class Pred>
+void fail_where(sched_ptr self, Pred pred, const std::string& reason) {
+  std::vector<std::pair<job_id, std::uint32_t>> hit;
+  for (auto& [id, j] : self->state.jobs)
+    for (auto& t : j.tasks)
+      if (pred(t)) hit.emplace_back(id, t.index);
+  for (auto [id, index] : hit) {
+    auto it = self->state.jobs.find(id);
+    if (it != self->state.jobs.end()) fail_attempt(self, it->second, it->second.tasks[index], reason, true);
+  }
+}
+
+void on_replaced(sched_ptr self, worker_replaced& r) {
+  auto& st = self->state;
+  std::string why = std::string(to_string(r.who)) + " " + std::to_string(r.slot) + " died (" + r.reason + ")";
+  switch (r.who) {
+    case role::synthesizer:
+    case role::remote_synthesizer:
+      if (r.slot < st.synths.size()) {
+        auto [j, t] = holder_of(self, st.synths[r.slot].ticket);
+        st.synths[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, st.synths[r.slot].busy_us, 0};
+        if (t) fail_attempt(self, *j, *t, why, true);
+      }
+      break;
+    case role::device:
+      if (r.slot < st.devices.size()) {
+        auto [j, t] = holder_of(self, st.devices[r.slot].ticket);
+        auto old = st.devices[r.slot];
+        st.devices[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, old.busy_us, old.proofs};
+        if (t) fail_attempt(self, *j, *t, why, true);
+      }
+      break;
+    case role::vram_budget:
+      if (r.slot < st.vram.size()) {
+        st.vram[r.slot] = caf::actor_cast<budget_actor>(r.fresh);
+        st.vram_alive[r.slot] = bool(r.fresh);
+        int d = static_cast<int>(r.slot);
+        fail_where(self, [d](const task_t& t) { return t.st == stage::device_reserving && t.device == d; }, why);
+      }
+      break;
+    case role::host_budget:
+      st.host_budget = caf::actor_cast<budget_actor>(r.fresh);
+      st.host_alive = bool(r.fresh);
+      fail_where(self, [](const task_t& t) { return t.st == stage::reserving; }, why);
+      break;
+    case role::key_store:
+      st.key_store = caf::actor_cast<key_store_actor>(r.fresh);
+      st.key_store_alive = bool(r.fresh);
+      fail_where(self, [](const task_t& t) { return t.st == stage::keying; }, why);
+      break;
+    case role::assembler: {
+      st.assembler = caf::actor_cast<assembler_actor>(r.fresh);
+      st.assembler_alive = bool(r.fresh);
+      // The new assembler knows nothing: send it every proof of the unfinished jobs again.
+      std::vector<std::pair<job_id, std::uint32_t>> resend;
+      for (auto& [id, j] : st.jobs)
+        for (auto& t : j.tasks)
+          if (t.st == stage::proved || t.st == stage::assembling || t.st == stage::assembled)
+            resend.emplace_back(id, t.index);
+      for (auto [id, index] : resend) {
+        auto& j = st.jobs.at(id);
+        assemble(self, j, j.tasks[index]);
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  pump(self);
+}
+
+scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) {
+  auto& st = self->state;
+  st.settings = std::move(setup.settings);
+  st.key_store = caf::actor_cast<key_store_actor>(setup.workers.key_store);
+  st.host_budget = caf::actor_cast<budget_actor>(setup.workers.host_budget);
+  st.assembler = caf::actor_cast<assembler_actor>(setup.workers.assembler);
+  for (auto& s : setup.workers.synthesizers) st.synths.push_back(slot_t{s, bool(s)});
+  for (auto& d : setup.workers.devices) st.devices.push_back(slot_t{d, bool(d)});
+  for (auto& v : setup.workers.vram_budgets) {
+    st.vram.push_back(caf::actor_cast<budget_actor>(v));
+    st.vram_alive.push_back(bool(v));
+  }
+  return {
+      [self](job_ticket& ticket) -> caf::result<job_outcome> {
+        auto& st = self->state;
+        auto rp = self->make_response_promise<job_outcome>();
+        auto id = ticket.job;
+        auto& j = st.jobs[id];
+        j.id = id;
+        j.spec = std::move(ticket.spec);
+        j.seq = st.next_seq++;
+        j.t_submit = now_us();
+        j.promise = rp;
+        j.tasks.resize(j.spec.partitions.size());
+        for (std::uint32_t i = 0; i < j.tasks.size(); ++i) {
+          j.tasks[i].index = i;
+          st.queue.insert(order_of(j, i));
+        }
+        pump(self);
+        return rp;
+      },
+      [self](cancel_atom, job_id id) {
+        auto it = self->state.jobs.find(id);
+        if (it == self->state.jobs.end()) return;
+        job_outcome out;
+        out.state = job_state::canceled;
+        end_job(self, it->second, std::move(out));
+        pump(self);
+      },
+      [self](worker_replaced& r) { on_replaced(self, r); },
+      [self](status_atom) -> scheduler_status {
+        auto& st = self->state;
+        scheduler_status s;
+        for (std::size_t d = 0; d < st.devices.size(); ++d)
+          s.devices.push_back(device_usage{st.settings.devices.size() > d ? st.settings.devices[d] + ":" +
+                                                                                std::to_string(d)
+                                                                          : "device" + std::to_string(d),
+                                           st.devices[d].busy_us, st.devices[d].proofs});
+        s.retries = st.retries;
+        s.tasks_queued = st.queue.size();
+        for (auto& [id, j] : st.jobs)
+          for (auto& t : j.tasks)
+            if (t.st != stage::queued && t.st != stage::assembled) ++s.tasks_running;
+        s.jobs_active = st.jobs.size();
+        for (auto& sl : st.synths)
+          if (sl.alive && sl.handle) ++s.synthesizers;
+        return s;
+      },
+  };
+}
+
+}  // namespace
+
+scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_setup setup) {
+  return sys.spawn(scheduler, std::move(setup));
+}
+
+}  // namespace cuzk::actors

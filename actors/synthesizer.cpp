@@ -1,0 +1,80 @@
+// Synthesizer: one partition's witness -> a = A·w, b = B·w, c = a∘b, on its own thread (spawned
+// detached: the CPU-heavy evaluation never blocks CAF's scheduler threads). A pool is several of
+// these; the scheduler hands each one partition at a time.
+//
+// In-process the key arrives as a lease (the key store's evaluator). A synthesizer on another node
+// receives only the key's path and loads the key and builds its evaluator itself, once.
+#include <map>
+
+#include "actors/actors.hpp"
+#include "actors/faults.hpp"
+#include "caf/all.hpp"
+#include "zk/error.hpp"
+
+namespace cuzk::actors {
+
+namespace {
+
+struct synthesizer_state {
+  synthesizer_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
+  std::uint32_t slot = 0;
+  std::unique_ptr<fault_coin> coin;
+  std::map<std::string, std::shared_ptr<const circuit_key>> local_keys;  // remote use only
+};
+
+using synth_ptr = synthesizer_actor::stateful_pointer<synthesizer_state>;
+
+std::shared_ptr<const circuit_key> resolve_key(synth_ptr self, const key_handle& h) {
+  if (h.ptr && h.ptr->evaluator) return h.ptr;
+  auto& slot = self->state.local_keys[h.path];
+  if (!slot) {
+    auto ck = std::make_shared<circuit_key>();
+    ck->zkey = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(h.path));
+    ck->evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
+        zk::groth16::constraint_evaluator::build(*ck->zkey));
+    ck->evaluator_bytes = ck->evaluator->memory_bytes();
+    slot = std::move(ck);
+  }
+  return slot;
+}
+
+synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot, fault_settings faults,
+                                             std::uint64_t generation) {
+  self->state.slot = slot;
+  self->state.coin = std::make_unique<fault_coin>(faults.synth_throw,
+                                                  faults.seed ^ (0x9e3779b97f4a7c15ULL * (slot + 1)) ^ (generation << 20));
+  return {
+      [self](synth_request& req) -> caf::result<synth_result> {
+        try {
+          auto t0 = now_us();
+          if (self->state.coin->flip())
+            throw std::runtime_error("injected fault: synthesizer " + std::to_string(self->state.slot) + " threw");
+          auto key = resolve_key(self, req.key);
+          std::shared_ptr<const zk::io::witness> w = req.witness.data.ptr;
+          if (!w) w = std::make_shared<const zk::io::witness>(zk::io::witness::load(req.witness.path));
+          zk::io::check_witness_matches(*key->zkey, *w);
+          // Non-const object behind a const handle: the device, as sole owner, may take it over.
+          auto syn = std::make_shared<zk::groth16::synthesis>(key->evaluator->evaluate(*w));
+          synth_result r;
+          r.task = req.task;
+          r.synthesis.ptr = std::move(syn);
+          r.witness.ptr = std::move(w);
+          r.elapsed_us = now_us() - t0;
+          return r;
+        } catch (const zk::input_error& e) {
+          return make_error(errc::bad_input, e.what());
+        } catch (const std::exception& e) {
+          return make_error(errc::worker_failed, e.what());
+        }
+      },
+  };
+}
+
+}  // namespace
+
+synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
+                                    std::uint64_t generation) {
+  return sys.spawn<caf::detached>(synthesizer, slot, faults, generation);
+}
+
+}  // namespace cuzk::actors

@@ -1,0 +1,194 @@
+// cuzk's proving engine, as a library: start(config) -> engine; submit / await / cancel / status.
+//
+// Behind this facade the engine is a set of actors (C++ Actor Framework 0.17): intake, scheduler,
+// key store, host and VRAM memory budgets, a synthesizer pool, one device actor per device, an
+// assembler that verifies every partition proof, and a supervisor that respawns what dies. See
+// docs/architecture.md. This header deliberately includes no CAF header.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "zk/groth16/types.hpp"
+#include "zk/io/wtns.hpp"
+
+namespace cuzk::engine {
+
+using job_id = std::uint64_t;
+
+enum class priority : std::uint8_t { low = 0, normal = 1, high = 2, critical = 3 };
+enum class job_state : std::uint8_t { queued = 0, running = 1, succeeded = 2, failed = 3, canceled = 4 };
+const char* to_string(job_state s);
+
+// Supervised worker roles (for status and the test hook kill_worker).
+enum class worker_role : std::uint8_t {
+  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer
+};
+const char* to_string(worker_role r);
+
+// Seeded fault injection (tests): probability per operation.
+struct fault_plan {
+  double synth_throw = 0;         // a synthesizer throws inside synthesis
+  double device_kernel_fail = 0;  // a device backend call (h, MSM) throws, like a failed kernel
+  double device_alloc_fail = 0;   // a device allocation fails before computing
+  std::uint64_t seed = 0;
+};
+
+struct remote_node {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;
+};
+
+struct config {
+  std::string host_budget = "auto";  // "auto" (MemTotal or the cgroup limit, minus the margin) or a size
+  std::uint64_t host_margin_bytes = std::uint64_t{1} << 30;
+  std::vector<std::string> devices{"cpu"};  // compute backend per device actor: "cpu", "cuda", "auto"
+  std::string device_budget = "1GiB";       // VRAM budget per device (CPU device: its working memory)
+  unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
+  std::vector<remote_node> remote_synthesizers;
+  unsigned max_attempts = 3;                // per partition; then the job fails with the reasons
+  std::size_t max_active_jobs = 1024;
+  std::size_t max_partitions = 1024;
+  std::string key_cache = "0";              // hot keys kept beyond their leases, within this size (0: no limit)
+  std::chrono::milliseconds step_timeout{120000};
+  unsigned scheduler_threads = 0;           // CAF scheduler threads; 0 = CAF's default
+  std::map<std::string, std::string> circuits;  // registered circuit name -> zkey path
+  fault_plan faults;
+};
+
+struct witness_input {
+  std::string path;                               // a .wtns file, or
+  std::shared_ptr<const zk::io::witness> data;    // a witness in memory (never copied)
+};
+
+struct request {
+  std::string request_id;  // the client's id: submitting the same id again returns the same job
+  std::string circuit;     // zkey path or a registered name
+  priority prio = priority::normal;
+  std::vector<witness_input> partitions;  // 1..N
+  std::optional<zk::groth16::randomness> randomness;  // tests: fixed r, s for every partition
+};
+
+struct partition_proof {
+  zk::groth16::proof proof;
+  std::vector<zk::bigint<4>> public_inputs;
+  std::array<std::uint8_t, 192> compressed{};
+};
+
+struct job_timings {  // milliseconds
+  double queue = 0, key_load = 0, synthesis = 0, device = 0, total = 0;
+};
+
+struct job_result {
+  job_id id = 0;
+  job_state state = job_state::queued;
+  std::vector<partition_proof> partitions;  // when succeeded, in partition order
+  std::vector<std::uint8_t> compressed;     // the N compressed proofs concatenated (192 B each)
+  std::vector<std::string> reasons;         // failed attempts (also on success after retries)
+  std::uint32_t attempts = 0;
+  job_timings timings;
+};
+
+struct budget_usage {
+  std::string name;
+  std::uint64_t capacity = 0, in_use = 0, peak = 0, queued_bytes = 0, reclaimed = 0;
+  std::uint32_t reservations = 0, queued = 0;
+};
+
+struct device_report {
+  std::string name;
+  double busy_ms = 0;
+  std::uint64_t proofs = 0;
+};
+
+struct fault_report {
+  worker_role who;
+  std::uint32_t slot = 0;
+  std::string reason;
+  double at_ms = 0;
+};
+
+struct job_summary {
+  job_id id = 0;
+  std::string request_id;
+  job_state state = job_state::queued;
+  priority prio = priority::normal;
+  std::uint32_t partitions = 0, attempts = 0;
+  job_timings timings;
+  std::vector<std::string> reasons;
+};
+
+struct status_report {
+  std::vector<job_summary> jobs;
+  std::vector<device_report> devices;
+  budget_usage host;
+  std::vector<budget_usage> vram;
+  std::uint64_t accepted = 0, rejected = 0, duplicates = 0, succeeded = 0, failed = 0, canceled = 0;
+  std::uint64_t retries = 0, respawns = 0, tasks_queued = 0, tasks_running = 0;
+  std::vector<fault_report> faults;
+  std::uint64_t key_loads = 0, evaluator_builds = 0, key_evictions = 0, key_reserved_bytes = 0;
+};
+
+// Request errors (invalid request, queue full, unknown job, engine stopped): one line.
+class engine_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class engine {
+ public:
+  // The one start path, whatever the configuration.
+  static engine start(const config& cfg);
+
+  engine(engine&&) noexcept;
+  engine& operator=(engine&&) noexcept;
+  ~engine();  // shutdown()
+
+  job_id submit(const request& req);
+  // The job's result; nullopt when it has not finished within `timeout`.
+  std::optional<job_result> await(job_id id, std::chrono::milliseconds timeout);
+  bool cancel(job_id id);  // false when unknown or finished
+  status_report status();
+
+  // Stops every actor and waits for them (bounded by the work in progress). Idempotent.
+  void shutdown();
+
+  // Test hooks.
+  bool kill_worker(worker_role who, unsigned slot);  // exit_reason::kill, as a crash would
+  void evict_idle_keys();                            // drop hot keys that no job holds
+  unsigned synthesizer_count() const;
+  unsigned device_count() const;
+
+ private:
+  struct impl;
+  explicit engine(std::unique_ptr<impl> p);
+  std::unique_ptr<impl> p_;
+};
+
+// A synthesizer on its own actor system, published over CAF's middleman: what a remote node runs.
+// The engine connects to it through config::remote_synthesizers.
+class synthesizer_node {
+ public:
+  static std::unique_ptr<synthesizer_node> serve(std::uint16_t port = 0, const std::string& host = "127.0.0.1");
+  ~synthesizer_node();
+  std::uint16_t port() const;
+
+ private:
+  struct impl;
+  synthesizer_node();
+  std::unique_ptr<impl> p_;
+};
+
+// Host memory: MemTotal, or the cgroup limit if lower (bytes).
+std::uint64_t host_memory_limit();
+// "auto" -> host_memory_limit() - margin; else a size: "123", "64KiB", "512MiB", "2GiB", "1.5G".
+std::uint64_t parse_budget(const std::string& text, std::uint64_t margin = 0);
+
+}  // namespace cuzk::engine

@@ -1,0 +1,99 @@
+// Registration of every message type under one name, and the engine's error category.
+#include "caf/actor_system_config.hpp"
+#include "caf/message.hpp"
+#include "caf/sec.hpp"
+#include "messages/interfaces.hpp"
+
+namespace cuzk::msg {
+
+const char* to_string(role r) {
+  switch (r) {
+    case role::host_budget: return "host_budget";
+    case role::vram_budget: return "vram_budget";
+    case role::key_store: return "key_store";
+    case role::synthesizer: return "synthesizer";
+    case role::device: return "device";
+    case role::assembler: return "assembler";
+    case role::scheduler: return "scheduler";
+    case role::intake: return "intake";
+    case role::remote_synthesizer: return "remote_synthesizer";
+  }
+  return "unknown";
+}
+
+const char* to_string(errc x) {
+  switch (x) {
+    case errc::none: return "none";
+    case errc::invalid_request: return "invalid_request";
+    case errc::queue_full: return "queue_full";
+    case errc::unknown_job: return "unknown_job";
+    case errc::bad_input: return "bad_input";
+    case errc::worker_failed: return "worker_failed";
+    case errc::proof_invalid: return "proof_invalid";
+    case errc::over_budget: return "over_budget";
+    case errc::shutting_down: return "shutting_down";
+  }
+  return "unknown";
+}
+
+caf::error make_error(errc x, std::string what) {
+  return caf::error{static_cast<std::uint8_t>(x), caf::atom("cuzk"), caf::make_message(std::move(what))};
+}
+
+std::string describe(const caf::error& e) {
+  if (!e) return "no error";
+  std::string out;
+  if (e.category() == caf::atom("cuzk")) {
+    out = to_string(static_cast<errc>(e.code()));
+  } else if (e.category() == caf::atom("system")) {
+    out = caf::to_string(static_cast<caf::sec>(e.code()));
+  } else {
+    out = caf::to_string(e);
+  }
+  if (!e.context().empty() && e.context().match_elements<std::string>()) {
+    const auto& what = e.context().get_as<std::string>(0);
+    if (!what.empty()) out += ": " + what;
+  }
+  return out;
+}
+
+void register_messages(caf::actor_system_config& cfg) {
+  cfg.add_message_type<keepalive>("cuzk.keepalive");
+  cfg.add_message_type<key_handle>("cuzk.key_handle");
+  cfg.add_message_type<witness_handle>("cuzk.witness_handle");
+  cfg.add_message_type<witness_source>("cuzk.witness_source");
+  cfg.add_message_type<synthesis_handle>("cuzk.synthesis_handle");
+  cfg.add_message_type<task_ref>("cuzk.task_ref");
+  cfg.add_message_type<job_spec>("cuzk.job_spec");
+  cfg.add_message_type<job_ticket>("cuzk.job_ticket");
+  cfg.add_message_type<job_timings>("cuzk.job_timings");
+  cfg.add_message_type<partition_output>("cuzk.partition_output");
+  cfg.add_message_type<job_outcome>("cuzk.job_outcome");
+  cfg.add_message_type<reservation>("cuzk.reservation");
+  cfg.add_message_type<budget_status>("cuzk.budget_status");
+  cfg.add_message_type<synth_request>("cuzk.synth_request");
+  cfg.add_message_type<synth_result>("cuzk.synth_result");
+  cfg.add_message_type<prove_request>("cuzk.prove_request");
+  cfg.add_message_type<device_result>("cuzk.device_result");
+  cfg.add_message_type<device_status>("cuzk.device_status");
+  cfg.add_message_type<assemble_request>("cuzk.assemble_request");
+  cfg.add_message_type<assembly_ack>("cuzk.assembly_ack");
+  cfg.add_message_type<key_status>("cuzk.key_status");
+  cfg.add_message_type<key_store_status>("cuzk.key_store_status");
+  cfg.add_message_type<device_usage>("cuzk.device_usage");
+  cfg.add_message_type<scheduler_status>("cuzk.scheduler_status");
+  cfg.add_message_type<job_report>("cuzk.job_report");
+  cfg.add_message_type<intake_status>("cuzk.intake_status");
+  cfg.add_message_type<fault_record>("cuzk.fault_record");
+  cfg.add_message_type<supervisor_status>("cuzk.supervisor_status");
+  cfg.add_message_type<reserve_request>("cuzk.reserve_request");
+  cfg.add_message_type<worker_replaced>("cuzk.worker_replaced");
+  cfg.add_message_type<roster>("cuzk.roster");
+  cfg.add_error_category(caf::atom("cuzk"), [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {
+    std::string out = to_string(static_cast<errc>(code));
+    if (ctx.match_elements<std::string>()) out += ": " + ctx.get_as<std::string>(0);
+    return out;
+  });
+}
+
+}  // namespace cuzk::msg

@@ -1,0 +1,444 @@
+// The engine's messages: plain structs with CAF `inspect` functions (CAF 0.17 style). Everything
+// here is a value; the large buffers (witness, synthesis a/b/c, proving keys) travel in-process as
+// shared_ptr<const T> handles and are never copied. Across processes a handle serializes its
+// contents (witness, synthesis) or only its name (a proving key, which every node loads itself).
+//
+// No actor handles appear here, so this header is cheap to include; the messages that carry
+// actor handles and the typed actor interfaces are in messages/interfaces.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "messages/zk_inspect.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/types.hpp"
+#include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::msg {
+
+using job_id = std::uint64_t;
+
+// Declared low to high so that a larger value is more urgent.
+enum class priority : std::uint8_t { low = 0, normal = 1, high = 2, critical = 3 };
+enum class job_state : std::uint8_t { queued = 0, running = 1, succeeded = 2, failed = 3, canceled = 4 };
+
+// ---- handles to large immutable buffers -------------------------------------------------------
+
+// Keeps something alive (a budget reservation, a key lease) while a handle travels. Never
+// serialized: what it guards is local to the process that made it.
+struct keepalive {
+  std::shared_ptr<const void> ptr;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, keepalive&) {
+  return f(caf::meta::type_name("keepalive"));
+}
+
+// A proving key with its constraint evaluator, as the key store hands it out (a lease: the key
+// store evicts only keys whose handle nobody else holds).
+struct circuit_key {
+  std::shared_ptr<const zk::io::zkey> zkey;
+  std::shared_ptr<const zk::groth16::constraint_evaluator> evaluator;
+  std::uint64_t evaluator_bytes = 0;
+};
+
+struct key_handle {
+  std::string path;                   // the zkey file: the name every node resolves on its own
+  std::uint64_t synthesis_bytes = 0;  // host bytes one partition's synthesis holds
+  std::uint64_t device_bytes = 0;     // device bytes one partition's proof reserves
+  std::shared_ptr<const circuit_key> ptr;  // in-process only
+  bool operator==(const key_handle& o) const {
+    return path == o.path && synthesis_bytes == o.synthesis_bytes && device_bytes == o.device_bytes;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_handle& x) {
+  return f(caf::meta::type_name("key_handle"), x.path, x.synthesis_bytes, x.device_bytes);
+}
+
+struct witness_handle {
+  std::shared_ptr<const zk::io::witness> ptr;
+  bool operator==(const witness_handle& o) const {
+    if (!ptr || !o.ptr) return !ptr && !o.ptr;
+    return ptr == o.ptr || ptr->values == o.ptr->values;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, witness_handle& x) {
+  bool present = false;
+  std::vector<std::uint64_t> words;
+  if constexpr (Inspector::reads_state) {
+    present = bool(x.ptr);
+    if (x.ptr) words = detail::to_words(x.ptr->values.data(), x.ptr->values.size());
+  }
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    if (!present) {
+      x.ptr.reset();
+      return caf::none;
+    }
+    auto w = std::make_shared<zk::io::witness>();
+    w->values.resize(words.size() / 4);
+    if (!detail::from_words(words, w->values.data(), w->values.size()))
+      return caf::make_error(caf::sec::invalid_argument);
+    x.ptr = std::move(w);
+    return caf::none;
+  });
+  return f(caf::meta::type_name("witness_handle"), present, words, load);
+}
+
+// A partition's witness: a file to load, or values already in memory.
+struct witness_source {
+  std::string path;
+  witness_handle data;
+  bool operator==(const witness_source&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, witness_source& x) {
+  return f(caf::meta::type_name("witness_source"), x.path, x.data);
+}
+
+// a = A·w, b = B·w, c = a∘b of one partition. `reservation` is the host-budget grant that
+// accounts for these bytes: it is released when the last holder of the handle lets go.
+struct synthesis_handle {
+  std::shared_ptr<const zk::groth16::synthesis> ptr;
+  keepalive reservation;
+  bool operator==(const synthesis_handle& o) const {
+    if (!ptr || !o.ptr) return !ptr && !o.ptr;
+    return ptr == o.ptr || (ptr->a == o.ptr->a && ptr->b == o.ptr->b && ptr->c == o.ptr->c);
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, synthesis_handle& x) {
+  bool present = false;
+  std::vector<std::uint64_t> a, b, c;
+  if constexpr (Inspector::reads_state) {
+    present = bool(x.ptr);
+    if (x.ptr) {
+      a = detail::to_words(x.ptr->a.data(), x.ptr->a.size());
+      b = detail::to_words(x.ptr->b.data(), x.ptr->b.size());
+      c = detail::to_words(x.ptr->c.data(), x.ptr->c.size());
+    }
+  }
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    x.reservation.ptr.reset();
+    if (!present) {
+      x.ptr.reset();
+      return caf::none;
+    }
+    auto s = std::make_shared<zk::groth16::synthesis>();
+    s->a.resize(a.size() / 4);
+    s->b.resize(b.size() / 4);
+    s->c.resize(c.size() / 4);
+    if (!detail::from_words(a, s->a.data(), s->a.size()) || !detail::from_words(b, s->b.data(), s->b.size()) ||
+        !detail::from_words(c, s->c.data(), s->c.size()))
+      return caf::make_error(caf::sec::invalid_argument);
+    x.ptr = std::move(s);
+    return caf::none;
+  });
+  return f(caf::meta::type_name("synthesis_handle"), present, a, b, c, load);
+}
+
+// ---- jobs -------------------------------------------------------------------------------------
+
+// One attempt at one partition. `ticket` is unique per dispatch: a late answer whose ticket is not
+// the partition's current one belongs to an abandoned attempt and is dropped.
+struct task_ref {
+  job_id job = 0;
+  std::uint32_t index = 0;
+  std::uint32_t attempt = 0;
+  std::uint64_t ticket = 0;
+  bool operator==(const task_ref&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, task_ref& x) {
+  return f(caf::meta::type_name("task_ref"), x.job, x.index, x.attempt, x.ticket);
+}
+
+struct job_spec {
+  std::string request_id;  // the client's id: submitting it again returns the same job
+  std::string circuit;     // zkey path (names are resolved by intake)
+  priority prio = priority::normal;
+  std::vector<witness_source> partitions;
+  bool fixed_randomness = false;  // tests: every partition uses `randomness`
+  zk::groth16::randomness randomness{};
+  bool operator==(const job_spec& o) const {
+    return request_id == o.request_id && circuit == o.circuit && prio == o.prio && partitions == o.partitions &&
+           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_spec& x) {
+  return f(caf::meta::type_name("job_spec"), x.request_id, x.circuit, x.prio, x.partitions, x.fixed_randomness,
+           x.randomness);
+}
+
+// What intake hands the scheduler: an accepted job.
+struct job_ticket {
+  job_id job = 0;
+  job_spec spec;
+  bool operator==(const job_ticket&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_ticket& x) {
+  return f(caf::meta::type_name("job_ticket"), x.job, x.spec);
+}
+
+// Microseconds. queue: submit to first dispatch; key: waiting for the key (max over partitions);
+// synthesis and device: summed over the job's partitions; total: submit to finish.
+struct job_timings {
+  std::uint64_t queue_us = 0, key_us = 0, synthesis_us = 0, device_us = 0, total_us = 0;
+  bool operator==(const job_timings&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_timings& x) {
+  return f(caf::meta::type_name("job_timings"), x.queue_us, x.key_us, x.synthesis_us, x.device_us, x.total_us);
+}
+
+struct partition_output {
+  zk::groth16::proof proof;
+  std::vector<zk::bigint<4>> publics;
+  bool operator==(const partition_output&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_output& x) {
+  return f(caf::meta::type_name("partition_output"), x.proof, x.publics);
+}
+
+struct job_outcome {
+  job_id job = 0;
+  job_state state = job_state::queued;
+  std::vector<partition_output> partitions;  // in partition order; empty unless succeeded
+  std::vector<std::uint8_t> compressed;      // 192 bytes per partition, concatenated
+  std::vector<std::string> reasons;          // why attempts failed (also for a success after retries)
+  job_timings timings;
+  std::uint32_t attempts = 0;                // dispatches over all partitions
+  bool operator==(const job_outcome&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_outcome& x) {
+  return f(caf::meta::type_name("job_outcome"), x.job, x.state, x.partitions, x.compressed, x.reasons, x.timings,
+           x.attempts);
+}
+
+// ---- budgets ----------------------------------------------------------------------------------
+
+struct reservation {
+  std::uint64_t id = 0;
+  std::uint64_t bytes = 0;
+  bool operator==(const reservation&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, reservation& x) {
+  return f(caf::meta::type_name("reservation"), x.id, x.bytes);
+}
+
+struct budget_status {
+  std::string name;
+  std::uint64_t capacity = 0, in_use = 0, peak = 0, queued_bytes = 0;
+  std::uint32_t queued = 0, reservations = 0;
+  std::uint64_t granted_total = 0, reclaimed_total = 0;
+  bool operator==(const budget_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, budget_status& x) {
+  return f(caf::meta::type_name("budget_status"), x.name, x.capacity, x.in_use, x.peak, x.queued_bytes, x.queued,
+           x.reservations, x.granted_total, x.reclaimed_total);
+}
+
+// ---- workers ----------------------------------------------------------------------------------
+
+struct synth_request {
+  task_ref task;
+  key_handle key;
+  witness_source witness;
+  bool operator==(const synth_request&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, synth_request& x) {
+  return f(caf::meta::type_name("synth_request"), x.task, x.key, x.witness);
+}
+
+struct synth_result {
+  task_ref task;
+  synthesis_handle synthesis;
+  witness_handle witness;  // loaded from the source's path when it named a file
+  std::uint64_t elapsed_us = 0;
+  bool operator==(const synth_result&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, synth_result& x) {
+  return f(caf::meta::type_name("synth_result"), x.task, x.synthesis, x.witness, x.elapsed_us);
+}
+
+struct prove_request {
+  task_ref task;
+  key_handle key;
+  synthesis_handle synthesis;
+  witness_handle witness;
+  bool fixed_randomness = false;
+  zk::groth16::randomness randomness{};
+  keepalive device_reservation;  // the VRAM grant, released when the device lets go
+  bool operator==(const prove_request& o) const {
+    return task == o.task && key == o.key && synthesis == o.synthesis && witness == o.witness &&
+           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, prove_request& x) {
+  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.synthesis, x.witness, x.fixed_randomness,
+           x.randomness, x.device_reservation);
+}
+
+struct device_result {
+  task_ref task;
+  partition_output output;
+  std::uint64_t elapsed_us = 0;
+  bool operator==(const device_result&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_result& x) {
+  return f(caf::meta::type_name("device_result"), x.task, x.output, x.elapsed_us);
+}
+
+struct device_status {
+  std::string name, backend;
+  std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  bool operator==(const device_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_status& x) {
+  return f(caf::meta::type_name("device_status"), x.name, x.backend, x.proofs, x.failures, x.busy_us);
+}
+
+struct assemble_request {
+  task_ref task;
+  std::uint32_t n_partitions = 0;
+  key_handle key;  // for the verifying key
+  partition_output output;
+  bool operator==(const assemble_request&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, assemble_request& x) {
+  return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.key, x.output);
+}
+
+struct assembly_ack {
+  task_ref task;
+  bool complete = false;                     // all partitions verified: the job's proof follows
+  std::vector<partition_output> partitions;  // when complete
+  std::vector<std::uint8_t> compressed;      // when complete: 192 bytes per partition
+  bool operator==(const assembly_ack&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, assembly_ack& x) {
+  return f(caf::meta::type_name("assembly_ack"), x.task, x.complete, x.partitions, x.compressed);
+}
+
+// ---- status -----------------------------------------------------------------------------------
+
+enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
+
+struct key_status {
+  std::string path;
+  key_tier tier = key_tier::cold;
+  std::uint32_t leases = 0;
+  std::uint64_t bytes = 0;
+  bool operator==(const key_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_status& x) {
+  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes);
+}
+
+struct key_store_status {
+  std::vector<key_status> keys;
+  std::uint64_t loads = 0, evaluator_builds = 0, evictions = 0, reserved_bytes = 0;
+  bool operator==(const key_store_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
+  return f(caf::meta::type_name("key_store_status"), x.keys, x.loads, x.evaluator_builds, x.evictions,
+           x.reserved_bytes);
+}
+
+struct device_usage {
+  std::string name;
+  std::uint64_t busy_us = 0, proofs = 0;
+  bool operator==(const device_usage&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
+  return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs);
+}
+
+struct scheduler_status {
+  std::vector<device_usage> devices;
+  std::uint64_t retries = 0, tasks_queued = 0, tasks_running = 0, jobs_active = 0, synthesizers = 0;
+  bool operator==(const scheduler_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
+  return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running,
+           x.jobs_active, x.synthesizers);
+}
+
+struct job_report {
+  job_id job = 0;
+  std::string request_id;
+  job_state state = job_state::queued;
+  priority prio = priority::normal;
+  std::uint32_t partitions = 0, attempts = 0;
+  job_timings timings;
+  std::vector<std::string> reasons;
+  bool operator==(const job_report&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_report& x) {
+  return f(caf::meta::type_name("job_report"), x.job, x.request_id, x.state, x.prio, x.partitions, x.attempts,
+           x.timings, x.reasons);
+}
+
+struct intake_status {
+  std::vector<job_report> jobs;
+  std::uint64_t accepted = 0, rejected = 0, duplicates = 0, succeeded = 0, failed = 0, canceled = 0;
+  bool operator==(const intake_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, intake_status& x) {
+  return f(caf::meta::type_name("intake_status"), x.jobs, x.accepted, x.rejected, x.duplicates, x.succeeded,
+           x.failed, x.canceled);
+}
+
+// The supervised roles; `slot` numbers instances of a role (synthesizer 3, device 0, ...).
+enum class role : std::uint8_t {
+  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer
+};
+const char* to_string(role r);
+
+struct fault_record {
+  role who = role::synthesizer;
+  std::uint32_t slot = 0;
+  std::string reason;
+  std::uint64_t at_us = 0;  // since the engine started
+  bool operator==(const fault_record&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fault_record& x) {
+  return f(caf::meta::type_name("fault_record"), x.who, x.slot, x.reason, x.at_us);
+}
+
+struct supervisor_status {
+  std::vector<fault_record> faults;
+  std::uint64_t respawns = 0;
+  bool operator==(const supervisor_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, supervisor_status& x) {
+  return f(caf::meta::type_name("supervisor_status"), x.faults, x.respawns);
+}
+
+}  // namespace cuzk::msg
