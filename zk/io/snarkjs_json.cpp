@@ -9,10 +9,6 @@
 
 #include "zk/error.hpp"
 
-#if __has_include("zk/bls12_381/pairing.hpp")
-#include "zk/bls12_381/pairing.hpp"
-#define CUZK_HAVE_PAIRING 1
-#endif
 
 namespace cuzk::zk::io::snarkjs {
 
@@ -63,10 +59,6 @@ json vk_to_json(const groth16::verifying_key& vk, const json& alphabeta_12) {
   return j;
 }
 
-#ifdef CUZK_HAVE_PAIRING
-json vk_to_json(const groth16::verifying_key& vk) { return vk_to_json(vk, fp12_to_json(pairing(vk.alpha1, vk.beta2))); }
-#endif
-
 std::string dump(const json& j) { return j.dump(1); }
 
 void write_file(const std::string& path, const json& j) {
@@ -80,6 +72,10 @@ void write_file(const std::string& path, const json& j) {
 // ---- reading -----------------------------------------------------------------------------------
 
 namespace {
+
+// Reading uses the std::map-backed nlohmann::json: ordered_json's linear key search makes a large hostile
+// object quadratic, and order does not matter when reading.
+using in_json = nlohmann::json;
 
 // "path[i]", built by appending (GCC 12 warns falsely (-Wrestrict) on "[" + std::to_string(i)).
 std::string index(std::string_view path, std::size_t i) {
@@ -98,22 +94,22 @@ class reader {
     throw input_error(name_ + ": " + (path.empty() ? what : path + " " + what));
   }
 
-  json parse(std::string_view text) const {
+  in_json parse(std::string_view text) const {
     try {
-      return json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
+      return in_json::parse(text.begin(), text.end());
+    } catch (const in_json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
       throw input_error(name_ + ": not valid JSON (" + e.what() + ")");
     }
   }
 
-  const json& key(const json& obj, const char* k) const {
+  const in_json& key(const in_json& obj, const char* k) const {
     if (!obj.is_object()) fail("", "is not a JSON object");
     auto it = obj.find(k);
     if (it == obj.end()) fail(k, "is missing");
     return *it;
   }
 
-  const json& array(const json& v, const std::string& path, std::size_t min_n, std::size_t max_n,
+  const in_json& array(const in_json& v, const std::string& path, std::size_t min_n, std::size_t max_n,
                     const char* of) const {
     if (!v.is_array() || v.size() < min_n || v.size() > max_n)
       fail(path, std::string("is not an array of ") +
@@ -124,7 +120,7 @@ class reader {
 
   // A decimal string below the modulus (what snarkjs writes; it also reads decimal only).
   template <std::size_t N>
-  bigint<N> integer(const json& v, const std::string& path, const bigint<N>& modulus, const char* field) const {
+  bigint<N> integer(const in_json& v, const std::string& path, const bigint<N>& modulus, const char* field) const {
     if (!v.is_string()) fail(path, std::string("is not a decimal ") + field + " element");
     const auto& s = v.get_ref<const std::string&>();
     bool digits = !s.empty() && s.size() <= 200;
@@ -135,17 +131,17 @@ class reader {
     return *r;
   }
 
-  fp base(const json& v, const std::string& path) const {
+  fp base(const in_json& v, const std::string& path) const {
     return fp::from_canonical(integer(v, path, fp::P, "field"));
   }
-  fp2 base2(const json& v, const std::string& path) const {
+  fp2 base2(const in_json& v, const std::string& path) const {
     array(v, path, 2, 2, "field elements");
     return {base(v[0], index(path, 0)), base(v[1], index(path, 1))};
   }
 
   // [x, y] or [x, y, z]: z = 1 affine, z = 0 infinity, other z Jacobian (X/Z^2, Y/Z^3), as snarkjs.
   template <class Point, class Coord>
-  Point point(const json& v, const std::string& path, Coord coord) const {
+  Point point(const in_json& v, const std::string& path, Coord coord) const {
     using F = typename Point::F;
     array(v, path, 2, 3, "coordinates");
     F x = coord(v[0], index(path, 0)), y = coord(v[1], index(path, 1));
@@ -163,19 +159,19 @@ class reader {
     return p;
   }
 
-  g1_affine g1(const json& v, const std::string& path) const {
-    return point<g1_affine>(v, path, [&](const json& e, const std::string& p) { return base(e, p); });
+  g1_affine g1(const in_json& v, const std::string& path) const {
+    return point<g1_affine>(v, path, [&](const in_json& e, const std::string& p) { return base(e, p); });
   }
-  g2_affine g2(const json& v, const std::string& path) const {
-    return point<g2_affine>(v, path, [&](const json& e, const std::string& p) { return base2(e, p); });
+  g2_affine g2(const in_json& v, const std::string& path) const {
+    return point<g2_affine>(v, path, [&](const in_json& e, const std::string& p) { return base2(e, p); });
   }
 
-  void expect_string(const json& obj, const char* k, const char* want, bool required) const {
+  void expect_string(const in_json& obj, const char* k, const char* want, bool required) const {
     if (!obj.contains(k)) {
       if (required) fail(k, "is missing");
       return;
     }
-    const json& v = obj[k];
+    const in_json& v = obj[k];
     if (!v.is_string()) fail(k, std::string("is not a string, expected \"") + want + "\"");
     const auto& s = v.get_ref<const std::string&>();
     if (s == want) return;
@@ -200,7 +196,7 @@ std::string read_text(const std::string& path) {
 
 groth16::proof parse_proof(std::string_view text, const std::string& name) {
   reader r(name);
-  json j = r.parse(text);
+  in_json j = r.parse(text);
   if (!j.is_object()) r.fail("", "is not a JSON object");
   r.expect_string(j, "protocol", "groth16", false);
   r.expect_string(j, "curve", "bls12381", false);
@@ -213,7 +209,7 @@ groth16::proof parse_proof(std::string_view text, const std::string& name) {
 
 std::vector<bigint<4>> parse_public(std::string_view text, const std::string& name) {
   reader r(name);
-  json j = r.parse(text);
+  in_json j = r.parse(text);
   if (!j.is_array()) r.fail("", "is not a JSON array of public signals");
   std::vector<bigint<4>> out;
   out.reserve(j.size());
@@ -223,11 +219,11 @@ std::vector<bigint<4>> parse_public(std::string_view text, const std::string& na
 
 groth16::verifying_key parse_vk(std::string_view text, const std::string& name) {
   reader r(name);
-  json j = r.parse(text);
+  in_json j = r.parse(text);
   if (!j.is_object()) r.fail("", "is not a JSON object");
   r.expect_string(j, "protocol", "groth16", true);
   r.expect_string(j, "curve", "bls12381", true);
-  const json& np = r.key(j, "nPublic");
+  const in_json& np = r.key(j, "nPublic");
   if (!np.is_number_unsigned() || np.get<std::uint64_t>() > 0xfffffffeULL) r.fail("nPublic", "is not a count");
   std::uint64_t n_public = np.get<std::uint64_t>();
   groth16::verifying_key vk;
@@ -235,7 +231,7 @@ groth16::verifying_key parse_vk(std::string_view text, const std::string& name) 
   vk.beta2 = r.g2(r.key(j, "vk_beta_2"), "vk_beta_2");
   vk.gamma2 = r.g2(r.key(j, "vk_gamma_2"), "vk_gamma_2");
   vk.delta2 = r.g2(r.key(j, "vk_delta_2"), "vk_delta_2");
-  const json& ic = r.key(j, "IC");
+  const in_json& ic = r.key(j, "IC");
   if (!ic.is_array() || ic.size() != n_public + 1)
     r.fail("IC", "is not an array of nPublic + 1 = " + std::to_string(n_public + 1) + " points");
   for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(r.g1(ic[i], index("IC", i)));
