@@ -5,6 +5,7 @@
 // Each figure is the median of --repeat runs after one warm-up run.
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -28,6 +29,7 @@ struct args {
   std::vector<unsigned> log_sizes{16}, threads{1};
   unsigned repeat = 3, window = 0;
   double ones = 0.0, zeros = 0.0;
+  bool batch_affine = true;
 };
 
 std::vector<unsigned> parse_list(const std::string& s) {
@@ -46,7 +48,7 @@ std::vector<unsigned> parse_list(const std::string& s) {
   std::fprintf(stderr,
                "usage: zk_bench fpmul\n"
                "       zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat N] [--window C]\n"
-               "                    [--ones FRACTION] [--zeros FRACTION]\n"
+               "                    [--ones FRACTION] [--zeros FRACTION] [--batch-affine 0|1]\n"
                "       zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat N]\n");
   std::exit(2);
 }
@@ -66,24 +68,43 @@ args parse(int argc, char** argv) {
     else if (k == "--window") a.window = unsigned(std::stoul(v));
     else if (k == "--ones") a.ones = std::stod(v);
     else if (k == "--zeros") a.zeros = std::stod(v);
+    else if (k == "--batch-affine") a.batch_affine = v != "0";
     else usage();
   }
   if (a.curve != "g1" && a.curve != "g2") usage();
   return a;
 }
 
-double seconds_of(const std::function<void()>& f) {
-  auto t0 = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+// Wall time, and the process's CPU time: on a shared, loaded machine the CPU time of a
+// single-threaded run is the steadier figure.
+struct timing {
+  double wall, cpu;
+};
+
+double cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
 }
 
-double median_seconds(unsigned repeat, const std::function<void()>& f) {
-  f();  // warm-up
-  std::vector<double> t;
-  for (unsigned i = 0; i < std::max(1u, repeat); ++i) t.push_back(seconds_of(f));
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
+timing time_of(const std::function<void()>& f) {
+  double c0 = cpu_seconds();
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), cpu_seconds() - c0};
+}
+
+// Medians (each on its own) of `repeat` runs after one warm-up run.
+timing median_timing(unsigned repeat, const std::function<void()>& f) {
+  f();
+  std::vector<double> w, c;
+  for (unsigned i = 0; i < std::max(1u, repeat); ++i) {
+    timing t = time_of(f);
+    w.push_back(t.wall), c.push_back(t.cpu);
+  }
+  std::sort(w.begin(), w.end());
+  std::sort(c.begin(), c.end());
+  return {w[w.size() / 2], c[c.size() / 2]};
 }
 
 bigint<4> random_scalar(std::mt19937_64& rng) {
@@ -113,22 +134,22 @@ void bench_mul(const char* name) {
   F x = random_field<F>(rng), y = random_field<F>(rng);
   volatile bool sink;
   // latency: a dependent chain
-  double lat = median_seconds(5, [&] {
+  double lat = median_timing(5, [&] {
     F acc = x;
     for (std::size_t i = 0; i < iters; ++i) acc = acc * y;
     sink = acc.is_zero();
-  });
-  double sq = median_seconds(5, [&] {
+  }).cpu;
+  double sq = median_timing(5, [&] {
     F acc = x;
     for (std::size_t i = 0; i < iters; ++i) acc = acc.sqr();
     sink = acc.is_zero();
-  });
+  }).cpu;
   // throughput: 4 independent chains
-  double thr = median_seconds(5, [&] {
+  double thr = median_timing(5, [&] {
     F a = x, b = y, c = x + y, d = x - y;
     for (std::size_t i = 0; i < iters / 4; ++i) a = a * y, b = b * x, c = c * y, d = d * x;
     sink = (a + b + c + d).is_zero();
-  });
+  }).cpu;
   (void)sink;
   std::printf("| %-4s | %8.2f | %8.2f | %8.2f |\n", name, lat / iters * 1e9, sq / iters * 1e9, thr / iters * 1e9);
 }
@@ -156,34 +177,37 @@ void bench_msm(const args& a) {
     else if (t < a.zeros + a.ones) s = bigint<4>{{1, 0, 0, 0}};
     else s = random_scalar(rng);
   }
-  std::printf("| msm %s | log n | threads | median ms | ns/point |\n|---|---|---|---|---|\n", a.curve.c_str());
+  std::printf("| msm | log n | threads | wall ms | cpu ms | ns/point (wall) |\n|---|---|---|---|---|---|\n");
   for (unsigned lg : a.log_sizes)
     for (unsigned t : a.threads) {
       std::size_t n = std::size_t{1} << lg;
       thread_pool pool(t);
-      msm_options opt{.threads = 0, .window_bits = a.window, .pool = &pool};
-      double s = median_seconds(a.repeat, [&] {
+      msm_options opt{.threads = 0, .window_bits = a.window, .pool = &pool, .batch_affine = a.batch_affine};
+      timing s = median_timing(a.repeat, [&] {
         auto r = msm<Curve>(std::span<const affine_t<Curve>>(bases.data(), n),
                             std::span<const bigint<4>>(scalars.data(), n), opt);
         if (r.is_identity()) std::fprintf(stderr, "unexpected identity\n");
       });
-      std::printf("| %s | %u | %u | %.1f | %.0f |\n", a.curve.c_str(), lg, t, s * 1e3, s * 1e9 / double(n));
+      std::printf("| %s | %u | %u | %.1f | %.1f | %.0f |\n", a.curve.c_str(), lg, t, s.wall * 1e3, s.cpu * 1e3,
+                  s.wall * 1e9 / double(n));
       std::fflush(stdout);
     }
 }
 
 void bench_ntt(const args& a) {
   std::mt19937_64 rng(43);
-  std::printf("| ntt | log n | threads | forward ms | to_odd_coset ms |\n|---|---|---|---|---|\n");
+  std::printf("| ntt | log n | threads | forward wall ms | forward cpu ms | to_odd_coset wall ms | cpu ms |\n"
+              "|---|---|---|---|---|---|---|\n");
   for (unsigned lg : a.log_sizes) {
     ntt::domain d(lg);
     std::vector<fr> v(d.size());
     for (auto& x : v) x = random_field<fr>(rng);
     for (unsigned t : a.threads) {
       thread_pool pool(t);
-      double f = median_seconds(a.repeat, [&] { d.ntt(v, pool); });
-      double c = median_seconds(a.repeat, [&] { d.to_odd_coset(v, pool); });
-      std::printf("| fr | %u | %u | %.1f | %.1f |\n", lg, t, f * 1e3, c * 1e3);
+      timing f = median_timing(a.repeat, [&] { d.ntt(v, pool); });
+      timing c = median_timing(a.repeat, [&] { d.to_odd_coset(v, pool); });
+      std::printf("| fr | %u | %u | %.1f | %.1f | %.1f | %.1f |\n", lg, t, f.wall * 1e3, f.cpu * 1e3, c.wall * 1e3,
+                  c.cpu * 1e3);
       std::fflush(stdout);
     }
   }
@@ -194,7 +218,7 @@ void bench_ntt(const args& a) {
 int main(int argc, char** argv) {
   args a = parse(argc, argv);
   if (a.cmd == "fpmul") {
-    std::printf("| field | mul ns (latency) | sqr ns (latency) | mul ns (4 chains) |\n|---|---|---|---|\n");
+    std::printf("| field | mul ns (latency) | sqr ns (latency) | mul ns (4 chains) |  (CPU time)\n|---|---|---|---|\n");
     bench_mul<fp>("fp");
     bench_mul<fr>("fr");
     bench_mul<fp2>("fp2");

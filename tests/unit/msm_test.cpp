@@ -171,3 +171,43 @@ TEST_CASE("msm sizes 0 and 1, all-zero and all-infinity inputs", "[msm]") {
 
   CHECK_THROWS(run_msm<g1_curve>(pts, std::vector<scalar>(3)));
 }
+
+TEST_CASE("msm batch-affine buckets agree with XYZZ buckets, also with heavy bucket collisions", "[msm]") {
+  std::mt19937_64 rng(21);
+  const std::size_t n = 5000;
+  auto pts = random_points<g1_curve>(n, rng);
+  std::vector<scalar> ks(n);
+  scalar common = random_scalar(rng);
+  for (std::size_t i = 0; i < n; ++i) {
+    switch (i % 5) {
+      case 0: ks[i] = common; break;          // same digits: the same bucket in every window
+      case 1: ks[i] = r_minus(1); break;      // the circuit's -1
+      default: ks[i] = random_scalar(rng);
+    }
+  }
+  pts[7] = pts[3];                            // repeated point with the same scalar: doubling in a batch
+  ks[7] = ks[3] = random_scalar(rng);
+  pts[9] = -pts[4];                           // cancellation inside a batch
+  ks[9] = ks[4];
+  auto want = naive_msm<g1_curve>(pts, ks);
+  for (unsigned c : {8u, 10u, 12u}) {
+    auto got = run_msm<g1_curve>(pts, ks, msm_options{.threads = 1, .window_bits = c});
+    auto plain = run_msm<g1_curve>(pts, ks, msm_options{.threads = 1, .window_bits = c, .batch_affine = false});
+    CHECK(got == want);
+    CHECK(plain == want);
+  }
+  CHECK(run_msm<g1_curve>(pts, ks, msm_options{.threads = 2}) == want);
+}
+
+TEST_CASE("msm G2 through batch-affine buckets", "[msm][g2]") {
+  std::mt19937_64 rng(22);
+  const std::size_t n = 1200;
+  auto pts = random_points<g2_curve>(n, rng);
+  std::vector<scalar> ks(n);
+  for (auto& k : ks) k = random_scalar(rng);
+  for (std::size_t i = 0; i < n; i += 3) ks[i] = ks[0];
+  auto got = run_msm<g2_curve>(pts, ks, msm_options{.threads = 1, .window_bits = 9});
+  auto plain = run_msm<g2_curve>(pts, ks, msm_options{.threads = 1, .window_bits = 9, .batch_affine = false});
+  CHECK(got == plain);
+  CHECK(got == naive_msm<g2_curve>(pts, ks));
+}

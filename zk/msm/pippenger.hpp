@@ -5,7 +5,9 @@
 //   digit adds the negated point.
 // - Digit w depends only on bits [c*w - 1, c*w + c) of the scalar, so windows are independent and
 //   need no precomputed digit table.
-// - Buckets are XYZZ points (cheap mixed addition with a doubling fallback for P + P).
+// - Buckets are affine points updated in batches sharing one inversion (batch_affine.hpp), with
+//   XYZZ overflow buckets for points whose bucket is busy in the current batch; small inputs use
+//   plain XYZZ buckets (cheap mixed addition with a doubling fallback for P + P).
 // - Work is split into (window, point-range) tasks on the thread pool, each with its own buckets;
 //   each task reduces its buckets by a running sum.
 // - Zero scalars and points at infinity are dropped up front; scalars equal to 1 (most of a PoRep
@@ -20,6 +22,7 @@
 
 #include "zk/curve/short_weierstrass.hpp"
 #include "zk/ff/bigint.hpp"
+#include "zk/msm/batch_affine.hpp"
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::zk {
@@ -28,6 +31,7 @@ struct msm_options {
   unsigned threads = 0;      // 0: the pool's size; otherwise a private pool of that many threads
   unsigned window_bits = 0;  // 0: chosen from the number of points
   thread_pool* pool = nullptr;  // nullptr: default_pool()
+  bool batch_affine = true;     // false: XYZZ buckets only (for tests and comparisons)
 };
 
 namespace msm_detail {
@@ -46,12 +50,14 @@ inline int signed_digit(const bigint<4>& s, unsigned w, unsigned c) {
 // Windows needed so that the top window's top bit is above the scalar (no carry out).
 inline unsigned num_windows(unsigned c) { return unsigned((scalar_bits + c) / c); }
 
+// Minimises windows x (additions of points + bucket reduction), counting a bucket's reduction
+// (one mixed and one XYZZ addition) as about four batch-affine additions.
 inline unsigned choose_window(std::size_t n) {
   if (n < 4) return 1;
   unsigned best = 1;
   double best_cost = 1e300;
   for (unsigned c = 1; c <= 16; ++c) {
-    double cost = double(num_windows(c)) * (double(n) + 2.0 * double(std::size_t{1} << (c - 1)));
+    double cost = double(num_windows(c)) * (double(n) + 4.0 * double(std::size_t{1} << (c - 1)));
     if (cost < best_cost) best_cost = cost, best = c;
   }
   return best;
@@ -114,11 +120,26 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
   if (T > 1) ranges = std::max<std::size_t>(1, (4 * std::size_t(T) + nw - 1) / nw / 2);
   ranges = std::min<std::size_t>(ranges, std::max<std::size_t>(1, m / 64));
   std::vector<xyzz> window_parts(std::size_t(nw) * ranges);
+  // Batches of about a quarter of the buckets: few collisions, and the inversion is shared by
+  // hundreds of additions. Below that, plain XYZZ buckets are cheaper.
+  const std::size_t batch = std::min<std::size_t>(1024, n_buckets / 4);
+  const bool use_batch_affine = opt.batch_affine && batch >= 64 && m / ranges >= 4 * batch;
 
   pool->run(window_parts.size(), [&](std::size_t task) {
     unsigned w = unsigned(task / ranges);
     std::size_t r = task % ranges;
     std::size_t begin = m * r / ranges, end = m * (r + 1) / ranges;
+    if (use_batch_affine) {
+      msm_detail::batch_affine_buckets<Curve> buckets(n_buckets, batch);
+      for (std::size_t k = begin; k < end; ++k) {
+        std::uint32_t i = active[k];
+        int d = msm_detail::signed_digit(scalars[i], w, c);
+        if (d > 0) buckets.add(std::size_t(d - 1), bases[i]);
+        else if (d < 0) buckets.add(std::size_t(-d - 1), -bases[i]);
+      }
+      window_parts[task] = buckets.weighted_sum();
+      return;
+    }
     std::vector<xyzz> buckets(n_buckets);
     for (std::size_t k = begin; k < end; ++k) {
       std::uint32_t i = active[k];
