@@ -54,7 +54,6 @@ int prove(const prove_options& o) {
   namespace g16 = zk::groth16;
   if (o.threads) zk::set_default_threads(o.threads);
   std::string backend_name = g16::resolve_backend_name(o.backend);
-  std::cerr << "cuzk: backend " << backend_name << (o.backend == "auto" ? " (auto)" : "") << "\n";
 
   auto t0 = now_ns();
   auto key = zk::io::zkey::load(o.zkey);
@@ -69,6 +68,8 @@ int prove(const prove_options& o) {
     check_satisfied(cs, wit, o.wtns, o.r1cs);
   }
 
+  // Printed once the inputs are known good, so that an input error stays the only line.
+  std::cerr << "cuzk: backend " << backend_name << (o.backend == "auto" ? " (auto)" : "") << "\n";
   auto be = g16::make_backend(backend_name);
   t0 = now_ns();
   auto pce = g16::constraint_evaluator::build(key);
