@@ -64,8 +64,8 @@ struct fp12_t {
     return {c0.frobenius_map(k), c1.frobenius_map(k) * T::omega[k]};
   }
 
-  // Granger-Scott squaring, valid only in the cyclotomic subgroup (x^(p^6 + 1)(p^2 - 1)... = 1,
-  // i.e. after the easy part of the final exponentiation).
+  // Granger-Scott squaring (eprint 2009/565), valid only in the cyclotomic subgroup
+  // {x : x^(p^4 - p^2 + 1) = 1}, where every value lies after the final exponentiation's easy part.
   constexpr fp12_t cyclotomic_sqr() const {
     auto fp4_sqr = [](const F2& a, const F2& b, F2& first, F2& second) {
       F2 a2 = a.sqr(), b2 = b.sqr();
