@@ -104,11 +104,22 @@ void release_slot(std::vector<slot_t>& slots, int i, std::uint64_t ticket) {
 
 void pump(sched_ptr self);
 
+// Frees whatever worker slot a dispatch held (its answer came back, or the attempt was abandoned).
+void release_ticket(sched_ptr self, std::uint64_t ticket) {
+  for (auto* slots : {&self->state.synths, &self->state.devices})
+    for (auto& s : *slots)
+      if (s.ticket == ticket) s.ticket = 0;
+}
+
 void end_job(sched_ptr self, job_t& j, job_outcome out) {
   auto& st = self->state;
   for (auto& t : j.tasks) {
     st.queue.erase(order_of(j, t.index));
     st.device_queue.erase(order_of(j, t.index));
+    // Slots only waiting (for a key or a reservation) are free now; a worker that is computing
+    // stays busy until its answer, which is then dropped.
+    if (t.ticket && (t.st == stage::keying || t.st == stage::reserving || t.st == stage::device_reserving))
+      release_ticket(self, t.ticket);
   }
   if (out.state != job_state::succeeded && st.assembler_alive)
     self->send(st.assembler, forget_atom::value, j.id);
@@ -153,6 +164,8 @@ void step_failed(sched_ptr self, job_id job, std::uint32_t index, std::uint64_t 
   if (auto* t = current(self, job, index, ticket, step)) {
     auto& j = self->state.jobs.at(job);
     fail_attempt(self, j, *t, std::string(what) + ": " + describe(e), retryable(e));
+  } else {
+    release_ticket(self, ticket);
   }
   pump(self);
 }
@@ -319,7 +332,11 @@ void reserve_host(sched_ptr self, job_t& j, task_t& t) {
           [self, job, index, ticket, step, budget](reservation& grant) {
             auto token = make_reservation_token(budget, grant);
             auto* t = current(self, job, index, ticket, step);
-            if (!t) return;  // the token returns the grant
+            if (!t) {  // abandoned: the token returns the grant
+              release_ticket(self, ticket);
+              pump(self);
+              return;
+            }
             t->host_reservation = std::move(token);
             synthesize(self, self->state.jobs.at(job), *t);
           },
@@ -350,7 +367,11 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
       .then(
           [self, job, index, ticket, step, t0](key_handle& k) {
             auto* t = current(self, job, index, ticket, step);
-            if (!t) return;
+            if (!t) {
+              release_ticket(self, ticket);
+              pump(self);
+              return;
+            }
             auto& j = self->state.jobs.at(job);
             j.timings.key_us = std::max(j.timings.key_us, now_us() - t0);
             t->key = std::move(k);

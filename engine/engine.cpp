@@ -99,6 +99,9 @@ struct engine::impl {
     if (stopped || !sys) return;
     ask(supervisor, std::chrono::seconds(10), [](bool) {}, msg::shutdown_atom::value);
     stopped = true;
+    // Detached actors' threads wait until the last handle to them is gone.
+    roster = {};
+    supervisor = nullptr;
     sys.reset();  // waits for every actor: the supervisor stopped all of them
   }
 

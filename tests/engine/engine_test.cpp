@@ -1,0 +1,244 @@
+// The engine through its CAF-free facade, on the CPU device: proofs equal the direct prover's,
+// the cold-key scenario that killed the Rust engine, priorities, cancellation, idempotency, limits.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "engine/engine.hpp"
+#include "fixture.hpp"
+#include "zk/groth16/compressed_proof.hpp"
+#include "zk/groth16/verifier.hpp"
+
+using namespace cuzk;
+using namespace std::chrono_literals;
+
+namespace {
+
+engine::config small_config() {
+  engine::config c;
+  c.host_budget = "256MiB";
+  c.device_budget = "64MiB";
+  c.synthesizers = 2;
+  c.devices = {"cpu"};
+  c.scheduler_threads = 4;
+  return c;
+}
+
+engine::request sample_request(std::mt19937_64& rng, std::size_t n, engine::priority prio = engine::priority::normal) {
+  engine::request r;
+  r.circuit = test::sample_zkey();
+  r.prio = prio;
+  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", test::random_sample_witness(rng)});
+  return r;
+}
+
+// Polls until every budget is back to zero (releases travel as messages).
+bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 5s) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    e.evict_idle_keys();
+    auto s = e.status();
+    bool zero = s.host.in_use == 0;
+    for (auto& v : s.vram) zero = zero && v.in_use == 0;
+    if (zero) return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
+void require_verifies(const zk::io::zkey& key, const engine::job_result& r, std::size_t n) {
+  REQUIRE(r.state == engine::job_state::succeeded);
+  REQUIRE(r.partitions.size() == n);
+  REQUIRE(r.compressed.size() == 192 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& p = r.partitions[i];
+    REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+    auto bytes = zk::groth16::to_compressed(p.proof);
+    REQUIRE(std::equal(bytes.begin(), bytes.end(), r.compressed.begin() + static_cast<std::ptrdiff_t>(192 * i)));
+    REQUIRE(bytes == p.compressed);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("engine proofs equal the direct prover's with the same randomness", "[engine]") {
+  std::mt19937_64 rng(1);
+  test::direct_prover direct;
+  auto e = engine::engine::start(small_config());
+  auto req = sample_request(rng, 4);
+  req.partitions.push_back({test::sample_wtns(), nullptr});  // a witness file, too
+  req.randomness = test::fixed_randomness(42);
+  auto id = e.submit(req);
+  auto r = e.await(id, 60s);
+  REQUIRE(r);
+  require_verifies(direct.key, *r, 5);
+  auto file_witness = zk::io::witness::load(test::sample_wtns());
+  for (std::size_t i = 0; i < 5; ++i) {
+    const auto& w = i < 4 ? *req.partitions[i].data : file_witness;
+    auto expected = direct.prove(w, *req.randomness);
+    REQUIRE(r->partitions[i].proof == expected);
+    REQUIRE(r->partitions[i].public_inputs == zk::groth16::public_inputs(direct.key, w));
+  }
+  // A different r, s gives a different (still valid) proof: the randomness really is the job's.
+  auto req2 = req;
+  req2.randomness = test::fixed_randomness(43);
+  auto r2 = e.await(e.submit(req2), 60s);
+  REQUIRE(r2);
+  require_verifies(direct.key, *r2, 5);
+  REQUIRE(r2->partitions[0].proof != r->partitions[0].proof);
+
+  auto s = e.status();
+  REQUIRE(s.succeeded == 2);
+  REQUIRE(s.evaluator_builds == 1);  // the key stayed hot between the jobs
+  REQUIRE(s.devices.size() == 1);
+  REQUIRE(s.devices[0].proofs == 10);
+  REQUIRE(s.devices[0].busy_ms > 0);
+  REQUIRE(s.jobs.size() == 2);
+  REQUIRE(s.jobs[0].timings.total > 0);
+  REQUIRE(s.jobs[0].timings.synthesis > 0);
+  REQUIRE(s.jobs[0].timings.device > 0);
+  REQUIRE(budgets_drain(e));
+}
+
+TEST_CASE("a cold key with many partitions at once: evaluator built once, accounted memory within budget",
+          "[engine]") {
+  // The Rust engine's failure: the first proof built the constraint cache at full concurrency.
+  std::mt19937_64 rng(2);
+  auto key = zk::io::zkey::load(test::sample_zkey());
+  const std::uint64_t evaluator = zk::groth16::constraint_evaluator::estimate_bytes(key);
+  const std::uint64_t synthesis = 3ull * key.domain_size * sizeof(zk::bls12_381::fr);
+  auto c = small_config();
+  c.synthesizers = 8;  // far more than the budget lets run at once
+  c.host_budget = std::to_string(evaluator + 2 * synthesis + synthesis / 2);
+  auto e = engine::engine::start(c);
+  std::vector<engine::job_id> ids;
+  for (int j = 0; j < 3; ++j) ids.push_back(e.submit(sample_request(rng, 10)));
+  for (auto id : ids) {
+    auto r = e.await(id, 60s);
+    REQUIRE(r);
+    require_verifies(key, *r, 10);
+  }
+  auto s = e.status();
+  INFO("host capacity " << s.host.capacity << " peak " << s.host.peak);
+  REQUIRE(s.evaluator_builds == 1);
+  REQUIRE(s.key_loads == 1);
+  REQUIRE(s.host.peak <= s.host.capacity);
+  REQUIRE(s.host.peak >= evaluator + synthesis);  // the budget was really used, and really limited
+  REQUIRE(budgets_drain(e));
+}
+
+TEST_CASE("a reservation larger than the budget fails the job with a reason, without retries", "[engine]") {
+  std::mt19937_64 rng(3);
+  auto c = small_config();
+  c.host_budget = "1KiB";
+  auto e = engine::engine::start(c);
+  auto r = e.await(e.submit(sample_request(rng, 2)), 30s);
+  REQUIRE(r);
+  REQUIRE(r->state == engine::job_state::failed);
+  REQUIRE_FALSE(r->reasons.empty());
+  REQUIRE(r->reasons[0].find("over_budget") != std::string::npos);
+}
+
+TEST_CASE("a missing zkey fails the job (bad input, no retries); other jobs are untouched", "[engine]") {
+  std::mt19937_64 rng(4);
+  auto e = engine::engine::start(small_config());
+  auto bad = sample_request(rng, 3);
+  bad.circuit = "/nonexistent/circuit.zkey";
+  auto bad_id = e.submit(bad);
+  auto good_id = e.submit(sample_request(rng, 2));
+  auto r = e.await(bad_id, 30s);
+  REQUIRE(r);
+  REQUIRE(r->state == engine::job_state::failed);
+  REQUIRE(r->reasons.size() == 1);
+  REQUIRE(r->reasons[0].find("bad_input") != std::string::npos);
+  auto g = e.await(good_id, 30s);
+  REQUIRE(g);
+  REQUIRE(g->state == engine::job_state::succeeded);
+}
+
+TEST_CASE("request validation, idempotent request ids, registered names, queue limit", "[engine]") {
+  std::mt19937_64 rng(5);
+  auto c = small_config();
+  c.synthesizers = 1;
+  c.max_active_jobs = 2;
+  c.circuits["sample"] = test::sample_zkey();
+  auto e = engine::engine::start(c);
+  engine::request empty;
+  empty.circuit = "sample";
+  REQUIRE_THROWS_AS(e.submit(empty), engine::engine_error);
+
+  auto a = sample_request(rng, 40, engine::priority::low);
+  a.circuit = "sample";
+  a.request_id = "client-1";
+  auto id1 = e.submit(a);
+  auto id2 = e.submit(a);
+  REQUIRE(id1 == id2);
+  auto id3 = e.submit(sample_request(rng, 40, engine::priority::low));
+  REQUIRE_THROWS_WITH(e.submit(sample_request(rng, 1)), Catch::Contains("queue_full"));
+  REQUIRE(e.cancel(id3));
+  auto r1 = e.await(id1, 60s);
+  REQUIRE(r1);
+  REQUIRE(r1->state == engine::job_state::succeeded);
+  REQUIRE_FALSE(e.cancel(id1));  // finished
+  REQUIRE_FALSE(e.cancel(12345));  // unknown
+  REQUIRE_THROWS_AS(e.await(12345, 1s), engine::engine_error);
+  auto s = e.status();
+  REQUIRE(s.duplicates == 1);
+  REQUIRE(s.accepted == 2);
+  REQUIRE(s.rejected == 2);
+}
+
+TEST_CASE("priorities decide at partition granularity", "[engine]") {
+  std::mt19937_64 rng(6);
+  auto c = small_config();
+  c.synthesizers = 1;
+  auto e = engine::engine::start(c);
+  // Warm the key so that the jobs below compete only for the synthesizer and the device.
+  REQUIRE(e.await(e.submit(sample_request(rng, 1)), 30s));
+  auto low = e.submit(sample_request(rng, 40, engine::priority::low));
+  auto normal = e.submit(sample_request(rng, 20, engine::priority::normal));
+  auto critical = e.submit(sample_request(rng, 3, engine::priority::critical));
+  auto rc = e.await(critical, 60s);
+  REQUIRE(rc);
+  REQUIRE(rc->state == engine::job_state::succeeded);
+  // The critical job overtook the 60 partitions queued before it.
+  REQUIRE_FALSE(e.await(low, 0ms));
+  REQUIRE_FALSE(e.await(normal, 0ms));
+  auto rn = e.await(normal, 60s);
+  REQUIRE(rn);
+  REQUIRE_FALSE(e.await(low, 0ms));  // normal before low
+  auto rl = e.await(low, 60s);
+  REQUIRE(rl);
+  REQUIRE(rl->state == engine::job_state::succeeded);
+  REQUIRE(rc->timings.total < rl->timings.total);
+}
+
+TEST_CASE("cancellation drops queued partitions, returns reservations, discards running results", "[engine]") {
+  std::mt19937_64 rng(7);
+  auto c = small_config();
+  c.synthesizers = 2;
+  auto e = engine::engine::start(c);
+  auto key = zk::io::zkey::load(test::sample_zkey());
+  std::vector<engine::job_id> canceled;
+  for (int i = 0; i < 5; ++i) canceled.push_back(e.submit(sample_request(rng, 30)));
+  auto kept = e.submit(sample_request(rng, 4));
+  std::this_thread::sleep_for(5ms);  // let some partitions start
+  for (auto id : canceled) e.cancel(id);
+  for (auto id : canceled) {
+    auto r = e.await(id, 30s);
+    REQUIRE(r);
+    // A job can have finished before its cancel arrived; otherwise it is canceled, without proofs.
+    if (r->state != engine::job_state::succeeded) {
+      REQUIRE(r->state == engine::job_state::canceled);
+      REQUIRE(r->partitions.empty());
+    }
+  }
+  auto rk = e.await(kept, 60s);
+  REQUIRE(rk);
+  require_verifies(key, *rk, 4);
+  auto s = e.status();
+  REQUIRE(s.canceled + s.succeeded == 6);
+  REQUIRE(s.canceled >= 4);
+  REQUIRE(budgets_drain(e));
+  REQUIRE(s.tasks_queued == 0);
+}

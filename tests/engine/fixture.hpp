@@ -1,0 +1,62 @@
+// Shared fixtures of the engine tests: the snarkjs-made sample circuit, witnesses for it drawn at
+// random (the circuit is small enough to compute its wires here), and the direct prover to compare
+// the engine with.
+#pragma once
+
+#include <memory>
+#include <random>
+#include <string>
+
+#include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/prover.hpp"
+#include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::test {
+
+inline std::string fixture(const std::string& name) {
+  return std::string(CUZK_SOURCE_DIR) + "/tests/fixtures/sample/" + name;
+}
+inline std::string sample_zkey() { return fixture("sample.zkey"); }
+inline std::string sample_wtns() { return fixture("sample.wtns"); }
+
+// sample.circom: inputs a (public), b, d; c = a*b, sq = b*b, e = c*d + a, t = (sq + a)*(d + 1).
+// Wire order (see the fixture README): 1, c, e, a, b, d, sq, t.
+inline std::shared_ptr<const zk::io::witness> random_sample_witness(std::mt19937_64& rng) {
+  using zk::bls12_381::fr;
+  auto draw = [&] {
+    zk::bigint<4> v;
+    for (auto& l : v.limb) l = rng();
+    v.limb[3] &= (std::uint64_t{1} << 60) - 1;  // < 2^252 < r
+    return fr::from_canonical(v);
+  };
+  fr a = draw(), b = draw(), d = draw();
+  fr c = a * b, sq = b * b, e = c * d + a, t = (sq + a) * (d + fr::one());
+  auto w = std::make_shared<zk::io::witness>();
+  for (const fr& x : {fr::one(), c, e, a, b, d, sq, t}) w->values.push_back(x.to_canonical());
+  return w;
+}
+
+inline zk::groth16::randomness fixed_randomness(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto draw = [&] {
+    zk::bigint<4> v;
+    for (auto& l : v.limb) l = rng();
+    v.limb[3] &= (std::uint64_t{1} << 60) - 1;
+    return zk::bls12_381::fr::from_canonical(v);
+  };
+  return {draw(), draw()};
+}
+
+// The prover without the engine.
+struct direct_prover {
+  zk::io::zkey key = zk::io::zkey::load(sample_zkey());
+  zk::groth16::constraint_evaluator pce = zk::groth16::constraint_evaluator::build(key);
+  std::unique_ptr<zk::groth16::backend> be = zk::groth16::make_backend("cpu");
+  zk::groth16::proof prove(const zk::io::witness& w, const zk::groth16::randomness& rnd) {
+    return zk::groth16::prove(key, pce, w, rnd, *be);
+  }
+};
+
+}  // namespace cuzk::test
