@@ -1,0 +1,24 @@
+// GPU primitive benchmarks behind `cuzk bench` and `cuzk_gpu_bench`: MSM (G1/G2), NTT, compute_h.
+// Each figure is the median of `reps` timed runs after `warmup` runs, timed by CUDA events on the
+// backend's stream; each result is checked (MSM against a discrete-log reference, NTT by the
+// inverse transform), and the table says so.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace cuzk::gpu {
+
+struct bench_options {
+  std::string what;              // "msm", "ntt" or "h"
+  std::string curve = "g1";      // msm: "g1" or "g2"
+  std::vector<unsigned> log_sizes;
+  bool resident = false;         // msm: bases and scalars already on the device
+  int warmup = 1;
+  int reps = 5;
+};
+
+// Prints one line per size and a summary table; returns 0, or 1 when a check failed.
+int run_bench(const bench_options& opt);
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,67 @@
+// The CUDA compute backend ("cuda" in the backend registry). Plain C++ header: no CUDA types, so
+// the command line and the tests include it from ordinary translation units.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "zk/groth16/backend.hpp"
+
+namespace cuzk::gpu {
+
+// True when a CUDA device can be used (false, never an exception, on a machine without one).
+bool device_present();
+std::string device_description();
+
+struct cuda_options {
+  int device = 0;
+  std::size_t safety_margin = std::size_t(512) << 20;  // device bytes never planned for
+  std::size_t staging_bytes = std::size_t(64) << 20;   // each of the two pinned staging buffers
+  unsigned force_window_bits = 0;                      // MSM window (0: chosen by size); tests use it
+  std::size_t force_msm_chunk = 0;                     // MSM points per device run (0: by free memory)
+};
+
+class cuda_backend : public zk::groth16::backend {
+ public:
+  explicit cuda_backend(cuda_options opt = {});
+  ~cuda_backend() override;
+  std::string name() const override { return "cuda"; }
+
+  void compute_h(std::span<zk::groth16::fr> a, std::span<zk::groth16::fr> b, std::span<zk::groth16::fr> c,
+                 std::span<zk::groth16::scalar> h) override;
+  zk::groth16::g1_jacobian msm_g1(std::span<const zk::groth16::g1_affine> bases,
+                                  std::span<const zk::groth16::scalar> scalars) override;
+  zk::groth16::g2_jacobian msm_g2(std::span<const zk::groth16::g2_affine> bases,
+                                  std::span<const zk::groth16::scalar> scalars) override;
+
+  // Device-resident entry points (benchmarks, tests): pointers are device memory.
+  zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n);
+  zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n);
+  // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device.
+  void ntt_device(void* data, unsigned log_n, bool inverse);
+  // compute_h on device vectors; h ends in a (canonical).
+  void compute_h_device(void* a, void* b, void* c, unsigned log_n);
+  void synchronize();
+  // Runs fn warmup times, then reps times between CUDA events on the backend's stream (fn's device
+  // work goes there; host work in fn counts too): per-run milliseconds.
+  std::vector<double> time_ms(int warmup, int reps, const std::function<void()>& fn);
+  // Drops cached bases and scratch (device memory back to the pool).
+  void release_caches();
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl> impl_;
+};
+
+// Device memory helpers for benchmarks and tests.
+void* device_alloc(std::size_t bytes);
+void device_free(void* p);
+void copy_to_device(void* dst, const void* src, std::size_t bytes);
+void copy_to_host(void* dst, const void* src, std::size_t bytes);
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,180 @@
+// Prime-field element in Montgomery form on 32-bit limbs, for device code (and, through the host
+// emulation in ptx.cuh, for host-side checks). Same bytes as zk::fp_t on 64-bit limbs: a little-
+// endian array of u64 limbs is the same memory as the little-endian array of u32 limbs, and both
+// use R = 2^(limb bits * limbs), so buffers move between host and device unchanged.
+//
+// Params: static constexpr int N (even number of 32-bit limbs); constexpr functions mod(i), one(i)
+// (R mod p) and uint32_t m0 = -p^-1 mod 2^32. The modulus must leave its top bit spare (both
+// BLS12-381 fields do), so a + b never overflows and the CIOS accumulator needs only N + 2 limbs.
+#pragma once
+
+#include "cuzk/gpu/ptx.cuh"
+
+namespace cuzk::gpu {
+
+template <class P>
+struct mont_t {
+  static constexpr int N = P::N;
+  static_assert(N % 2 == 0, "even limb count: the product chains pair lo/hi halves");
+  uint32_t v[N];
+
+  CUZK_HD static mont_t zero() {
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = 0;
+    return r;
+  }
+  CUZK_HD static mont_t one() {
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = P::one(i);
+    return r;
+  }
+  CUZK_HD bool is_zero() const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc |= v[i];
+    return acc == 0;
+  }
+  CUZK_HD bool operator==(const mont_t& o) const {
+    uint32_t acc = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) acc |= v[i] ^ o.v[i];
+    return acc == 0;
+  }
+  CUZK_HD bool operator!=(const mont_t& o) const { return !(*this == o); }
+
+  // r - p if r >= p (r < 2p < 2^(32N) on entry).
+  CUZK_HD static void reduce_once(uint32_t* r) {
+    uint32_t t[N];
+    t[0] = ptx::sub_cc(r[0], P::mod(0));
+#pragma unroll
+    for (int i = 1; i < N; ++i) t[i] = ptx::subc_cc(r[i], P::mod(i));
+    uint32_t borrow = ptx::subc(0, 0);  // 0 or 0xffffffff
+#pragma unroll
+    for (int i = 0; i < N; ++i) r[i] = borrow ? r[i] : t[i];
+  }
+
+  friend CUZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
+    r.v[N - 1] = ptx::addc(a.v[N - 1], b.v[N - 1]);
+    reduce_once(r.v);
+    return r;
+  }
+  friend CUZK_HD mont_t operator-(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
+    uint32_t mask = ptx::subc(0, 0);
+    r.v[0] = ptx::add_cc(r.v[0], P::mod(0) & mask);
+#pragma unroll
+    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(r.v[i], P::mod(i) & mask);
+    r.v[N - 1] = ptx::addc(r.v[N - 1], P::mod(N - 1) & mask);
+    return r;
+  }
+  CUZK_HD mont_t operator-() const { return zero() - *this; }
+  CUZK_HD mont_t dbl() const { return *this + *this; }
+
+  // acc[0..N+1] += a * b (two carry chains: even-indexed limbs of a, then odd-indexed ones, so that
+  // the lo and hi halves of one chain never land on the same accumulator limb).
+  CUZK_HD static void mul_add_row(uint32_t* acc, const uint32_t* a, uint32_t b) {
+    acc[0] = ptx::mad_lo_cc(a[0], b, acc[0]);
+    acc[1] = ptx::madc_hi_cc(a[0], b, acc[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+      acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
+      acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
+    }
+    acc[N] = ptx::addc_cc(acc[N], 0);
+    acc[N + 1] = ptx::addc(acc[N + 1], 0);
+    acc[1] = ptx::mad_lo_cc(a[1], b, acc[1]);
+    acc[2] = ptx::madc_hi_cc(a[1], b, acc[2]);
+#pragma unroll
+    for (int j = 3; j < N; j += 2) {
+      acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
+      acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
+    }
+    acc[N + 1] = ptx::addc(acc[N + 1], 0);
+  }
+  // Same with the modulus as the multiplicand (immediate operands).
+  CUZK_HD static void mod_add_row(uint32_t* acc, uint32_t m) {
+    acc[0] = ptx::mad_lo_cc(P::mod(0), m, acc[0]);
+    acc[1] = ptx::madc_hi_cc(P::mod(0), m, acc[1]);
+#pragma unroll
+    for (int j = 2; j < N; j += 2) {
+      acc[j] = ptx::madc_lo_cc(P::mod(j), m, acc[j]);
+      acc[j + 1] = ptx::madc_hi_cc(P::mod(j), m, acc[j + 1]);
+    }
+    acc[N] = ptx::addc_cc(acc[N], 0);
+    acc[N + 1] = ptx::addc(acc[N + 1], 0);
+    acc[1] = ptx::mad_lo_cc(P::mod(1), m, acc[1]);
+    acc[2] = ptx::madc_hi_cc(P::mod(1), m, acc[2]);
+#pragma unroll
+    for (int j = 3; j < N; j += 2) {
+      acc[j] = ptx::madc_lo_cc(P::mod(j), m, acc[j]);
+      acc[j + 1] = ptx::madc_hi_cc(P::mod(j), m, acc[j + 1]);
+    }
+    acc[N + 1] = ptx::addc(acc[N + 1], 0);
+  }
+
+  // CIOS Montgomery multiplication: per limb of b, acc += a*b_i, acc += m*p, acc >>= 32. With the
+  // loops unrolled, the shift is register renaming. acc < 2p after each row, so the result fits
+  // N limbs and one conditional subtraction finishes it.
+  friend CUZK_HD mont_t operator*(const mont_t& a, const mont_t& b) {
+    uint32_t acc[N + 2];
+#pragma unroll
+    for (int i = 0; i < N + 2; ++i) acc[i] = 0;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      mul_add_row(acc, a.v, b.v[i]);
+      uint32_t m = acc[0] * P::m0;
+      mod_add_row(acc, m);
+#pragma unroll
+      for (int k = 0; k < N + 1; ++k) acc[k] = acc[k + 1];
+      acc[N + 1] = 0;
+    }
+    mont_t r;
+#pragma unroll
+    for (int i = 0; i < N; ++i) r.v[i] = acc[i];
+    reduce_once(r.v);
+    return r;
+  }
+  CUZK_HD mont_t sqr() const { return *this * *this; }
+  CUZK_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
+  CUZK_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
+  CUZK_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
+
+  // Montgomery form -> canonical integer (a Montgomery product with the integer 1).
+  CUZK_HD mont_t from_mont() const {
+    mont_t one_int = zero();
+    one_int.v[0] = 1;
+    return *this * one_int;
+  }
+};
+
+// Quadratic extension u^2 = -1 over a mont_t (BLS12-381's Fp2), same layout as zk::fp2_t.
+template <class F>
+struct fp2_d {
+  F c0, c1;
+  CUZK_HD static fp2_d zero() { return {F::zero(), F::zero()}; }
+  CUZK_HD static fp2_d one() { return {F::one(), F::zero()}; }
+  CUZK_HD bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  friend CUZK_HD fp2_d operator+(const fp2_d& a, const fp2_d& b) { return {a.c0 + b.c0, a.c1 + b.c1}; }
+  friend CUZK_HD fp2_d operator-(const fp2_d& a, const fp2_d& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
+  CUZK_HD fp2_d operator-() const { return {-c0, -c1}; }
+  CUZK_HD fp2_d dbl() const { return {c0.dbl(), c1.dbl()}; }
+  friend CUZK_HD fp2_d operator*(const fp2_d& a, const fp2_d& b) {
+    F v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
+    return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
+  }
+  CUZK_HD fp2_d sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+  CUZK_HD fp2_d& operator+=(const fp2_d& b) { return *this = *this + b; }
+  CUZK_HD fp2_d& operator-=(const fp2_d& b) { return *this = *this - b; }
+  CUZK_HD fp2_d& operator*=(const fp2_d& b) { return *this = *this * b; }
+};
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,113 @@
+// 32-bit carry-chain primitives: PTX on the device (add.cc, madc.hi.cc, ...), an exact emulation
+// with an explicit carry flag on the host. The field code is written once against these, so the
+// host build (CI, no GPU) checks the very limb algorithm the device runs against zk/ff.
+//
+// Device: the carry flag lives between separate asm statements, as in sppark; ptxas keeps CC
+// dependencies in order, and the statements are volatile so they are not reordered among
+// themselves.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__CUDACC__)
+#define CUZK_HD __host__ __device__ __forceinline__
+#else
+#define CUZK_HD inline
+#endif
+
+namespace cuzk::gpu::ptx {
+
+#if defined(__CUDA_ARCH__)
+
+__device__ __forceinline__ uint32_t add_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t addc_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t addc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t sub_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t subc_cc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ uint32_t subc(uint32_t a, uint32_t b) {
+  uint32_t r;
+  asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+// lo(a*b) + c, carry out
+__device__ __forceinline__ uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint32_t r;
+  asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+
+#else  // host emulation: one carry flag per thread, exactly the PTX semantics
+
+inline thread_local uint32_t carry_flag = 0;
+
+inline uint32_t add_cc(uint32_t a, uint32_t b) {
+  uint64_t s = uint64_t(a) + b;
+  carry_flag = uint32_t(s >> 32);
+  return uint32_t(s);
+}
+inline uint32_t addc_cc(uint32_t a, uint32_t b) {
+  uint64_t s = uint64_t(a) + b + carry_flag;
+  carry_flag = uint32_t(s >> 32);
+  return uint32_t(s);
+}
+inline uint32_t addc(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) + b + carry_flag); }
+inline uint32_t sub_cc(uint32_t a, uint32_t b) {
+  uint64_t d = uint64_t(a) - b;
+  carry_flag = uint32_t(d >> 63);  // borrow
+  return uint32_t(d);
+}
+inline uint32_t subc_cc(uint32_t a, uint32_t b) {
+  uint64_t d = uint64_t(a) - b - carry_flag;
+  carry_flag = uint32_t(d >> 63);
+  return uint32_t(d);
+}
+inline uint32_t subc(uint32_t a, uint32_t b) { return uint32_t(uint64_t(a) - b - carry_flag); }
+inline uint32_t mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t s = uint64_t(uint32_t(uint64_t(a) * b)) + c;
+  carry_flag = uint32_t(s >> 32);
+  return uint32_t(s);
+}
+inline uint32_t madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t s = uint64_t(uint32_t(uint64_t(a) * b)) + c + carry_flag;
+  carry_flag = uint32_t(s >> 32);
+  return uint32_t(s);
+}
+inline uint32_t madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) {
+  uint64_t s = ((uint64_t(a) * b) >> 32) + c + carry_flag;
+  carry_flag = uint32_t(s >> 32);
+  return uint32_t(s);
+}
+
+#endif
+
+}  // namespace cuzk::gpu::ptx

@@ -1,0 +1,60 @@
+// CUDA plumbing shared by the backend's translation units: error checks, owning device buffers.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace cuzk::gpu {
+
+[[noreturn]] inline void throw_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  throw std::runtime_error(std::string("CUDA error: ") + cudaGetErrorString(e) + " (" + what + ") at " + file + ":" +
+                           std::to_string(line));
+}
+
+#define CUZK_CUDA(call)                                                      \
+  do {                                                                       \
+    cudaError_t cuzk_e_ = (call);                                            \
+    if (cuzk_e_ != cudaSuccess) ::cuzk::gpu::throw_cuda(cuzk_e_, #call, __FILE__, __LINE__); \
+  } while (0)
+// After a kernel launch: launch-configuration errors surface here.
+#define CUZK_LAUNCHED() CUZK_CUDA(cudaGetLastError())
+
+// An owning device allocation (plain cudaMalloc: one allocator for the whole backend).
+template <class T>
+class dbuf {
+ public:
+  dbuf() = default;
+  explicit dbuf(std::size_t n) : n_(n) {
+    if (n) CUZK_CUDA(cudaMalloc(&p_, n * sizeof(T)));
+  }
+  dbuf(const dbuf&) = delete;
+  dbuf& operator=(const dbuf&) = delete;
+  dbuf(dbuf&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  dbuf& operator=(dbuf&& o) noexcept {
+    reset();
+    p_ = std::exchange(o.p_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+    return *this;
+  }
+  ~dbuf() { reset(); }
+  void reset() {
+    if (p_) cudaFree(p_);
+    p_ = nullptr;
+    n_ = 0;
+  }
+  T* get() const { return p_; }
+  std::size_t size() const { return n_; }
+  std::size_t bytes() const { return n_ * sizeof(T); }
+
+ private:
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+inline unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
+
+}  // namespace cuzk::gpu

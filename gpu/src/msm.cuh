@@ -1,0 +1,304 @@
+// Pippenger MSM on the device, for G1 (Fp) and G2 (Fp2) alike (instantiated in msm_g1.cu and
+// msm_g2.cu so that the two compile in parallel).
+//
+// 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; the pair
+//    (key = window * nb + |digit|, value = point index | sign << 31) goes to one array.
+// 2. one CUB radix sort of all pairs by key: each (window, bucket) becomes a contiguous run.
+// 3. accumulation, balanced whatever the digit distribution: thread t adds up a fixed slice of K
+//    sorted pairs; a run wholly inside its slice is stored into its bucket; a run that continues
+//    into a neighbouring slice becomes a partial sum in one of two slots of the thread. The slots
+//    (sorted by key by construction) are reduced by the same scheme, level after level, until
+//    one slice holds them all. Equal digits everywhere (the worst case) cost log levels, not a
+//    serial bucket.
+// 4. bucket reduction per window, sum_b b * B_b: segments of L buckets in parallel (running sum
+//    and sum of running sums, then + (start-1) * running by double-and-add), then tree sums of
+//    the segment results, then one thread combines the windows (Horner, c doublings each).
+// Zero digits are skipped; points at infinity (all-zero bytes) are skipped; P + P and P - P take
+// the doubling/identity branches of the formulas.
+#pragma once
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include "common.cuh"
+#include "cuzk/gpu/curve.cuh"
+
+namespace cuzk::gpu {
+
+struct msm_shape {
+  std::size_t n;
+  unsigned c, nwin, nb;  // window bits, windows, buckets per window (2^(c-1) + 1, bucket 0 unused)
+  std::size_t M;         // n * nwin digit pairs
+  unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
+  std::size_t T1;        // first-level threads
+  unsigned seg_len, nseg;
+};
+
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0);
+
+template <class T>
+__device__ __forceinline__ T load16(const T* p) {
+  static_assert(sizeof(T) % 16 == 0);
+  T r;
+  const uint4* s = reinterpret_cast<const uint4*>(p);
+  uint4* d = reinterpret_cast<uint4*>(&r);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
+  return r;
+}
+template <class T>
+__device__ __forceinline__ void store16(T* p, const T& v) {
+  static_assert(sizeof(T) % 16 == 0);
+  const uint4* s = reinterpret_cast<const uint4*>(&v);
+  uint4* d = reinterpret_cast<uint4*>(p);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
+}
+
+__global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::size_t n, unsigned c, unsigned nwin,
+                                  unsigned nb, uint32_t* keys, uint32_t* vals);
+
+constexpr uint32_t no_key = 0xffffffffu;
+
+template <class F>
+__global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
+                                      std::size_t M, unsigned K, unsigned nb,
+                                      const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
+                                      uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+  using X = xyzz_d<F>;
+  std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t begin = t * K;
+  if (begin >= M) return;
+  std::size_t end = begin + K < M ? begin + K : M;
+  uint32_t prev = begin ? keys[begin - 1] : no_key, next = end < M ? keys[end] : no_key;
+  uint32_t first_key = keys[begin], cur = first_key;
+  bool first = true, slot0_used = false, slot1_used = false;
+  X acc = X::identity();
+  auto flush = [&](bool last) {
+    bool cont = (first && cur == prev) || (last && cur == next);
+    if (cont) {
+      std::size_t s = first ? 2 * t : 2 * t + 1;
+      (first ? slot0_used : slot1_used) = true;
+      slot_keys[s] = cur;
+      store16(slot_pts + s, acc);
+    } else if (cur % nb) {
+      store16(buckets + cur, acc);
+    }
+  };
+  for (std::size_t i = begin; i < end; ++i) {
+    uint32_t k = keys[i];
+    if (k != cur) {
+      flush(false);
+      acc = X::identity();
+      cur = k;
+      first = false;
+    }
+    if (k % nb == 0) continue;
+    uint32_t v = vals[i];
+    affine_d<F> p = load16(bases + (v & 0x7fffffffu));
+    if (p.is_identity()) continue;
+    if (v >> 31) p.y = -p.y;
+    acc.add_affine(p.x, p.y);
+  }
+  flush(true);
+  // Unused slots carry a neighbouring key and the identity, keeping the slot keys sorted.
+  if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
+  if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
+}
+
+template <class F>
+__global__ void msm_accumulate_slots(const uint32_t* __restrict__ keys, const xyzz_d<F>* __restrict__ pts,
+                                     std::size_t M, unsigned K, unsigned nb, xyzz_d<F>* buckets,
+                                     uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+  using X = xyzz_d<F>;
+  std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t begin = t * K;
+  if (begin >= M) return;
+  std::size_t end = begin + K < M ? begin + K : M;
+  uint32_t prev = begin ? keys[begin - 1] : no_key, next = end < M ? keys[end] : no_key;
+  uint32_t first_key = keys[begin], cur = first_key;
+  bool first = true, slot0_used = false, slot1_used = false;
+  X acc = X::identity();
+  auto flush = [&](bool last) {
+    bool cont = (first && cur == prev) || (last && cur == next);
+    if (cont) {
+      std::size_t s = first ? 2 * t : 2 * t + 1;
+      (first ? slot0_used : slot1_used) = true;
+      slot_keys[s] = cur;
+      store16(slot_pts + s, acc);
+    } else if (cur % nb && !acc.is_identity()) {
+      X b = load16(buckets + cur);
+      b.add(acc);
+      store16(buckets + cur, b);
+    }
+  };
+  for (std::size_t i = begin; i < end; ++i) {
+    uint32_t k = keys[i];
+    if (k != cur) {
+      flush(false);
+      acc = X::identity();
+      cur = k;
+      first = false;
+    }
+    acc.add(load16(pts + i));
+  }
+  flush(true);
+  if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
+  if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
+}
+
+// Segment s of window w: buckets [1 + s L, 1 + (s+1) L) -> sum_b b * B_b.
+template <class F>
+__global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
+                                    unsigned nseg, xyzz_d<F>* out) {
+  using X = xyzz_d<F>;
+  std::size_t id = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (id >= std::size_t(nwin) * nseg) return;
+  unsigned w = unsigned(id / nseg), s = unsigned(id % nseg);
+  unsigned lo = 1 + s * L, hi = lo + L < nb ? lo + L : nb;
+  const X* B = buckets + std::size_t(w) * nb;
+  X running = X::identity(), total = X::identity();
+  for (unsigned b = hi; b-- > lo;) {
+    running.add(load16(B + b));
+    total.add(running);
+  }
+  // total = sum (b - lo + 1) B_b; add (lo - 1) * running.
+  unsigned m = lo - 1;
+  if (m && !running.is_identity()) {
+    X r = X::identity();
+    for (int bit = 31 - __clz(m); bit >= 0; --bit) {
+      r = r.dbl();
+      if ((m >> bit) & 1) r.add(running);
+    }
+    total.add(r);
+  }
+  store16(out + id, total);
+}
+
+// out[w * ng + g] = sum of in[w * cnt + g * G .. + G) (clipped to cnt).
+template <class F>
+__global__ void msm_group_sums(const xyzz_d<F>* __restrict__ in, unsigned nwin, unsigned cnt, unsigned G,
+                               unsigned ng, xyzz_d<F>* out) {
+  using X = xyzz_d<F>;
+  std::size_t id = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (id >= std::size_t(nwin) * ng) return;
+  unsigned w = unsigned(id / ng), g = unsigned(id % ng);
+  unsigned lo = g * G, hi = lo + G < cnt ? lo + G : cnt;
+  X acc = X::identity();
+  for (unsigned i = lo; i < hi; ++i) acc.add(load16(in + std::size_t(w) * cnt + i));
+  store16(out + id, acc);
+}
+
+template <class F>
+__global__ void msm_combine_windows(const xyzz_d<F>* __restrict__ win, unsigned nwin, unsigned c, xyzz_d<F>* out) {
+  using X = xyzz_d<F>;
+  if (blockIdx.x || threadIdx.x) return;
+  X acc = load16(win + nwin - 1);
+  for (int w = int(nwin) - 2; w >= 0; --w) {
+    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    acc.add(load16(win + w));
+  }
+  store16(out, acc);
+}
+
+// Device bytes one MSM of this shape needs beyond bases and scalars.
+template <class F>
+std::size_t msm_scratch_bytes(const msm_shape& sh, std::size_t cub_temp) {
+  using X = xyzz_d<F>;
+  std::size_t slots1 = 2 * sh.T1, slots2 = 2 * ((slots1 + sh.K2 - 1) / sh.K2);
+  return 4 * sh.M * sizeof(uint32_t) + cub_temp + std::size_t(sh.nwin) * sh.nb * sizeof(X) +
+         (slots1 + slots2) * (sizeof(X) + 4) + 2 * std::size_t(sh.nwin) * sh.nseg * sizeof(X) + sizeof(X) + 4096;
+}
+
+// Bump allocator over one device arena, kept across calls (no cudaMalloc per MSM).
+class arena {
+ public:
+  void reserve(std::size_t bytes) {
+    if (buf_.size() < bytes) {
+      buf_.reset();
+      buf_ = dbuf<unsigned char>(bytes);
+    }
+    off_ = 0;
+  }
+  template <class T>
+  T* take(std::size_t n) {
+    std::size_t b = (n * sizeof(T) + 255) & ~std::size_t(255);
+    if (off_ + b > buf_.size()) throw std::logic_error("cuda msm: arena overflow");
+    T* p = reinterpret_cast<T*>(buf_.get() + off_);
+    off_ += b;
+    return p;
+  }
+  void release() { buf_.reset(); }
+  std::size_t capacity() const { return buf_.size(); }
+
+ private:
+  dbuf<unsigned char> buf_;
+  std::size_t off_ = 0;
+};
+
+std::size_t msm_cub_temp_bytes(std::size_t M, unsigned end_bit);
+unsigned msm_key_bits(const msm_shape& sh);
+
+// sum scalars[i] * bases[i] over device arrays; the result (XYZZ) is written to out_dev.
+template <class F>
+void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, xyzz_d<F>* out_dev,
+             cudaStream_t s) {
+  using X = xyzz_d<F>;
+  unsigned end_bit = msm_key_bits(sh);
+  std::size_t cub_temp = msm_cub_temp_bytes(sh.M, end_bit);
+  ar.reserve(msm_scratch_bytes<F>(sh, cub_temp));
+  uint32_t* k0 = ar.take<uint32_t>(sh.M);
+  uint32_t* k1 = ar.take<uint32_t>(sh.M);
+  uint32_t* v0 = ar.take<uint32_t>(sh.M);
+  uint32_t* v1 = ar.take<uint32_t>(sh.M);
+  void* temp = ar.take<unsigned char>(cub_temp);
+  X* buckets = ar.take<X>(std::size_t(sh.nwin) * sh.nb);
+  std::size_t slots1 = 2 * sh.T1, slots2 = 2 * ((slots1 + sh.K2 - 1) / sh.K2);
+  uint32_t* sk1 = ar.take<uint32_t>(slots1);
+  X* sp1 = ar.take<X>(slots1);
+  uint32_t* sk2 = ar.take<uint32_t>(slots2);
+  X* sp2 = ar.take<X>(slots2);
+  X* seg_a = ar.take<X>(std::size_t(sh.nwin) * sh.nseg);
+  X* seg_b = ar.take<X>(std::size_t(sh.nwin) * sh.nseg);
+
+  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, sh.n, sh.c, sh.nwin, sh.nb, k0, v0);
+  CUZK_LAUNCHED();
+  cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
+  std::size_t tb = cub_temp;
+  CUZK_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, keys, vals, sh.M, 0, int(end_bit), s));
+  CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(sh.nwin) * sh.nb * sizeof(X), s));
+
+  constexpr unsigned acc_threads = 128;
+  msm_accumulate_points<F><<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
+      keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1);
+  CUZK_LAUNCHED();
+  std::size_t count = slots1;
+  uint32_t *ik = sk1, *ok = sk2;
+  X *ip = sp1, *op = sp2;
+  for (;;) {
+    std::size_t T = (count + sh.K2 - 1) / sh.K2;
+    msm_accumulate_slots<F><<<blocks_for(T, acc_threads), acc_threads, 0, s>>>(ik, ip, count, sh.K2, sh.nb, buckets, ok, op);
+    CUZK_LAUNCHED();
+    if (T == 1) break;
+    count = 2 * T;
+    std::swap(ik, ok);
+    std::swap(ip, op);
+  }
+
+  msm_bucket_segments<F><<<blocks_for(std::size_t(sh.nwin) * sh.nseg, 64), 64, 0, s>>>(buckets, sh.nwin, sh.nb,
+                                                                                      sh.seg_len, sh.nseg, seg_a);
+  CUZK_LAUNCHED();
+  unsigned cnt = sh.nseg;
+  X *in = seg_a, *out = seg_b;
+  while (cnt > 1) {
+    constexpr unsigned G = 32;
+    unsigned ng = (cnt + G - 1) / G;
+    msm_group_sums<F><<<blocks_for(std::size_t(sh.nwin) * ng, 64), 64, 0, s>>>(in, sh.nwin, cnt, G, ng, out);
+    CUZK_LAUNCHED();
+    cnt = ng;
+    std::swap(in, out);
+  }
+  msm_combine_windows<F><<<1, 32, 0, s>>>(in, sh.nwin, sh.c, out_dev);
+  CUZK_LAUNCHED();
+}
+
+}  // namespace cuzk::gpu

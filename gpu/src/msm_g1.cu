@@ -1,0 +1,15 @@
+// G1 instantiation of the device MSM (its own translation unit: compiles beside msm_g2.cu).
+#include "msm.cuh"
+#include "msm_entry.hpp"
+
+namespace cuzk::gpu {
+
+void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, void* out_dev,
+                   cudaStream_t s) {
+  msm_run<fp_d>(static_cast<const g1_affine_d*>(bases), scalars, sh, ar, static_cast<g1_xyzz_d*>(out_dev), s);
+}
+std::size_t msm_g1_scratch(const msm_shape& sh) {
+  return msm_scratch_bytes<fp_d>(sh, msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,42 @@
+// G2 instantiation of the device MSM (its own translation unit: compiles beside msm_g1.cu).
+//
+// Compile time: with every Fp multiplication inlined, the Fp2 kernels are several times the G1
+// ones and nvcc's front end takes many minutes on them. Here the base field is a wrapper whose
+// multiplication is one out-of-line device function (same bytes as fp_d), so each Fp2 product is
+// three calls; the call overhead is small next to a 12-limb Montgomery product.
+#include "msm.cuh"
+#include "msm_entry.hpp"
+
+namespace cuzk::gpu {
+
+namespace {
+
+__device__ __noinline__ fp_d fp_mul_call(const fp_d a, const fp_d b) { return a * b; }
+
+struct fp_call {
+  fp_d f;
+  CUZK_HD static fp_call zero() { return {fp_d::zero()}; }
+  CUZK_HD static fp_call one() { return {fp_d::one()}; }
+  CUZK_HD bool is_zero() const { return f.is_zero(); }
+  friend __device__ __forceinline__ fp_call operator+(const fp_call& a, const fp_call& b) { return {a.f + b.f}; }
+  friend __device__ __forceinline__ fp_call operator-(const fp_call& a, const fp_call& b) { return {a.f - b.f}; }
+  __device__ __forceinline__ fp_call operator-() const { return {-f}; }
+  __device__ __forceinline__ fp_call dbl() const { return {f.dbl()}; }
+  friend __device__ __forceinline__ fp_call operator*(const fp_call& a, const fp_call& b) { return {fp_mul_call(a.f, b.f)}; }
+  __device__ __forceinline__ fp_call sqr() const { return {fp_mul_call(f, f)}; }
+};
+static_assert(sizeof(fp_call) == sizeof(fp_d));
+using fp2_call = fp2_d<fp_call>;
+static_assert(sizeof(fp2_call) == sizeof(fp2_dev));
+
+}  // namespace
+
+void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, void* out_dev,
+                   cudaStream_t s) {
+  msm_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), scalars, sh, ar, static_cast<xyzz_d<fp2_call>*>(out_dev), s);
+}
+std::size_t msm_g2_scratch(const msm_shape& sh) {
+  return msm_scratch_bytes<fp2_call>(sh, msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,63 @@
+// Number-theoretic transforms over Fr on device memory, with snarkjs's roots (omega_k = w[k] =
+// 5^((r-1)/2^k)), and the whole h computation of the Groth16 prover.
+//
+// Layout of a transform of size 2^L: a few passes, each of k radix-2 stages done in shared memory
+// on tiles of 2^k elements spaced 2^(r-k) apart (r: the bits not yet transformed). A DIF pass is a
+// size-2^k DFT using only 2^k-th roots followed by one twiddle multiplication by
+// omega_{2^r}^(l * bitrev_k(slot)); the twiddles of each pass are a table laid out like the data,
+// so it streams coalesced. DIF takes natural order to bit-reversed; the DIT pass (the transpose:
+// twiddles first, stages reversed, butterfly x +- w*y) takes bit-reversed to natural with the same
+// tables. compute_h uses DIF (inverse roots), a fused 1/n * g^j scale, then DIT: no bit reversal.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common.cuh"
+#include "cuzk/gpu/fields.cuh"
+
+namespace cuzk::gpu {
+
+inline constexpr unsigned ntt_max_log = 28;
+
+class ntt_engine {
+ public:
+  // natural order in and out; inverse includes 1/n.
+  void forward(fr_d* d, unsigned log_n, cudaStream_t s);
+  void inverse(fr_d* d, unsigned log_n, cudaStream_t s);
+  void dif(fr_d* d, unsigned log_n, bool inverse, cudaStream_t s);  // natural -> bit-reversed, unscaled
+  void dit(fr_d* d, unsigned log_n, bool inverse, cudaStream_t s);  // bit-reversed -> natural, unscaled
+  void bit_reverse(fr_d* d, unsigned log_n, cudaStream_t s);
+  // a, b, c: evaluations over the size-2^L domain (Montgomery). On return a holds
+  // h_i = A_i B_i - C_i at g * omega^i, canonical; b and c are clobbered.
+  void compute_h(fr_d* a, fr_d* b, fr_d* c, unsigned log_n, cudaStream_t s);
+  // The per-vector part of compute_h: evaluations over omega^i -> evaluations at g * omega^i.
+  void to_odd_coset(fr_d* v, unsigned log_n, cudaStream_t s);
+  // a <- canonical(a * b - c), elementwise.
+  void combine_h(fr_d* a, const fr_d* b, const fr_d* c, unsigned log_n, cudaStream_t s);
+  // Device bytes the tables of size 2^L take (both directions), for memory planning.
+  static std::size_t table_bytes(unsigned log_n);
+  // Builds the tables now (otherwise the first transform of a size does it).
+  void prepare(unsigned log_n, cudaStream_t s) { (void)tables(log_n, s); }
+
+  struct pass {
+    unsigned r, k, t;
+  };
+  static std::vector<pass> plan(unsigned log_n);
+
+ private:
+  struct size_tables {
+    std::vector<dbuf<fr_d>> fwd, inv;  // per pass but the last: the twiddle table (2^r entries)
+    dbuf<fr_d> coset_lo, coset_hi;     // n^-1 g^j = lo[j & 4095] * hi[j >> 12]
+  };
+  const size_tables& tables(unsigned log_n, cudaStream_t s);
+  const fr_d* small_roots(bool inverse, cudaStream_t s);
+
+  std::mutex mu_;
+  std::map<unsigned, std::unique_ptr<size_tables>> tables_;
+  dbuf<fr_d> small_fwd_, small_inv_;  // omega_1024^x, x < 512
+};
+
+}  // namespace cuzk::gpu

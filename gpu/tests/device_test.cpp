@@ -1,0 +1,202 @@
+// The CUDA backend against the host implementations (zk/ntt, zk/msm, the CPU backend) and
+// against discrete-log references (testgen.hpp), on random inputs and every special case. Each
+// test needs a device: without one it WARNs "SKIP" and returns (ctest runs "[device]" through
+// main.cpp, which exits 77 = skipped).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "cuzk/gpu/cuda_backend.hpp"
+#include "cuzk/gpu/testgen.hpp"
+#include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/cpu_backend.hpp"
+#include "zk/msm/pippenger.hpp"
+#include "zk/ntt/domain.hpp"
+
+using namespace cuzk;
+using namespace cuzk::zk::bls12_381;
+using zk::bigint;
+
+#define REQUIRE_DEVICE()                                   \
+  do {                                                     \
+    if (!gpu::device_present()) {                          \
+      WARN("SKIP: no CUDA device present");                \
+      return;                                              \
+    }                                                      \
+  } while (0)
+
+namespace {
+
+gpu::cuda_backend& shared_backend() {
+  static auto be = std::make_unique<gpu::cuda_backend>();
+  return *be;
+}
+
+struct device_vec {
+  void* p;
+  explicit device_vec(std::size_t bytes) : p(gpu::device_alloc(bytes)) {}
+  ~device_vec() { gpu::device_free(p); }
+};
+
+std::vector<fr> random_frs(std::size_t n, std::uint64_t seed) {
+  std::vector<fr> v(n);
+  std::uint64_t st = seed;
+  for (auto& x : v) x = gpu::testgen::random_fr(st);
+  return v;
+}
+
+template <class Curve>
+void check_msm(gpu::cuda_backend& be, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too,
+               std::vector<bigint<4>> scalars = {}) {
+  auto ps = gpu::testgen::progression<Curve>(D, seed, true);
+  if (scalars.empty()) scalars = gpu::testgen::random_scalars(n, seed + 1);
+  std::vector<zk::affine_t<Curve>> bases(n);
+  for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
+  auto want = gpu::testgen::expected(ps, scalars);
+  zk::jacobian_t<Curve> got;
+  if constexpr (std::is_same_v<Curve, g1_curve>) got = be.msm_g1(bases, scalars);
+  else got = be.msm_g2(bases, scalars);
+  INFO("n = " << n << ", D = " << D);
+  REQUIRE(got == want);
+  if (cpu_too) REQUIRE(got == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(bases), scalars));
+}
+
+}  // namespace
+
+TEST_CASE("device NTT and inverse NTT match zk/ntt", "[device][ntt]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  for (unsigned L : {1u, 2u, 3u, 5u, 8u, 10u, 11u, 12u, 15u, 16u, 19u, 20u, 22u}) {
+    INFO("log n = " << L);
+    std::size_t n = std::size_t(1) << L;
+    auto v = random_frs(n, 1000 + L);
+    device_vec d(n * sizeof(fr));
+    zk::ntt::domain dom(L);
+    auto want = v;
+    dom.ntt(want);
+    gpu::copy_to_device(d.p, v.data(), n * sizeof(fr));
+    be.ntt_device(d.p, L, false);
+    be.synchronize();
+    std::vector<fr> got(n);
+    gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
+    REQUIRE(got == want);
+    be.ntt_device(d.p, L, true);  // back to v
+    be.synchronize();
+    gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
+    REQUIRE(got == v);
+  }
+}
+
+TEST_CASE("device compute_h matches the CPU backend", "[device][ntt]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  zk::groth16::cpu_backend cpu;
+  for (unsigned L : {0u, 1u, 4u, 10u, 13u, 17u, 20u}) {
+    INFO("log n = " << L);
+    std::size_t n = std::size_t(1) << L;
+    auto a = random_frs(n, 1 + L), b = random_frs(n, 100 + L), c = random_frs(n, 200 + L);
+    auto a2 = a, b2 = b, c2 = c;
+    std::vector<bigint<4>> want(n), got(n);
+    cpu.compute_h(a, b, c, want);
+    be.compute_h(a2, b2, c2, got);
+    REQUIRE(got == want);
+  }
+}
+
+TEST_CASE("device G1 MSM: random inputs 2^10..2^22, repeats and infinity", "[device][msm]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  check_msm<g1_curve>(be, 1 << 10, 1 << 10, 11, true);
+  check_msm<g1_curve>(be, 1 << 12, 1000, 12, true);
+  check_msm<g1_curve>(be, 12345, 4096, 13, true);
+  check_msm<g1_curve>(be, 1 << 16, 1 << 14, 14, true);
+  check_msm<g1_curve>(be, 1 << 18, 1 << 14, 15, false);
+  check_msm<g1_curve>(be, 1 << 20, 1 << 16, 16, false);
+  check_msm<g1_curve>(be, (1 << 22) + 3, 1 << 16, 17, false);
+}
+
+TEST_CASE("device G1 MSM special cases", "[device][msm]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  bigint<4> one{{1, 0, 0, 0}};
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(3), std::size_t(100), std::size_t(5000)}) {
+    check_msm<g1_curve>(be, n, std::min<std::size_t>(n, 64), 20 + n, true);
+    check_msm<g1_curve>(be, n, 7, 30 + n, true, std::vector<bigint<4>>(n));                // all zero
+    check_msm<g1_curve>(be, n, 7, 40 + n, true, std::vector<bigint<4>>(n, r_minus_1));    // all r - 1
+    check_msm<g1_curve>(be, n, 5, 50 + n, true, std::vector<bigint<4>>(n, one));          // all one
+  }
+  // Every digit at the +2^(c-1) edge, mixed zeros, one repeated point with a huge multiplicity.
+  std::vector<bigint<4>> s(20000);
+  std::uint64_t st = 99;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (i % 3 == 0) s[i] = {};
+    else if (i % 3 == 1) s[i] = {{0x8000800080008000ull, 0x8000800080008000ull, 0x8000800080008000ull, 0x0000800080008000ull}};
+    else s[i] = gpu::testgen::random_scalar(st);
+  }
+  check_msm<g1_curve>(be, s.size(), 1, 60, true, s);
+  check_msm<g1_curve>(be, s.size(), 3, 61, true, s);
+  // P and -P in one sum: the same scalar on a point and its negation cancels.
+  auto ps = gpu::testgen::progression<g1_curve>(8, 62, false);
+  std::vector<g1_affine> bases = {ps.pts[1], -ps.pts[1], ps.pts[2], ps.pts[2]};
+  std::vector<bigint<4>> sc = {r_minus_1, r_minus_1, one, one};
+  auto got = be.msm_g1(bases, sc);
+  REQUIRE(got == g1_jacobian(ps.pts[2]).dbl());
+  // All points at infinity.
+  std::vector<g1_affine> inf(300);
+  REQUIRE(be.msm_g1(inf, gpu::testgen::random_scalars(300, 5)).is_identity());
+}
+
+TEST_CASE("device G1 MSM with forced windows and chunks", "[device][msm]") {
+  REQUIRE_DEVICE();
+  for (unsigned c : {3u, 7u, 13u, 16u}) {
+    gpu::cuda_options o;
+    o.force_window_bits = c;
+    gpu::cuda_backend be(o);
+    INFO("c = " << c);
+    check_msm<g1_curve>(be, 3000, 999, 70 + c, true);
+  }
+  gpu::cuda_options o;
+  o.force_msm_chunk = 777;
+  gpu::cuda_backend be(o);
+  check_msm<g1_curve>(be, 5000, 1234, 80, true);
+  check_msm<g2_curve>(be, 2000, 100, 81, true);
+}
+
+TEST_CASE("device G2 MSM: random inputs and special cases", "[device][msm]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  check_msm<g2_curve>(be, 1, 1, 90, true);
+  check_msm<g2_curve>(be, 1 << 10, 1 << 10, 91, true);
+  check_msm<g2_curve>(be, 4097, 512, 92, true);
+  check_msm<g2_curve>(be, 1 << 16, 1 << 12, 93, false);
+  check_msm<g2_curve>(be, 1 << 20, 1 << 12, 94, false);
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  check_msm<g2_curve>(be, 3000, 3, 95, true, std::vector<bigint<4>>(3000, r_minus_1));
+  check_msm<g2_curve>(be, 3000, 3, 96, true, std::vector<bigint<4>>(3000));
+}
+
+TEST_CASE("device MSM bases cache: same pointer, new contents are not re-read; new size is", "[device][msm]") {
+  REQUIRE_DEVICE();
+  gpu::cuda_backend be;
+  auto ps = gpu::testgen::progression<g1_curve>(1000, 7, false);
+  auto s = gpu::testgen::random_scalars(1000, 8);
+  auto r1 = be.msm_g1(ps.pts, s);
+  auto r2 = be.msm_g1(ps.pts, s);
+  REQUIRE(r1 == r2);
+  REQUIRE(r1 == gpu::testgen::expected(ps, std::span<const bigint<4>>(s)));
+  auto r3 = be.msm_g1(std::span<const g1_affine>(ps.pts).first(500), std::span<const bigint<4>>(s).first(500));
+  REQUIRE(r3 == zk::msm<g1_curve>(std::span<const g1_affine>(ps.pts).first(500), std::span<const bigint<4>>(s).first(500)));
+}
+
+TEST_CASE("cuda backend is registered", "[device]") {
+  REQUIRE_DEVICE();
+  auto names = zk::groth16::registered_backends();
+  REQUIRE(std::find(names.begin(), names.end(), "cuda") != names.end());
+  REQUIRE(zk::groth16::backend_available("cuda"));
+  REQUIRE(zk::groth16::make_backend("cuda")->name() == "cuda");
+}

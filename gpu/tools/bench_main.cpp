@@ -1,0 +1,36 @@
+// cuzk_gpu_bench: the `cuzk bench` benchmarks as a standalone program (no CLI dependencies).
+//   cuzk_gpu_bench msm|ntt|h [g1|g2] LOG,LOG,... [resident] [reps=N] [warmup=N]
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <sstream>
+#include <string>
+
+#include "cuzk/gpu/bench.hpp"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s msm|ntt|h [g1|g2] LOG,LOG,... [resident] [reps=N] [warmup=N]\n", argv[0]);
+    return 2;
+  }
+  cuzk::gpu::bench_options o;
+  o.what = argv[1];
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "g1" || a == "g2") o.curve = a;
+    else if (a == "resident") o.resident = true;
+    else if (a.rfind("reps=", 0) == 0) o.reps = std::atoi(a.c_str() + 5);
+    else if (a.rfind("warmup=", 0) == 0) o.warmup = std::atoi(a.c_str() + 7);
+    else {
+      std::stringstream ss(a);
+      std::string x;
+      while (std::getline(ss, x, ',')) o.log_sizes.push_back(unsigned(std::stoul(x)));
+    }
+  }
+  try {
+    return cuzk::gpu::run_bench(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return 4;
+  }
+}
