@@ -9,6 +9,8 @@ BUILD_DIR=${1:-$ROOT/build}
 shift || true
 mkdir -p "$BUILD_DIR"
 JOBS=${JOBS:-$(nproc)}
+# Paths relative to the checkout in ccache keys: a fresh clone elsewhere (CI) reuses the cache.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$ROOT} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 # shellcheck disable=SC2086
 cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" ${CMAKE_ARGS:-} >"$BUILD_DIR/configure.log" 2>&1 \
   || { cat "$BUILD_DIR/configure.log"; echo "build: cmake configure failed ($BUILD_DIR)" >&2; exit 1; }
