@@ -1,0 +1,397 @@
+// The daemon's client: submit, await, prove (remote), status, cancel, preload, evict, metrics, chaos.
+// Human output by default; --json for scripts. Each gRPC error becomes one line and a non-zero exit.
+#include <CLI/CLI.hpp>
+#include <google/protobuf/util/json_util.h>
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "client/client.hpp"
+#include "cuzk/commands.hpp"
+#include "cuzk/v1/proving.grpc.pb.h"
+
+namespace cuzk::cli {
+
+namespace pb = ::cuzk::v1;
+namespace fs = std::filesystem;
+
+namespace {
+
+// gRPC error -> one line on stderr and an exit code: 2 for a refused request, 5 for an unreachable
+// or failing daemon.
+constexpr int exit_unavailable = 5;
+
+struct client_options {
+  std::string addr = "unix:///tmp/cuzk/cuzk.sock";
+  std::string token;
+  bool json = false;
+};
+
+void add_client_options(CLI::App* cmd, client_options& o) {
+  cmd->add_option("--addr", o.addr, "daemon address: unix:///path/to.sock or HOST:PORT")->capture_default_str();
+  cmd->add_option("--token", o.token, "bearer token for a daemon on a non-loopback address (or $CUZK_TOKEN)");
+  cmd->add_flag("--json", o.json, "machine-readable output");
+}
+
+std::unique_ptr<pb::ProvingEngine::Stub> connect(const client_options& o) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  return pb::ProvingEngine::NewStub(grpc::CreateCustomChannel(o.addr, grpc::InsecureChannelCredentials(), args));
+}
+
+void prepare(grpc::ClientContext& ctx, const client_options& o) {
+  std::string token = o.token;
+  if (token.empty())
+    if (const char* env = std::getenv("CUZK_TOKEN")) token = env;
+  if (!token.empty()) ctx.AddMetadata("authorization", "Bearer " + token);
+}
+
+int report(const grpc::Status& st, const client_options& o) {
+  if (st.ok()) return exit_ok;
+  bool refused = st.error_code() == grpc::StatusCode::INVALID_ARGUMENT ||
+                 st.error_code() == grpc::StatusCode::NOT_FOUND ||
+                 st.error_code() == grpc::StatusCode::PERMISSION_DENIED ||
+                 st.error_code() == grpc::StatusCode::UNAUTHENTICATED ||
+                 st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
+                 st.error_code() == grpc::StatusCode::UNIMPLEMENTED;
+  std::string msg = st.error_message();
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE && msg.find("shutting down") == std::string::npos)
+    msg = "cannot reach the daemon at " + o.addr + ": " + msg;
+  std::cerr << "error: " << msg << "\n";
+  return refused ? exit_bad_input : exit_unavailable;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error(path + ": cannot read the file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+pb::Priority parse_priority(const std::string& p) {
+  pb::Priority v;
+  std::string upper;
+  for (char c : p) upper.push_back(char(std::toupper(static_cast<unsigned char>(c))));
+  if (!pb::Priority_Parse(upper, &v) || v == pb::PRIORITY_UNSPECIFIED)
+    throw std::runtime_error("--priority: '" + p + "' is not one of low, normal, high, critical");
+  return v;
+}
+
+struct submit_options {
+  std::string circuit, request_id, priority = "normal";
+  std::vector<std::string> witnesses;
+};
+
+void add_submit_options(CLI::App* cmd, submit_options& s) {
+  cmd->add_option("--circuit", s.circuit, "circuit NAME (the daemon's keys dir holds NAME.zkey)")->required();
+  cmd->add_option("--witness", s.witnesses, "a partition's .wtns (repeat, in partition order)")->required();
+  cmd->add_option("--priority", s.priority, "low | normal | high | critical")->capture_default_str();
+  cmd->add_option("--request-id", s.request_id, "idempotency key: submitting it again returns the same job");
+}
+
+pb::SubmitProofRequest make_submit(const submit_options& s) {
+  pb::SubmitProofRequest req;
+  req.set_circuit(s.circuit);
+  req.set_request_id(s.request_id);
+  req.set_priority(parse_priority(s.priority));
+  for (auto& w : s.witnesses) req.add_partitions()->set_witness_wtns(read_file(w));
+  return req;
+}
+
+// Writes DIR/proof-K.json, DIR/public-K.json and DIR/proof.bin.
+void write_results(const pb::AwaitProofResponse& r, const std::string& dir) {
+  fs::create_directories(dir);
+  for (int k = 0; k < r.partitions_size(); ++k) {
+    write_file_atomically((fs::path(dir) / ("proof-" + std::to_string(k) + ".json")).string(), r.partitions(k).proof_json());
+    write_file_atomically((fs::path(dir) / ("public-" + std::to_string(k) + ".json")).string(), r.partitions(k).public_json());
+  }
+  const std::string& bin = r.proofs_compressed();
+  write_file_atomically((fs::path(dir) / "proof.bin").string(),
+                        std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bin.data()), bin.size()));
+}
+
+const char* status_name(pb::AwaitProofResponse::Status s) {
+  switch (s) {
+    case pb::AwaitProofResponse::COMPLETED: return "completed";
+    case pb::AwaitProofResponse::FAILED: return "failed";
+    case pb::AwaitProofResponse::CANCELLED: return "cancelled";
+    case pb::AwaitProofResponse::TIMEOUT: return "not finished";
+    default: return "unknown";
+  }
+}
+
+// Awaits in one-second slices so that a person sees progress; returns the final response.
+int await_job(pb::ProvingEngine::Stub& stub, const client_options& o, const std::string& job, double timeout_s,
+              const std::string& out_dir) {
+  const bool tty = ::isatty(2) && !o.json;
+  auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(std::int64_t(timeout_s * 1000));
+  pb::AwaitProofResponse r;
+  for (;;) {
+    grpc::ClientContext ctx;
+    prepare(ctx, o);
+    pb::AwaitProofRequest req;
+    req.set_job_id(job);
+    req.set_timeout_ms(1000);
+    auto st = stub.AwaitProof(&ctx, req, &r);
+    if (!st.ok()) return report(st, o);
+    if (r.status() != pb::AwaitProofResponse::TIMEOUT) break;
+    if (tty)
+      std::cerr << "\rjob " << job << ": " << r.stage() << ", partition " << r.partitions_done() << "/"
+                << r.partitions_total() << "   " << std::flush;
+    if (timeout_s > 0 && std::chrono::steady_clock::now() >= until) break;
+  }
+  if (tty) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  if (r.status() == pb::AwaitProofResponse::COMPLETED && !out_dir.empty()) write_results(r, out_dir);
+  if (o.json) {
+    nlohmann::ordered_json j{{"job_id", r.job_id()},
+                             {"status", status_name(r.status())},
+                             {"partitions", r.partitions_size()},
+                             {"error", r.error_message()},
+                             {"timings_ms",
+                              {{"queue", r.timings().queue_ms()},
+                               {"key_load", r.timings().key_load_ms()},
+                               {"synthesis", r.timings().synthesis_ms()},
+                               {"device", r.timings().device_ms()},
+                               {"total", r.timings().total_ms()}}}};
+    if (!out_dir.empty()) j["out"] = out_dir;
+    std::cout << j.dump() << "\n";
+  } else if (r.status() == pb::AwaitProofResponse::COMPLETED) {
+    std::cout << "job " << r.job_id() << ": completed, " << r.partitions_size() << " partition(s), total "
+              << r.timings().total_ms() << " ms (queue " << r.timings().queue_ms() << ", synthesis "
+              << r.timings().synthesis_ms() << ", device " << r.timings().device_ms() << ")"
+              << (out_dir.empty() ? "" : ", written to " + out_dir) << "\n";
+  } else {
+    std::cout << "job " << r.job_id() << ": " << status_name(r.status())
+              << (r.error_message().empty() ? "" : ": " + r.error_message()) << "\n";
+  }
+  switch (r.status()) {
+    case pb::AwaitProofResponse::COMPLETED: return exit_ok;
+    case pb::AwaitProofResponse::TIMEOUT: return exit_unavailable;
+    default: return exit_invalid;
+  }
+}
+
+}  // namespace
+
+bool remote_prove_requested(const remote_prove_options& r) { return !r.addr.empty() || !r.circuit.empty(); }
+
+int run_remote_prove(const remote_prove_options& r) {
+  client_options o{r.addr.empty() ? client_options{}.addr : r.addr, r.token, r.json};
+  if (r.circuit.empty() || r.witnesses.empty() || r.out_dir.empty())
+    throw std::runtime_error("prove through a daemon needs --circuit, --witness and --out");
+  submit_options s{r.circuit, r.request_id, r.priority, r.witnesses};
+  auto stub = connect(o);
+  grpc::ClientContext ctx;
+  prepare(ctx, o);
+  pb::SubmitProofResponse sub;
+  auto st = stub->SubmitProof(&ctx, make_submit(s), &sub);
+  if (!st.ok()) return report(st, o);
+  return await_job(*stub, o, sub.job_id(), 0, r.out_dir);
+}
+
+void register_client(CLI::App& app) {
+  // submit
+  {
+    auto* cmd = app.add_subcommand("submit", "submit a job to a daemon; prints its id");
+    auto o = std::make_shared<client_options>();
+    auto s = std::make_shared<submit_options>();
+    add_client_options(cmd, *o);
+    add_submit_options(cmd, *s);
+    cmd->callback([o, s] {
+      run_command([&] {
+        auto stub = connect(*o);
+        grpc::ClientContext ctx;
+        prepare(ctx, *o);
+        pb::SubmitProofResponse resp;
+        auto st = stub->SubmitProof(&ctx, make_submit(*s), &resp);
+        if (!st.ok()) return report(st, *o);
+        if (o->json)
+          std::cout << nlohmann::json{{"job_id", resp.job_id()}, {"duplicate", resp.duplicate()}}.dump() << "\n";
+        else
+          std::cout << resp.job_id() << "\n";
+        return int(exit_ok);
+      });
+    });
+  }
+  // await
+  {
+    auto* cmd = app.add_subcommand("await", "wait for a job and write its proofs");
+    auto o = std::make_shared<client_options>();
+    auto job = std::make_shared<std::string>();
+    auto out = std::make_shared<std::string>();
+    auto timeout = std::make_shared<double>(0);
+    add_client_options(cmd, *o);
+    cmd->add_option("job", *job, "job id (from submit)")->required();
+    cmd->add_option("--out", *out, "directory for proof-K.json, public-K.json and proof.bin");
+    cmd->add_option("--timeout", *timeout, "seconds to wait (0: until the job ends)");
+    cmd->callback([=] {
+      run_command([&] {
+        auto stub = connect(*o);
+        return await_job(*stub, *o, *job, *timeout, *out);
+      });
+    });
+  }
+  // status / metrics
+  {
+    auto* cmd = app.add_subcommand("status", "show the daemon's status");
+    auto o = std::make_shared<client_options>();
+    add_client_options(cmd, *o);
+    cmd->callback([o] {
+      run_command([&] {
+        auto stub = connect(*o);
+        grpc::ClientContext ctx;
+        prepare(ctx, *o);
+        pb::GetStatusResponse s;
+        auto st = stub->GetStatus(&ctx, pb::GetStatusRequest{}, &s);
+        if (!st.ok()) return report(st, *o);
+        if (o->json) {
+          std::string text;
+          google::protobuf::util::JsonPrintOptions opts;
+          opts.always_print_primitive_fields = true;
+          (void)google::protobuf::util::MessageToJsonString(s, &text, opts);
+          std::cout << text << "\n";
+          return int(exit_ok);
+        }
+        std::cout << "cuzk-daemon pid " << s.pid() << ", version " << s.version() << " (" << s.build_id()
+                  << "), up " << s.uptime_seconds() << " s, config " << s.config_hash() << "\n";
+        std::cout << "jobs: " << s.jobs_running() << " active, " << s.jobs_completed() << " completed, "
+                  << s.jobs_failed() << " failed; retries " << s.retries() << ", faults " << s.faults() << "\n";
+        for (auto& d : s.devices())
+          std::cout << "device " << d.name() << " (" << d.kind() << ", " << d.node() << "): " << d.partitions_done()
+                    << " partitions, busy " << d.busy_seconds() << " s\n";
+        for (auto& b : s.budgets())
+          std::cout << "budget " << b.name() << ": " << b.reserved_bytes() << " / " << b.limit_bytes()
+                    << " bytes reserved, peak " << b.peak_bytes() << ", " << b.waiting() << " waiting\n";
+        for (auto& k : s.keys()) std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes\n";
+        for (auto& q : s.queues())
+          std::cout << "queue " << pb::Priority_Name(q.priority()) << ": " << q.partitions_queued() << " partitions\n";
+        return int(exit_ok);
+      });
+    });
+    auto* m = app.add_subcommand("metrics", "print the daemon's Prometheus metrics");
+    auto mo = std::make_shared<client_options>();
+    add_client_options(m, *mo);
+    m->callback([mo] {
+      run_command([&] {
+        auto stub = connect(*mo);
+        grpc::ClientContext ctx;
+        prepare(ctx, *mo);
+        pb::GetMetricsResponse r;
+        auto st = stub->GetMetrics(&ctx, pb::GetMetricsRequest{}, &r);
+        if (!st.ok()) return report(st, *mo);
+        std::cout << r.prometheus_text();
+        return int(exit_ok);
+      });
+    });
+  }
+  // cancel / preload / evict: one job id or circuit name each
+  auto simple = [&app](const char* name, const char* help, const char* what,
+                       std::function<grpc::Status(pb::ProvingEngine::Stub&, grpc::ClientContext&, const std::string&,
+                                                  std::string&)> call) {
+    auto* cmd = app.add_subcommand(name, help);
+    auto o = std::make_shared<client_options>();
+    auto arg = std::make_shared<std::string>();
+    add_client_options(cmd, *o);
+    cmd->add_option(what, *arg, what)->required();
+    cmd->callback([o, arg, call] {
+      run_command([&] {
+        auto stub = connect(*o);
+        grpc::ClientContext ctx;
+        prepare(ctx, *o);
+        std::string line;
+        auto st = call(*stub, ctx, *arg, line);
+        if (!st.ok()) return report(st, *o);
+        std::cout << line << "\n";
+        return int(exit_ok);
+      });
+    });
+  };
+  simple("cancel", "cancel a job", "job", [](auto& stub, auto& ctx, const std::string& job, std::string& line) {
+    pb::CancelProofRequest req;
+    req.set_job_id(job);
+    pb::CancelProofResponse r;
+    auto st = stub.CancelProof(&ctx, req, &r);
+    line = "job " + job + (r.was_running() ? ": cancelled" : ": not running (already finished)");
+    return st;
+  });
+  simple("preload", "load a circuit's key before jobs need it", "circuit",
+         [](auto& stub, auto& ctx, const std::string& c, std::string& line) {
+           pb::PreloadKeyRequest req;
+           req.set_circuit(c);
+           pb::PreloadKeyResponse r;
+           auto st = stub.PreloadKey(&ctx, req, &r);
+           line = "key " + c + ": loaded in " + std::to_string(r.load_ms()) + " ms";
+           return st;
+         });
+  simple("evict", "drop a circuit's key from memory", "circuit",
+         [](auto& stub, auto& ctx, const std::string& c, std::string& line) {
+           pb::EvictKeyRequest req;
+           req.set_circuit(c);
+           pb::EvictKeyResponse r;
+           auto st = stub.EvictKey(&ctx, req, &r);
+           line = "key " + c + ": evicted";
+           return st;
+         });
+  // chaos
+  {
+    auto* chaos = app.add_subcommand("chaos", "fault injection for chaos tests (daemon needs [chaos] enabled)");
+    chaos->require_subcommand(1);
+    auto* kill = chaos->add_subcommand("kill", "kill a running actor: synthesizer, device, assembler, budget, ...");
+    auto o = std::make_shared<client_options>();
+    auto actor = std::make_shared<std::string>();
+    auto index = std::make_shared<unsigned>(0);
+    add_client_options(kill, *o);
+    kill->add_option("actor", *actor, "actor kind")->required();
+    kill->add_option("--index", *index, "which one of that kind");
+    kill->callback([o, actor, index] {
+      run_command([&] {
+        auto stub = connect(*o);
+        grpc::ClientContext ctx;
+        prepare(ctx, *o);
+        pb::ChaosRequest req;
+        req.set_action("kill");
+        req.set_actor(*actor);
+        req.set_index(*index);
+        pb::ChaosResponse r;
+        auto st = stub->Chaos(&ctx, req, &r);
+        if (!st.ok()) return report(st, *o);
+        std::cout << r.done() << "\n";
+        return int(exit_ok);
+      });
+    });
+    auto* fa = chaos->add_subcommand("fail-alloc", "make the next N device allocations fail");
+    auto fo = std::make_shared<client_options>();
+    auto device = std::make_shared<unsigned>(0);
+    auto count = std::make_shared<unsigned>(1);
+    add_client_options(fa, *fo);
+    fa->add_option("--device", *device, "device index")->required();
+    fa->add_option("count", *count, "number of allocations to fail")->required();
+    fa->callback([fo, device, count] {
+      run_command([&] {
+        auto stub = connect(*fo);
+        grpc::ClientContext ctx;
+        prepare(ctx, *fo);
+        pb::ChaosRequest req;
+        req.set_action("fail-alloc");
+        req.set_device(*device);
+        req.set_count(*count);
+        pb::ChaosResponse r;
+        auto st = stub->Chaos(&ctx, req, &r);
+        if (!st.ok()) return report(st, *fo);
+        std::cout << r.done() << "\n";
+        return int(exit_ok);
+      });
+    });
+  }
+}
+
+}  // namespace cuzk::cli

@@ -1,0 +1,574 @@
+#include "core.hpp"
+
+#include <grpcpp/support/status_code_enum.h>
+#include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "zk/error.hpp"
+#include "zk/io/binfile.hpp"
+#include "zk/io/snarkjs_json.hpp"
+#include "zk/io/wtns.hpp"
+
+namespace cuzk::daemon {
+
+namespace fs = std::filesystem;
+using grpc::StatusCode;
+
+namespace {
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+bool valid_circuit_name(const std::string& n) {
+  if (n.empty() || n.size() > 128 || n[0] == '.') return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  return true;
+}
+
+engine::priority to_engine(pb::Priority p) {
+  switch (p) {
+    case pb::LOW: return engine::priority::low;
+    case pb::HIGH: return engine::priority::high;
+    case pb::CRITICAL: return engine::priority::critical;
+    default: return engine::priority::normal;
+  }
+}
+
+// Reads only what the daemon needs from a key: section 2's counts. Full validation is the key
+// store's, when the key is loaded.
+circuit_catalog::circuit read_header(const std::string& path) {
+  auto bytes = zk::io::file_bytes::map(path);
+  zk::io::binfile f(path, bytes, "zkey", 1);
+  auto hdr = f.bytes(2, "groth16 header");
+  if (hdr.size() < 4 + 48 + 4 + 32 + 12) f.fail("section 2 (groth16 header) is too short");
+  const std::uint8_t* p = hdr.data() + 4 + 48 + 4 + 32;
+  circuit_catalog::circuit c;
+  c.path = path;
+  c.n_vars = zk::io::load_u32(p);
+  c.n_public = zk::io::load_u32(p + 4);
+  c.domain_size = zk::io::load_u32(p + 8);
+  c.file_bytes = bytes->bytes().size();
+  return c;
+}
+
+void write_bytes(const fs::path& path, const std::string& bytes) {
+  fs::path tmp = path;
+  tmp += ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), std::streamsize(bytes.size()));
+    out.flush();
+    if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
+  }
+  fs::rename(tmp, path);
+}
+
+}  // namespace
+
+// ---- circuit catalog -----------------------------------------------------------------------------
+
+circuit_catalog::circuit_catalog(std::string dir) : dir_(std::move(dir)) {}
+
+std::map<std::string, circuit_catalog::circuit> circuit_catalog::scan() {
+  std::map<std::string, circuit> found;
+  std::error_code ec;
+  for (auto& entry : fs::directory_iterator(dir_, ec)) {
+    if (entry.path().extension() != ".zkey") continue;
+    std::string name = entry.path().stem().string();
+    if (!valid_circuit_name(name)) continue;
+    try {
+      found[name] = read_header(entry.path().string());
+    } catch (const std::exception& e) {
+      spdlog::warn("keys: skipping {}: {}", entry.path().string(), e.what());
+    }
+  }
+  std::lock_guard lock(mu_);
+  known_ = found;
+  return found;
+}
+
+circuit_catalog::circuit circuit_catalog::find(const std::string& name) {
+  if (!valid_circuit_name(name))
+    throw request_error(StatusCode::INVALID_ARGUMENT,
+                        "circuit: '" + name + "' is not a circuit name (letters, digits, '_', '-', '.')");
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = known_.find(name); it != known_.end()) return it->second;
+  }
+  auto now = scan();
+  if (auto it = now.find(name); it != now.end()) return it->second;
+  throw request_error(StatusCode::NOT_FOUND, "circuit: no key " + name + ".zkey in " + dir_);
+}
+
+std::map<std::string, std::string> circuit_catalog::paths() {
+  std::lock_guard lock(mu_);
+  std::map<std::string, std::string> out;
+  for (auto& [n, c] : known_) out[n] = c.path;
+  return out;
+}
+
+// ---- core ----------------------------------------------------------------------------------------
+
+core::core(const config::daemon_config& cfg, daemon_info info)
+    : cfg_(cfg), info_(std::move(info)), catalog_(cfg.keys.dir) {}
+
+core::~core() {
+  draining_ = true;
+  if (engine_) engine_->shutdown();
+  for (auto& t : watchers_)
+    if (t.joinable()) t.join();
+}
+
+void core::start() {
+  fs::create_directories(fs::path(cfg_.daemon.state_dir) / "jobs");
+  journal_ = std::make_unique<journal>((fs::path(cfg_.daemon.state_dir) / "journal.sqlite").string());
+  auto circuits = catalog_.scan();
+  spdlog::info("keys: {} circuit(s) in {}", circuits.size(), cfg_.keys.dir);
+
+  engine::config ec;
+  ec.host_budget = cfg_.memory.total_budget.automatic ? "auto" : std::to_string(cfg_.memory.total_budget.bytes);
+  ec.host_margin_bytes = cfg_.memory.safety_margin.bytes;
+  const std::string backend = cfg_.gpus.backend;
+  ec.devices.clear();
+  if (backend == "cpu" || cfg_.gpus.devices.empty()) ec.devices.push_back(backend);
+  else
+    for (std::size_t i = 0; i < cfg_.gpus.devices.size(); ++i) ec.devices.push_back(backend);
+  ec.synthesizers = cfg_.synthesis.threads;
+  ec.max_attempts = cfg_.scheduler.max_attempts;
+  ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;
+  ec.max_partitions = cfg_.scheduler.max_partitions;
+  for (auto& [name, c] : circuits) ec.circuits[name] = c.path;
+  engine_.emplace(engine::engine::start(ec));
+
+  for (auto& name : cfg_.keys.preload) preload(name);
+
+  // Jobs accepted by an earlier run and not finished: run them again, exactly once.
+  auto pending = journal_->unfinished();
+  for (auto& row : pending) {
+    std::vector<engine::witness_input> ws;
+    for (std::uint32_t k = 0; k < row.partitions; ++k)
+      ws.push_back({(fs::path(row.witness_dir) / (std::to_string(k) + ".wtns")).string(), nullptr});
+    try {
+      launch(row, std::move(ws));
+      spdlog::info("journal: re-queued job {} ({} partitions) from an earlier run", row.id, row.partitions);
+    } catch (const std::exception& e) {
+      journal_->finish(row.id, "failed", "", std::string("re-queue after restart: ") + e.what(), unix_ms());
+      spdlog::error("journal: job {} could not be re-queued: {}", row.id, e.what());
+    }
+  }
+  expire_results();
+}
+
+std::string core::new_job_id() {
+  std::lock_guard lock(mu_);
+  std::ostringstream id;
+  id << std::hex << info_.start_unix_ms << "-" << std::dec << ++next_seq_;
+  return id.str();
+}
+
+std::shared_ptr<core::job> core::launch(const journal_job& row, std::vector<engine::witness_input> witnesses) {
+  engine::request req;
+  req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
+  req.circuit = row.circuit;
+  req.prio = to_engine(static_cast<pb::Priority>(row.priority));
+  req.partitions = std::move(witnesses);
+  auto j = std::make_shared<job>();
+  j->id = row.id;
+  j->partitions = row.partitions;
+  j->submitted_ms = row.submitted_ms;
+  try {
+    j->engine_id = engine_->submit(req);
+  } catch (const engine::engine_error& e) {
+    throw request_error(StatusCode::RESOURCE_EXHAUSTED, e.what());
+  }
+  std::lock_guard lock(mu_);
+  jobs_[j->id] = j;
+  watchers_.emplace_back([this, j] { watch(j); });
+  return j;
+}
+
+void core::watch(std::shared_ptr<job> j) {
+  std::optional<engine::job_result> r;
+  while (!r) {
+    try {
+      r = engine_->await(j->engine_id, std::chrono::milliseconds(500));
+    } catch (const std::exception& e) {
+      if (draining_) return;  // the engine stopped: the journal keeps the job for the next start
+      spdlog::error("job {}: await failed: {}", j->id, e.what());
+      return;
+    }
+    if (!r && draining_ && !engine_) return;
+  }
+  auto result = encode_result(*j, *r);
+  std::string state = result.status() == pb::AwaitProofResponse::COMPLETED   ? "completed"
+                      : result.status() == pb::AwaitProofResponse::CANCELLED ? "cancelled"
+                                                                               : "failed";
+  if (draining_ && r->state == engine::job_state::canceled) return;  // stopped by shutdown: run again later
+  journal_->finish(j->id, state, result.SerializeAsString(), result.error_message(), unix_ms());
+  if (auto row = journal_->find(j->id); row && !row->witness_dir.empty()) {
+    std::error_code ec;
+    fs::remove_all(row->witness_dir, ec);
+  }
+  spdlog::info("job {}: {} ({} partitions, total {} ms)", j->id, state, j->partitions, result.timings().total_ms());
+  {
+    std::lock_guard lock(mu_);
+    j->result = std::move(result);
+    j->finished = true;
+    (state == "completed" ? completed_ : failed_)++;
+  }
+  done_cv_.notify_all();
+}
+
+pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_result& r) {
+  pb::AwaitProofResponse out;
+  out.set_job_id(j.id);
+  out.set_partitions_total(j.partitions);
+  switch (r.state) {
+    case engine::job_state::succeeded: out.set_status(pb::AwaitProofResponse::COMPLETED); break;
+    case engine::job_state::canceled: out.set_status(pb::AwaitProofResponse::CANCELLED); break;
+    default: out.set_status(pb::AwaitProofResponse::FAILED); break;
+  }
+  if (r.state == engine::job_state::succeeded) {
+    for (auto& p : r.partitions) {
+      auto* pp = out.add_partitions();
+      pp->set_proof_json(zk::io::snarkjs::dump(zk::io::snarkjs::proof_to_json(p.proof)));
+      pp->set_public_json(zk::io::snarkjs::dump(zk::io::snarkjs::public_to_json(p.public_inputs)));
+    }
+    out.set_proofs_compressed(std::string(r.compressed.begin(), r.compressed.end()));
+    out.set_partitions_done(std::uint32_t(r.partitions.size()));
+  }
+  std::string reasons;
+  for (auto& s : r.reasons) reasons += (reasons.empty() ? "" : "; ") + s;
+  if (r.state != engine::job_state::succeeded) out.set_error_message(reasons.empty() ? "job failed" : reasons);
+  out.set_stage(engine::to_string(r.state));
+  auto* t = out.mutable_timings();
+  t->set_queue_ms(std::uint64_t(r.timings.queue));
+  t->set_key_load_ms(std::uint64_t(r.timings.key_load));
+  t->set_synthesis_ms(std::uint64_t(r.timings.synthesis));
+  t->set_device_ms(std::uint64_t(r.timings.device));
+  t->set_total_ms(std::uint64_t(r.timings.total));
+  return out;
+}
+
+pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
+  if (draining_) throw request_error(StatusCode::UNAVAILABLE, "the daemon is shutting down; submit again later");
+  pb::SubmitProofResponse resp;
+  if (!req.request_id().empty()) {
+    if (auto existing = journal_->find_by_request_id(req.request_id())) {
+      resp.set_job_id(*existing);
+      resp.set_duplicate(true);
+      return resp;
+    }
+  }
+  auto circuit = catalog_.find(req.circuit());
+  const auto n = req.partitions_size();
+  if (n == 0) throw request_error(StatusCode::INVALID_ARGUMENT, "partitions: at least one partition is required");
+  if (std::uint32_t(n) > cfg_.scheduler.max_partitions)
+    throw request_error(StatusCode::INVALID_ARGUMENT, "partitions: " + std::to_string(n) + " partitions, at most " +
+                                                          std::to_string(cfg_.scheduler.max_partitions));
+
+  // Every witness is parsed and checked against the key before the job is accepted.
+  std::vector<engine::witness_input> ws;
+  for (int k = 0; k < n; ++k) {
+    const std::string& bytes = req.partitions(k).witness_wtns();
+    std::string name = "partitions[" + std::to_string(k) + "].witness_wtns";
+    zk::io::witness w;
+    try {
+      w = zk::io::witness::parse({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, name);
+    } catch (const zk::input_error& e) {
+      throw request_error(StatusCode::INVALID_ARGUMENT, e.what());
+    }
+    if (w.values.size() != circuit.n_vars)
+      throw request_error(StatusCode::INVALID_ARGUMENT,
+                          name + ": witness has " + std::to_string(w.values.size()) + " values, circuit " +
+                              req.circuit() + " expects " + std::to_string(circuit.n_vars));
+    ws.push_back({"", std::make_shared<const zk::io::witness>(std::move(w))});
+  }
+
+  journal_job row;
+  row.id = new_job_id();
+  row.request_id = req.request_id();
+  row.circuit = req.circuit();
+  row.priority = req.priority();
+  row.partitions = std::uint32_t(n);
+  row.submitted_ms = unix_ms();
+  row.witness_dir = (fs::path(cfg_.daemon.state_dir) / "jobs" / row.id).string();
+  fs::create_directories(row.witness_dir);
+  for (int k = 0; k < n; ++k)
+    write_bytes(fs::path(row.witness_dir) / (std::to_string(k) + ".wtns"), req.partitions(k).witness_wtns());
+  journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
+  try {
+    launch(row, std::move(ws));
+  } catch (const request_error& e) {
+    journal_->finish(row.id, "failed", "", e.what(), unix_ms());
+    throw;
+  }
+  resp.set_job_id(row.id);
+  return resp;
+}
+
+pb::AwaitProofResponse core::await(const std::string& job_id, std::chrono::milliseconds timeout) {
+  std::shared_ptr<job> j;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = jobs_.find(job_id); it != jobs_.end()) j = it->second;
+  }
+  if (!j) {
+    auto row = journal_->find(job_id);
+    if (!row) throw request_error(StatusCode::NOT_FOUND, "job_id: no job " + job_id + " (unknown or expired)");
+    pb::AwaitProofResponse out;
+    if (row->state == "accepted") {
+      out.set_job_id(job_id);
+      out.set_status(pb::AwaitProofResponse::TIMEOUT);
+      out.set_stage("queued");
+      return out;
+    }
+    if (!row->result.empty() && out.ParseFromString(row->result)) return out;
+    out.set_job_id(job_id);
+    out.set_status(row->state == "cancelled" ? pb::AwaitProofResponse::CANCELLED : pb::AwaitProofResponse::FAILED);
+    out.set_error_message(row->error);
+    return out;
+  }
+  std::unique_lock lock(mu_);
+  auto ready = [&] { return j->finished; };
+  if (timeout.count() == 0) done_cv_.wait(lock, [&] { return ready() || draining_.load(); });
+  else done_cv_.wait_for(lock, timeout, [&] { return ready() || draining_.load(); });
+  if (j->finished) return j->result;
+  pb::AwaitProofResponse out;
+  out.set_job_id(job_id);
+  out.set_status(pb::AwaitProofResponse::TIMEOUT);
+  out.set_partitions_total(j->partitions);
+  out.set_stage(draining_ ? "daemon shutting down" : "running");
+  return out;
+}
+
+pb::CancelProofResponse core::cancel(const std::string& job_id) {
+  pb::CancelProofResponse out;
+  std::shared_ptr<job> j;
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = jobs_.find(job_id); it != jobs_.end()) j = it->second;
+  }
+  if (!j) {
+    if (!journal_->find(job_id)) throw request_error(StatusCode::NOT_FOUND, "job_id: no job " + job_id);
+    out.set_found(true);
+    return out;
+  }
+  out.set_found(true);
+  out.set_was_running(engine_->cancel(j->engine_id));
+  return out;
+}
+
+pb::GetStatusResponse core::status() {
+  pb::GetStatusResponse s;
+  s.set_pid(info_.pid);
+  s.set_version(info_.version);
+  s.set_build_id(info_.build_id);
+  s.set_config_hash(info_.config_hash);
+  s.set_start_time_unix_ms(std::uint64_t(info_.start_unix_ms));
+  s.set_uptime_seconds(std::uint64_t((unix_ms() - info_.start_unix_ms) / 1000));
+  auto es = engine_->status();
+  for (auto& d : es.devices) {
+    auto* dev = s.add_devices();
+    dev->set_name(d.name);
+    dev->set_kind(d.name.rfind("cuda", 0) == 0 ? "cuda" : "cpu");
+    dev->set_busy_seconds(d.busy_ms / 1000.0);
+    dev->set_partitions_done(d.proofs);
+    dev->set_alive(true);
+    dev->set_node("local");
+  }
+  for (std::size_t i = 0; i < es.vram.size(); ++i) {
+    if (i < std::size_t(s.devices_size())) {
+      s.mutable_devices(int(i))->set_vram_budget_bytes(es.vram[i].capacity);
+      s.mutable_devices(int(i))->set_vram_reserved_bytes(es.vram[i].in_use);
+    }
+  }
+  auto add_budget = [&](const engine::budget_usage& b) {
+    auto* out = s.add_budgets();
+    out->set_name(b.name);
+    out->set_limit_bytes(b.capacity);
+    out->set_reserved_bytes(b.in_use);
+    out->set_peak_bytes(b.peak);
+    out->set_waiting(b.queued);
+  };
+  add_budget(es.host);
+  for (auto& v : es.vram) add_budget(v);
+  for (auto& [name, c] : catalog_.scan()) {
+    auto* k = s.add_keys();
+    k->set_circuit(name);
+    k->set_tier("cold");
+    k->set_bytes(c.file_bytes);
+  }
+  std::map<engine::priority, std::uint32_t> queued;
+  std::uint64_t running = 0;
+  for (auto& j : es.jobs) {
+    if (j.state == engine::job_state::queued) queued[j.prio] += j.partitions;
+    if (j.state == engine::job_state::running || j.state == engine::job_state::queued) ++running;
+  }
+  for (auto p : {engine::priority::critical, engine::priority::high, engine::priority::normal, engine::priority::low}) {
+    auto* q = s.add_queues();
+    q->set_priority(p == engine::priority::critical ? pb::CRITICAL
+                    : p == engine::priority::high   ? pb::HIGH
+                    : p == engine::priority::normal ? pb::NORMAL
+                                                    : pb::LOW);
+    q->set_partitions_queued(queued[p]);
+  }
+  {
+    std::lock_guard lock(mu_);
+    s.set_jobs_completed(completed_);
+    s.set_jobs_failed(failed_);
+  }
+  s.set_jobs_running(running);
+  s.set_retries(es.retries);
+  s.set_faults(es.faults.size());
+  return s;
+}
+
+std::string core::prometheus_metrics() {
+  auto s = status();
+  std::ostringstream m;
+  auto metric = [&](const char* name, const char* help, const char* type) {
+    m << "# HELP " << name << " " << help << "\n# TYPE " << name << " " << type << "\n";
+  };
+  metric("cuzk_up", "1 while the daemon serves", "gauge");
+  m << "cuzk_up{version=\"" << s.version() << "\",build_id=\"" << s.build_id() << "\"} 1\n";
+  metric("cuzk_uptime_seconds", "Seconds since the daemon started", "gauge");
+  m << "cuzk_uptime_seconds " << s.uptime_seconds() << "\n";
+  metric("cuzk_jobs_completed_total", "Jobs finished with verified proofs", "counter");
+  m << "cuzk_jobs_completed_total " << s.jobs_completed() << "\n";
+  metric("cuzk_jobs_failed_total", "Jobs that failed or were cancelled", "counter");
+  m << "cuzk_jobs_failed_total " << s.jobs_failed() << "\n";
+  metric("cuzk_jobs_active", "Jobs queued or running", "gauge");
+  m << "cuzk_jobs_active " << s.jobs_running() << "\n";
+  metric("cuzk_partition_retries_total", "Partitions re-queued after a fault", "counter");
+  m << "cuzk_partition_retries_total " << s.retries() << "\n";
+  metric("cuzk_faults_total", "Worker faults seen by the supervisor", "counter");
+  m << "cuzk_faults_total " << s.faults() << "\n";
+  metric("cuzk_partitions_queued", "Partitions waiting, by priority", "gauge");
+  for (auto& q : s.queues()) m << "cuzk_partitions_queued{priority=\"" << pb::Priority_Name(q.priority()) << "\"} " << q.partitions_queued() << "\n";
+  metric("cuzk_budget_reserved_bytes", "Bytes reserved from each memory budget", "gauge");
+  for (auto& b : s.budgets()) m << "cuzk_budget_reserved_bytes{budget=\"" << b.name() << "\"} " << b.reserved_bytes() << "\n";
+  metric("cuzk_budget_limit_bytes", "Size of each memory budget", "gauge");
+  for (auto& b : s.budgets()) m << "cuzk_budget_limit_bytes{budget=\"" << b.name() << "\"} " << b.limit_bytes() << "\n";
+  metric("cuzk_device_busy_seconds_total", "Seconds each device spent proving", "counter");
+  for (auto& d : s.devices()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
+  metric("cuzk_device_partitions_total", "Partitions each device proved", "counter");
+  for (auto& d : s.devices()) m << "cuzk_device_partitions_total{device=\"" << d.name() << "\"} " << d.partitions_done() << "\n";
+  return m.str();
+}
+
+std::string core::status_json() {
+  auto s = status();
+  nlohmann::ordered_json j;
+  j["pid"] = s.pid();
+  j["version"] = s.version();
+  j["build_id"] = s.build_id();
+  j["config_hash"] = s.config_hash();
+  j["start_time_unix_ms"] = s.start_time_unix_ms();
+  j["uptime_seconds"] = s.uptime_seconds();
+  j["jobs"] = {{"completed", s.jobs_completed()}, {"failed", s.jobs_failed()}, {"active", s.jobs_running()},
+               {"retries", s.retries()}, {"faults", s.faults()}};
+  for (auto& d : s.devices())
+    j["devices"].push_back({{"name", d.name()}, {"kind", d.kind()}, {"busy_seconds", d.busy_seconds()},
+                            {"partitions", d.partitions_done()}, {"vram_budget_bytes", d.vram_budget_bytes()},
+                            {"vram_reserved_bytes", d.vram_reserved_bytes()}, {"node", d.node()}});
+  for (auto& k : s.keys()) j["keys"].push_back({{"circuit", k.circuit()}, {"tier", k.tier()}, {"bytes", k.bytes()}});
+  for (auto& q : s.queues()) j["queues"][pb::Priority_Name(q.priority())] = q.partitions_queued();
+  for (auto& b : s.budgets())
+    j["budgets"].push_back({{"name", b.name()}, {"limit_bytes", b.limit_bytes()},
+                            {"reserved_bytes", b.reserved_bytes()}, {"peak_bytes", b.peak_bytes()},
+                            {"waiting", b.waiting()}});
+  return j.dump(1);
+}
+
+pb::PreloadKeyResponse core::preload(const std::string& circuit) {
+  auto c = catalog_.find(circuit);
+  auto t0 = std::chrono::steady_clock::now();
+  // Reading the whole file warms the page cache (the "warm" tier); the engine's key store parses and
+  // pins it on first use.
+  std::ifstream in(c.path, std::ios::binary);
+  std::vector<char> buf(1 << 20);
+  while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) {
+  }
+  pb::PreloadKeyResponse r;
+  r.set_load_ms(std::uint64_t(
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count()));
+  spdlog::info("keys: preloaded {} ({} bytes) in {} ms", circuit, c.file_bytes, r.load_ms());
+  return r;
+}
+
+pb::EvictKeyResponse core::evict(const std::string& circuit) {
+  catalog_.find(circuit);
+  engine_->evict_idle_keys();
+  pb::EvictKeyResponse r;
+  r.set_was_loaded(true);
+  return r;
+}
+
+pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
+  if (!cfg_.chaos.enabled)
+    throw request_error(StatusCode::PERMISSION_DENIED, "chaos: fault injection is off; set [chaos] enabled = true");
+  static const std::map<std::string, engine::worker_role> roles = {
+      {"synthesizer", engine::worker_role::synthesizer}, {"device", engine::worker_role::device},
+      {"assembler", engine::worker_role::assembler},     {"budget", engine::worker_role::host_budget},
+      {"host-budget", engine::worker_role::host_budget}, {"vram-budget", engine::worker_role::vram_budget},
+      {"key-store", engine::worker_role::key_store},     {"scheduler", engine::worker_role::scheduler}};
+  pb::ChaosResponse r;
+  if (req.action() == "kill") {
+    auto it = roles.find(req.actor());
+    if (it == roles.end()) {
+      std::string known;
+      for (auto& [k, _] : roles) known += (known.empty() ? "" : ", ") + k;
+      throw request_error(StatusCode::INVALID_ARGUMENT, "actor: unknown actor '" + req.actor() + "' (known: " + known + ")");
+    }
+    if (!engine_->kill_worker(it->second, req.index()))
+      throw request_error(StatusCode::NOT_FOUND, "actor: no running " + req.actor() + " with index " +
+                                                     std::to_string(req.index()));
+    spdlog::warn("chaos: killed {} {}", req.actor(), req.index());
+    r.set_done("killed " + req.actor() + " " + std::to_string(req.index()));
+    return r;
+  }
+  throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill)");
+}
+
+void core::drain_and_stop(std::chrono::milliseconds grace) {
+  draining_ = true;
+  done_cv_.notify_all();
+  auto deadline = std::chrono::steady_clock::now() + grace;
+  for (;;) {
+    bool busy = false;
+    {
+      std::lock_guard lock(mu_);
+      for (auto& [id, j] : jobs_)
+        if (!j->finished) busy = true;
+    }
+    if (!busy || std::chrono::steady_clock::now() >= deadline) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  if (engine_) engine_->shutdown();
+  for (auto& t : watchers_)
+    if (t.joinable()) t.join();
+  watchers_.clear();
+  std::size_t left = 0;
+  for (auto& [id, j] : jobs_)
+    if (!j->finished) ++left;
+  spdlog::info("shutdown: {} job(s) left in the journal for the next start", left);
+}
+
+void core::expire_results() {
+  auto cutoff = unix_ms() - std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.daemon.result_ttl).count();
+  for (auto& dir : journal_->expire(cutoff)) {
+    std::error_code ec;
+    if (!dir.empty()) fs::remove_all(dir, ec);
+  }
+}
+
+}  // namespace cuzk::daemon
