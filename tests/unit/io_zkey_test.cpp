@@ -4,6 +4,7 @@
 #include <gmpxx.h>
 
 #include <chrono>
+#include <ctime>
 #include <nlohmann/json.hpp>
 
 #include "io_test_util.hpp"
@@ -341,15 +342,18 @@ TEST_CASE("zkey: a 2^16 key loads fast", "[parsers][zkey][perf]") {
   parts.coefficients = coefs;
   temp_file f(serialize_zkey(parts), ".zkey");
 
+  auto cpu = [] { return double(std::clock()) / CLOCKS_PER_SEC; };  // all threads of the process
   auto t0 = std::chrono::steady_clock::now();
+  double c0 = cpu();
   auto k = zkey::load(f.path());
-  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  WARN("2^16 zkey (" << (n_vars * 3 + domain) << " G1 + " << n_vars << " G2 points) loaded in " << s << " s");
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), cpu_s = cpu() - c0;
+  WARN("2^16 zkey (" << (n_vars * 3 + domain) << " G1 + " << n_vars << " G2 points) loaded in " << s << " s wall, "
+                     << cpu_s << " s CPU");
   CHECK(k.h.size() == domain);
   CHECK(k.h[12345] == h[12345]);
   CHECK(k.b2[777] == b2[777]);
   CHECK(k.coefficients.size() == coefs.size());
 #if !defined(__SANITIZE_ADDRESS__) && defined(NDEBUG)
-  CHECK(s < 1.0);
+  CHECK(cpu_s < 1.0);  // CPU time: wall time on a shared CI machine measures the neighbours
 #endif
 }
