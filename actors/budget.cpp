@@ -82,7 +82,14 @@ budget_actor::behavior_type budget(budget_ptr self, std::string name, std::uint6
           return make_error(errc::over_budget, "budget " + st.name + ": " + req.purpose + " needs " +
                                                    std::to_string(req.bytes) + " bytes, capacity is " +
                                                    std::to_string(st.capacity));
-        if (req.holder && st.watched.emplace(req.holder, 0).second) self->monitor(req.holder);
+        if (req.holder) {
+          // Monitor through a strong handle: a weak address of an actor that is already gone
+          // must not be dereferenced. A holder that is gone gets nothing.
+          auto holder = caf::actor_cast<caf::actor>(req.holder);
+          if (!holder)
+            return make_error(errc::worker_failed, "budget " + st.name + ": holder of " + req.purpose + " is gone");
+          if (st.watched.emplace(req.holder, 0).second) self->monitor(holder);
+        }
         if (st.queue.empty() && st.in_use + req.bytes <= st.capacity) return st.take(req);
         auto rp = self->make_response_promise<reservation>();
         st.queue.push_back({std::move(req), rp});

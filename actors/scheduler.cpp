@@ -264,17 +264,20 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
                       }
                       pump(self);
                     },
-                    [self, job, index, ticket, step2, d](caf::error& e) {
+                    [self, job, index, ticket, step2, d, dev](caf::error& e) {
                       auto& st = self->state;
                       release_slot(st.devices, d, ticket);
-                      if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size())
+                      // Only the worker that answered is gone, not a replacement already in its slot.
+                      if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size() &&
+                          st.devices[d].handle == caf::actor_cast<caf::actor>(dev))
                         st.devices[d].alive = false;
                       step_failed(self, job, index, ticket, step2, "device", e);
                     });
           },
-          [self, job, index, ticket, step, d](caf::error& e) {
+          [self, job, index, ticket, step, d, budget](caf::error& e) {
             release_slot(self->state.devices, d, ticket);
-            if (is_receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size())
+            if (is_receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size() &&
+                self->state.vram[d] == budget)
               self->state.vram_alive[d] = false;
             step_failed(self, job, index, ticket, step, "vram budget", e);
           });
@@ -309,10 +312,12 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
             }
             pump(self);
           },
-          [self, job, index, ticket, step, s](caf::error& e) {
+          [self, job, index, ticket, step, s, worker](caf::error& e) {
             auto& st = self->state;
             release_slot(st.synths, s, ticket);
-            if (is_receiver_down(e) && static_cast<std::size_t>(s) < st.synths.size()) st.synths[s].alive = false;
+            if (is_receiver_down(e) && static_cast<std::size_t>(s) < st.synths.size() &&
+                st.synths[s].handle == caf::actor_cast<caf::actor>(worker))
+              st.synths[s].alive = false;
             step_failed(self, job, index, ticket, step, "synthesizer", e);
           });
 }
@@ -340,8 +345,8 @@ void reserve_host(sched_ptr self, job_t& j, task_t& t) {
             t->host_reservation = std::move(token);
             synthesize(self, self->state.jobs.at(job), *t);
           },
-          [self, job, index, ticket, step](caf::error& e) {
-            if (is_receiver_down(e)) self->state.host_alive = false;
+          [self, job, index, ticket, step, budget](caf::error& e) {
+            if (is_receiver_down(e) && self->state.host_budget == budget) self->state.host_alive = false;
             step_failed(self, job, index, ticket, step, "host budget", e);
           });
 }
@@ -363,7 +368,8 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
   auto job = j.id;
   auto index = t.index;
   auto t0 = now_us();
-  self->request(st.key_store, caf::infinite, acquire_atom::value, j.spec.circuit)
+  auto store = st.key_store;
+  self->request(store, caf::infinite, acquire_atom::value, j.spec.circuit)
       .then(
           [self, job, index, ticket, step, t0](key_handle& k) {
             auto* t = current(self, job, index, ticket, step);
@@ -377,8 +383,8 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
             t->key = std::move(k);
             reserve_host(self, j, *t);
           },
-          [self, job, index, ticket, step](caf::error& e) {
-            if (is_receiver_down(e)) self->state.key_store_alive = false;
+          [self, job, index, ticket, step, store](caf::error& e) {
+            if (is_receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
             step_failed(self, job, index, ticket, step, "key store", e);
           });
 }

@@ -6,6 +6,7 @@
 // On shutdown it stops every worker it spawned (nothing is left running: ~actor_system() would
 // otherwise wait for orphans), then itself.
 #include <map>
+#include <set>
 
 #include "actors/actors.hpp"
 #include "caf/all.hpp"
@@ -22,6 +23,7 @@ struct supervisor_state {
   std::map<caf::actor_addr, std::pair<role, std::uint32_t>> watched;
   std::vector<bool> remote;  // per synthesizer slot: a remote node's actor
   std::vector<fault_record> faults;
+  std::set<caf::actor_addr> doomed;  // killed through the test hook, down message not seen yet
   std::uint64_t respawns = 0, generation = 0, t0 = 0;
   bool stopping = false;
 };
@@ -80,6 +82,7 @@ void on_down(sup_ptr self, caf::down_msg& dm) {
   if (it == st.watched.end()) return;
   auto [who, slot] = it->second;
   st.watched.erase(it);
+  st.doomed.erase(dm.source);
   if (st.stopping) return;
   st.faults.push_back(fault_record{who, slot, caf::to_string(dm.reason), now_us() - st.t0});
   auto* current = slot_of(self, who, slot);
@@ -150,7 +153,7 @@ caf::behavior supervisor(sup_ptr self, engine_settings settings) {
       },
       [self](kill_atom, role who, std::uint32_t slot) {
         auto* a = slot_of(self, who, slot);
-        if (!a || !*a) return false;
+        if (!a || !*a || !self->state.doomed.insert(a->address()).second) return false;  // one kill per life
         caf::anon_send_exit(*a, caf::exit_reason::kill);
         return true;
       },
