@@ -8,7 +8,8 @@
 #            labelled "parsers" if any exist, else all of cuzk_tests; plus the interop bad-input
 #            test against the sanitized cuzk CLI
 #   fuzz     build-fuzz/ with clang and -DCUZK_FUZZ=ON: each fuzz_* target runs FUZZ_SECONDS (20)
-# Environment: JOBS (default: cores), FUZZ_SECONDS, SKIP_ASAN=1, SKIP_FUZZ=1.
+# Environment: JOBS (default: cores), FUZZ_SECONDS, SKIP_ASAN=1, SKIP_FUZZ=1,
+# STAGES (default "deps build ctest asan fuzz"; e.g. STAGES="build ctest" ./test.sh).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
@@ -79,7 +80,7 @@ fuzz() {
   [[ ${SKIP_FUZZ:-0} == 1 ]] && { echo "SKIP_FUZZ=1"; return 77; }
   command -v clang++ >/dev/null || { echo "fuzz: clang++ not installed: skipped"; return 77; }
   local B="$ROOT/build-fuzz"
-  CC=clang CXX=clang++ BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DCUZK_FUZZ=ON -DCUZK_CUDA=OFF -DCUZK_TESTS=OFF" \
+  CC=clang CXX=clang++ BUILD_TYPE=RelWithDebInfo CMAKE_ARGS="-DCUZK_FUZZ=ON -DCUZK_CUDA=OFF" \
     scripts/build.sh "$B" --configure-only || { echo "fuzz: configure failed"; return 1; }
   local targets
   targets=$(ninja -C "$B" -t targets all 2>/dev/null | sed -n 's/^\(fuzz_[A-Za-z0-9_]*\): .*/\1/p' | sort -u)
@@ -108,11 +109,17 @@ fuzz() {
   return $rc
 }
 
-stage deps deps
-stage build build
-stage ctest run_ctest
-stage asan asan
-stage fuzz fuzz
+STAGES=${STAGES:-deps build ctest asan fuzz}
+for s in $STAGES; do
+  case $s in
+    deps) stage deps deps ;;
+    build) stage build build ;;
+    ctest) stage ctest run_ctest ;;
+    asan) stage asan asan ;;
+    fuzz) stage fuzz fuzz ;;
+    *) echo "test.sh: unknown stage $s"; exit 2 ;;
+  esac
+done
 
 echo
 echo "test.sh: $([[ $FAILED == 0 ]] && echo PASS || echo FAIL): ${SUMMARY[*]/%/;} total $((SECONDS - T0))s"
