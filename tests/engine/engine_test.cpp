@@ -100,7 +100,7 @@ TEST_CASE("engine proofs equal the direct prover's with the same randomness", "[
   REQUIRE(budgets_drain(e));
 }
 
-TEST_CASE("a cold key with many partitions at once: evaluator built once, accounted memory within budget",
+TEST_CASE("a cold key with many partitions at once: evaluator built once and accounted memory within budget",
           "[engine]") {
   // The Rust engine's failure: the first proof built the constraint cache at full concurrency.
   std::mt19937_64 rng(2);
@@ -127,7 +127,7 @@ TEST_CASE("a cold key with many partitions at once: evaluator built once, accoun
   REQUIRE(budgets_drain(e));
 }
 
-TEST_CASE("a reservation larger than the budget fails the job with a reason, without retries", "[engine]") {
+TEST_CASE("a reservation larger than the budget fails the job with a reason and without retries", "[engine]") {
   std::mt19937_64 rng(3);
   auto c = small_config();
   c.host_budget = "1KiB";
@@ -139,7 +139,7 @@ TEST_CASE("a reservation larger than the budget fails the job with a reason, wit
   REQUIRE(r->reasons[0].find("over_budget") != std::string::npos);
 }
 
-TEST_CASE("a missing zkey fails the job (bad input, no retries); other jobs are untouched", "[engine]") {
+TEST_CASE("a missing zkey fails the job (bad input and no retries) and other jobs are untouched", "[engine]") {
   std::mt19937_64 rng(4);
   auto e = engine::engine::start(small_config());
   auto bad = sample_request(rng, 3);
@@ -156,7 +156,7 @@ TEST_CASE("a missing zkey fails the job (bad input, no retries); other jobs are 
   REQUIRE(g->state == engine::job_state::succeeded);
 }
 
-TEST_CASE("request validation, idempotent request ids, registered names, queue limit", "[engine]") {
+TEST_CASE("request validation and idempotent request ids and registered names and queue limit", "[engine]") {
   std::mt19937_64 rng(5);
   auto c = small_config();
   c.synthesizers = 1;
@@ -213,7 +213,7 @@ TEST_CASE("priorities decide at partition granularity", "[engine]") {
   REQUIRE(rc->timings.total < rl->timings.total);
 }
 
-TEST_CASE("cancellation drops queued partitions, returns reservations, discards running results", "[engine]") {
+TEST_CASE("cancellation drops queued partitions and returns reservations and discards running results", "[engine]") {
   std::mt19937_64 rng(7);
   auto c = small_config();
   c.synthesizers = 2;

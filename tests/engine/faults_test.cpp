@@ -26,7 +26,7 @@ std::uint64_t fault_seed() {
 
 }  // namespace
 
-TEST_CASE("fault injection: kills, throwing synthesis, failing devices; no job lost or answered twice",
+TEST_CASE("fault injection: kills and throwing synthesis and failing devices and no job lost or answered twice",
           "[engine][faults]") {
   const auto seed = fault_seed();
   std::cout << "fault injection seed: " << seed << " (rerun with CUZK_FAULT_SEED=" << seed << ")" << std::endl;

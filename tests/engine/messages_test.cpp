@@ -165,7 +165,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   caf::anon_send_exit(budget, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("budget: never above capacity under random concurrent load; reclaim on holder death", "[budget]") {
+TEST_CASE("budget: never above capacity under random concurrent load and reclaim on holder death", "[budget]") {
   test_config cfg;
   cfg.set("scheduler.max-threads", std::size_t{4});
   caf::actor_system sys{cfg};
