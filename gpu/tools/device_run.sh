@@ -36,4 +36,12 @@ if [[ $mode == bench || $mode == all ]]; then
   step bench_g2 90 .device/run cuzk_gpu_bench msm g2 20,22,24 resident reps=3
   for f in bench_ntt bench_h bench_g1 bench_g1_host bench_g2; do grep -E "^\||error|MISMATCH" "$OUT/$f.log" | grep -v -- "---" | grep -v "^| benchmark"; done | tee -a "$summary"
 fi
+if [[ $mode == quick ]]; then  # the shortest call that still checks and times the targets
+  step tests 150 .device/run cuzk_gpu_tests "[device]"
+  grep -E "passed|failed|FAILED|with expansion|SKIP" "$OUT/tests.log" | tail -30
+  step bench_ntt 40 .device/run cuzk_gpu_bench ntt 24,27 reps=5
+  step bench_g1 70 .device/run cuzk_gpu_bench msm g1 24,26 resident reps=3
+  step bench_g2 40 .device/run cuzk_gpu_bench msm g2 24 resident reps=3
+  for f in bench_ntt bench_g1 bench_g2; do grep -E "^\||error|MISMATCH" "$OUT/$f.log" | grep -v -- "---" | grep -v "^| benchmark"; done | tee -a "$summary"
+fi
 echo "== summary"; cat "$summary"
