@@ -77,4 +77,12 @@ synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, 
   return sys.spawn<caf::detached>(synthesizer, slot, faults, generation);
 }
 
+// For a node that only serves synthesis over the middleman: on the node's scheduler threads. The
+// middleman can hold messages (and so references) of a published actor past its exit, and a
+// detached actor's thread waits for its last reference: published, it could block the node's
+// shutdown. (Declared in engine/remote.cpp, its only user.)
+synthesizer_actor spawn_synthesizer_for_node(caf::actor_system& sys) {
+  return sys.spawn(synthesizer, std::uint32_t{0}, fault_settings{}, std::uint64_t{0});
+}
+
 }  // namespace cuzk::actors

@@ -5,25 +5,11 @@
 #include "caf/io/all.hpp"
 #include "engine/engine.hpp"
 
-namespace cuzk::engine {
-
-namespace {
-
-// What the node publishes: a front that hands every request to the detached synthesizer. Remote
-// peers (their proxies, monitors) keep references to the published actor after they disconnect;
-// a detached actor's thread waits until its last reference is gone, so the published actor must
-// not be the detached one or the node could never shut down.
-msg::synthesizer_actor::behavior_type synthesizer_front(msg::synthesizer_actor::pointer self,
-                                                        msg::synthesizer_actor worker) {
-  self->link_to(worker);  // the worker ends with the front
-  return {
-      [self, worker](msg::synth_request& req) -> caf::result<msg::synth_result> {
-        return self->delegate(worker, std::move(req));
-      },
-  };
+namespace cuzk::actors {
+synthesizer_actor spawn_synthesizer_for_node(caf::actor_system& sys);  // actors/synthesizer.cpp
 }
 
-}  // namespace
+namespace cuzk::engine {
 
 struct synthesizer_node::impl {
   caf::actor_system_config cfg;
@@ -40,7 +26,7 @@ std::unique_ptr<synthesizer_node> synthesizer_node::serve(std::uint16_t port, co
   msg::register_messages(p.cfg);
   p.cfg.load<caf::io::middleman>();
   p.sys = std::make_unique<caf::actor_system>(p.cfg);
-  p.synth = p.sys->spawn(synthesizer_front, actors::spawn_synthesizer(*p.sys, 0, actors::fault_settings{}, 0));
+  p.synth = actors::spawn_synthesizer_for_node(*p.sys);
   auto bound = p.sys->middleman().publish(p.synth, port, host.c_str(), true);
   if (!bound) throw engine_error("synthesizer node: publish on " + host + ":" + std::to_string(port) + ": " +
                                  p.sys->render(bound.error()));
