@@ -109,15 +109,19 @@ circuit_dir() {
   (
     flock 9
     if [[ ! -f "$d/done" ]]; then
-      rm -rf "$d" && mkdir -p "$d"
-      quiet circom "$circ" --r1cs --wasm --prime bls12381 -l "$SRC/node_modules" -l "$SRC/tests/interop/circuits" -o "$d"
-      quiet node "$d/${name}_js/generate_witness.js" "$d/${name}_js/$name.wasm" "$input" "$d/$name.wtns"
-      quiet snarkjs groth16 setup "$d/$name.r1cs" "$PTAU" "$d/${name}_0.zkey"
-      quiet snarkjs zkey contribute "$d/${name}_0.zkey" "$d/$name.zkey" --name=interop -e="interop $name $hash"
+      # Explicit "|| exit 1": this runs inside $(...) in an `if`, where bash ignores set -e, and a
+      # half-made directory must never be marked done.
+      rm -rf "$d" && mkdir -p "$d" || exit 1
+      quiet circom "$circ" --r1cs --wasm --prime bls12381 -l "$SRC/node_modules" -l "$SRC/tests/interop/circuits" -o "$d" ||
+        quiet circom "$circ" --r1cs --wasm --prime bls12381 -l "$SRC/node_modules" -l "$SRC/tests/interop/circuits" -o "$d" ||
+        exit 1
+      quiet node "$d/${name}_js/generate_witness.js" "$d/${name}_js/$name.wasm" "$input" "$d/$name.wtns" || exit 1
+      quiet snarkjs groth16 setup "$d/$name.r1cs" "$PTAU" "$d/${name}_0.zkey" || exit 1
+      quiet snarkjs zkey contribute "$d/${name}_0.zkey" "$d/$name.zkey" --name=interop -e="interop $name $hash" || exit 1
       rm -f "$d/${name}_0.zkey"
-      quiet snarkjs zkey export verificationkey "$d/$name.zkey" "$d/vk.json"
-      quiet snarkjs groth16 prove "$d/$name.zkey" "$d/$name.wtns" "$d/proof.json" "$d/public.json"
-      quiet snarkjs groth16 verify "$d/vk.json" "$d/public.json" "$d/proof.json"
+      quiet snarkjs zkey export verificationkey "$d/$name.zkey" "$d/vk.json" || exit 1
+      quiet snarkjs groth16 prove "$d/$name.zkey" "$d/$name.wtns" "$d/proof.json" "$d/public.json" || exit 1
+      quiet snarkjs groth16 verify "$d/vk.json" "$d/public.json" "$d/proof.json" || exit 1
       touch "$d/done"
     fi
   ) 9>"$WORK/.$name.lock" >&2 || return 1
