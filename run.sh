@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# One command from a fresh clone to a proof: installs what is missing, builds cuzk (Release, build/),
-# then proves the bundled sample circuit (tests/fixtures/sample, made by circom + snarkjs) with
-# build/bin/cuzk and checks the proof with cuzk verify and with snarkjs.
+# One command from a fresh clone to a running proving service: installs what is missing, builds cuzk
+# (Release, build/), proves the bundled sample circuit (tests/fixtures/sample, made by circom +
+# snarkjs) once with build/bin/cuzk as a self-check, then runs cuzk-daemon in the foreground with its
+# built-in defaults (socket unix:///tmp/cuzk/cuzk.sock, keys from ./keys, where the sample key is
+# installed as the circuit "sample"). Ctrl-C stops it. RUN_DAEMON=0 skips the daemon.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
@@ -37,4 +39,12 @@ else
   echo "run: snarkjs groth16 verify: INVALID"; status=1
 fi
 ((status == 0)) && echo "run: OK: cuzk proved the sample circuit and both verifiers accept the proof" || echo "run: FAILED"
-exit $status
+((status == 0)) || exit $status
+[[ ${RUN_DAEMON:-1} == 1 ]] || exit 0
+
+mkdir -p "$ROOT/keys"
+cp -f "$SAMPLE/sample.zkey" "$ROOT/keys/sample.zkey"
+echo "run: starting cuzk-daemon with built-in defaults (circuit 'sample' from ./keys); in another shell:"
+echo "       build/bin/cuzk prove --circuit sample --witness tests/fixtures/sample/sample.wtns --out /tmp/sample-out"
+echo "       build/bin/cuzk status"
+exec "$ROOT/build/bin/cuzk-daemon"
