@@ -40,11 +40,23 @@ void add_client_options(CLI::App* cmd, client_options& o) {
   cmd->add_flag("--json", o.json, "machine-readable output");
 }
 
+// gRPC target for `unix:///path` or `HOST:PORT`. IP literals get gRPC's ipv4:/ipv6: schemes: the
+// default DNS resolver (c-ares in Debian's build) does not resolve "127.0.0.1:PORT" itself.
+std::string grpc_target(const std::string& addr) {
+  if (addr.rfind("unix:", 0) == 0 || addr.find("://") != std::string::npos || addr.rfind("ipv", 0) == 0) return addr;
+  auto colon = addr.rfind(':');
+  std::string host = colon == std::string::npos ? addr : addr.substr(0, colon);
+  if (!host.empty() && host.front() == '[') return "ipv6:" + addr;
+  if (!host.empty() && host.find_first_not_of("0123456789.") == std::string::npos) return "ipv4:" + addr;
+  return "dns:///" + addr;
+}
+
 std::unique_ptr<pb::ProvingEngine::Stub> connect(const client_options& o) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
-  return pb::ProvingEngine::NewStub(grpc::CreateCustomChannel(o.addr, grpc::InsecureChannelCredentials(), args));
+  return pb::ProvingEngine::NewStub(
+      grpc::CreateCustomChannel(grpc_target(o.addr), grpc::InsecureChannelCredentials(), args));
 }
 
 void prepare(grpc::ClientContext& ctx, const client_options& o) {

@@ -6,6 +6,7 @@
 #include <iostream>
 #include <memory>
 
+#include "client/client.hpp"
 #include "commands.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
@@ -106,18 +107,37 @@ int prove(const prove_options& o) {
 
 void register_prove(CLI::App& app) {
   auto opt = std::make_shared<prove_options>();
-  auto* sub = app.add_subcommand("prove", "Make a Groth16 proof (verified before it is written)");
-  sub->add_option("zkey", opt->zkey, "proving key (.zkey, snarkjs format, BLS12-381)")->required();
-  sub->add_option("wtns", opt->wtns, "witness (.wtns)")->required();
-  sub->add_option("proof", opt->proof, "output proof.json")->required();
-  sub->add_option("public", opt->pub, "output public.json")->required();
+  auto remote = std::make_shared<remote_prove_options>();
+  auto* sub = app.add_subcommand(
+      "prove",
+      "Make a Groth16 proof (verified before it is written): locally from ZKEY WTNS PROOF PUBLIC, or through a "
+      "daemon with --addr/--circuit/--witness/--out");
+  // Local form: the argument order of `snarkjs groth16 prove` and rapidsnark's `prover`.
+  sub->add_option("zkey", opt->zkey, "proving key (.zkey, snarkjs format, BLS12-381)");
+  sub->add_option("wtns", opt->wtns, "witness (.wtns)");
+  sub->add_option("proof", opt->proof, "output proof.json");
+  sub->add_option("public", opt->pub, "output public.json");
   sub->add_option("--r1cs", opt->r1cs, "check that the witness satisfies every constraint of this circuit first");
   sub->add_option("--compressed", opt->compressed, "also write the 192-byte compressed proof (A || B || C)");
   sub->add_option("--backend", opt->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
   sub->add_option("--threads", opt->threads, "CPU threads (default: all)");
   sub->add_flag("--timings", opt->timings, "print the time of each stage on stderr");
-  sub->callback([opt] {
+  // Daemon form.
+  sub->add_option("--addr", remote->addr, "prove through the daemon at unix:///path or HOST:PORT");
+  sub->add_option("--circuit", remote->circuit, "daemon form: circuit NAME");
+  sub->add_option("--witness", remote->witnesses, "daemon form: a partition's .wtns (repeat, in order)");
+  sub->add_option("--out", remote->out_dir, "daemon form: directory for proof-K.json, public-K.json, proof.bin");
+  sub->add_option("--priority", remote->priority, "daemon form: low | normal | high | critical");
+  sub->add_option("--request-id", remote->request_id, "daemon form: idempotency key");
+  sub->add_option("--token", remote->token, "daemon form: bearer token (or $CUZK_TOKEN)");
+  sub->add_flag("--json", remote->json, "daemon form: machine-readable output");
+  sub->callback([opt, remote] {
     run_command([&]() -> int {
+      if (remote_prove_requested(*remote)) return run_remote_prove(*remote);
+      if (opt->zkey.empty() || opt->wtns.empty() || opt->proof.empty() || opt->pub.empty()) {
+        std::cerr << "error: prove needs ZKEY WTNS PROOF PUBLIC (or --addr/--circuit/--witness/--out for a daemon)\n";
+        return exit_bad_input;
+      }
       try {
         return prove(*opt);
       } catch (const std::invalid_argument& e) {  // unknown backend name

@@ -3,6 +3,7 @@
 
 #include <iostream>
 
+#include "client/client.hpp"
 #include "commands.hpp"
 
 int main(int argc, char** argv) {
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
   cuzk::cli::register_zkey(app);
   cuzk::cli::register_setup(app);
   cuzk::cli::register_bench(app);
+  cuzk::cli::register_client(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

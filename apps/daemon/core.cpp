@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <filesystem>
+#include <future>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -122,9 +123,10 @@ core::core(const config::daemon_config& cfg, daemon_info info)
 
 core::~core() {
   draining_ = true;
-  if (engine_) engine_->shutdown();
+  stopped_ = true;
   for (auto& t : watchers_)
     if (t.joinable()) t.join();
+  if (engine_) engine_->shutdown();
 }
 
 void core::start() {
@@ -201,11 +203,11 @@ void core::watch(std::shared_ptr<job> j) {
     try {
       r = engine_->await(j->engine_id, std::chrono::milliseconds(500));
     } catch (const std::exception& e) {
-      if (draining_) return;  // the engine stopped: the journal keeps the job for the next start
+      if (draining_ || stopped_) return;  // the engine stopped: the journal keeps the job for the next start
       spdlog::error("job {}: await failed: {}", j->id, e.what());
       return;
     }
-    if (!r && draining_ && !engine_) return;
+    if (!r && stopped_) return;
   }
   auto result = encode_result(*j, *r);
   std::string state = result.status() == pb::AwaitProofResponse::COMPLETED   ? "completed"
@@ -539,7 +541,7 @@ pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
   throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill)");
 }
 
-void core::drain_and_stop(std::chrono::milliseconds grace) {
+bool core::drain_and_stop(std::chrono::milliseconds grace) {
   draining_ = true;
   done_cv_.notify_all();
   auto deadline = std::chrono::steady_clock::now() + grace;
@@ -553,14 +555,34 @@ void core::drain_and_stop(std::chrono::milliseconds grace) {
     if (!busy || std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  if (engine_) engine_->shutdown();
-  for (auto& t : watchers_)
+  // Watchers stop awaiting first (each await slice is 500 ms): the engine's shutdown waits for every
+  // actor, including the ones a pending await holds.
+  stopped_ = true;
+  std::vector<std::thread> watchers;
+  {
+    std::lock_guard lock(mu_);
+    watchers.swap(watchers_);
+  }
+  for (auto& t : watchers)
     if (t.joinable()) t.join();
-  watchers_.clear();
+  // The engine's shutdown waits for every actor; it is bounded here so that a stuck actor cannot
+  // keep the process alive: the journal already holds whatever did not finish.
+  bool engine_stopped = true;
+  if (engine_) {
+    auto done = std::make_shared<std::promise<void>>();
+    auto stopped = done->get_future();
+    std::thread([this, done] {
+      engine_->shutdown();
+      done->set_value();
+    }).detach();
+    engine_stopped = stopped.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
+    if (!engine_stopped) spdlog::warn("shutdown: the engine did not stop within 10 s; exiting without it");
+  }
   std::size_t left = 0;
   for (auto& [id, j] : jobs_)
     if (!j->finished) ++left;
   spdlog::info("shutdown: {} job(s) left in the journal for the next start", left);
+  return engine_stopped;
 }
 
 void core::expire_results() {

@@ -68,8 +68,9 @@ class core {
   // Starts the engine and re-queues the journal's unfinished jobs (the one start path calls this).
   void start();
   // Refuses new jobs, waits up to `grace` for running ones, stops the engine; unfinished jobs stay
-  // in the journal and run again at the next start.
-  void drain_and_stop(std::chrono::milliseconds grace);
+  // in the journal and run again at the next start. False when the engine did not stop in time
+  // (the caller then exits without destroying it).
+  bool drain_and_stop(std::chrono::milliseconds grace);
 
   pb::SubmitProofResponse submit(const pb::SubmitProofRequest& req);
   pb::AwaitProofResponse await(const std::string& job_id, std::chrono::milliseconds timeout);
@@ -110,6 +111,7 @@ class core {
   std::map<std::string, std::shared_ptr<job>> jobs_;
   std::vector<std::thread> watchers_;
   std::atomic<bool> draining_{false};
+  std::atomic<bool> stopped_{false};  // the engine is shut down: watchers leave their jobs to the journal
   std::uint64_t next_seq_ = 0;
   std::uint64_t completed_ = 0, failed_ = 0;
 };

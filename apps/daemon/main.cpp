@@ -158,13 +158,17 @@ int run_daemon(const config::daemon_config& cfg) {
     spdlog::info("{}: draining (grace {} s)", sig == SIGTERM ? "SIGTERM" : "SIGINT", cfg.daemon.shutdown_grace.count());
     break;
   }
-  core.drain_and_stop(cfg.daemon.shutdown_grace);
+  bool engine_stopped = core.drain_and_stop(cfg.daemon.shutdown_grace);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (http_thread.joinable()) {
     http.stop();
     http_thread.join();
   }
   spdlog::info("stopped");
+  if (!engine_stopped) {
+    spdlog::default_logger()->flush();
+    std::_Exit(0);  // an engine that would not stop must not hang the exit either
+  }
   return 0;
 }
 
