@@ -14,7 +14,9 @@ mkdir -p "$WORK"
 
 # snarkjs and circom from the pinned node_modules; quiet unless they fail.
 snarkjs() { node "$SRC/node_modules/snarkjs/cli.js" "$@"; }
-circom() { node "$SRC/node_modules/circom2/cli.js" "$@"; }
+# circom2 runs under WASI and turns every path into one relative to the working directory: paths
+# with "../" cannot be opened there, so it always runs from the source tree (build dirs are inside).
+circom() { (cd "$SRC" && node "$SRC/node_modules/circom2/cli.js" "$@"); }
 quiet() {
   local log
   log=$(mktemp)
