@@ -86,7 +86,7 @@ namespace {
 std::mutex log_mu;
 std::string log_file, log_level;
 
-void install(bool banner_only_once) {
+void install() {
   std::vector<spdlog::sink_ptr> sinks;
   sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
   if (!log_file.empty()) {
@@ -98,7 +98,6 @@ void install(bool banner_only_once) {
   logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%-5l%$ [%P] %v");
   logger->flush_on(spdlog::level::info);
   spdlog::set_default_logger(logger);
-  (void)banner_only_once;
 }
 }  // namespace
 
@@ -106,12 +105,12 @@ void setup_logging(const std::string& level, const std::string& file) {
   std::lock_guard lock(log_mu);
   log_level = level;
   log_file = file;
-  install(true);
+  install();
 }
 
 void reopen_log() {
   std::lock_guard lock(log_mu);
-  install(false);
+  install();
   spdlog::info("log reopened (SIGHUP)");
 }
 
