@@ -109,6 +109,11 @@ circuit_catalog::circuit circuit_catalog::find(const std::string& name) {
   throw request_error(StatusCode::NOT_FOUND, "circuit: no key " + name + ".zkey in " + dir_);
 }
 
+std::map<std::string, circuit_catalog::circuit> circuit_catalog::known() {
+  std::lock_guard lock(mu_);
+  return known_;
+}
+
 std::map<std::string, std::string> circuit_catalog::paths() {
   std::lock_guard lock(mu_);
   std::map<std::string, std::string> out;
@@ -403,7 +408,7 @@ pb::GetStatusResponse core::status() {
   };
   add_budget(es.host);
   for (auto& v : es.vram) add_budget(v);
-  for (auto& [name, c] : catalog_.scan()) {
+  for (auto& [name, c] : catalog_.known()) {
     auto* k = s.add_keys();
     k->set_circuit(name);
     k->set_tier("cold");

@@ -47,6 +47,8 @@ class circuit_catalog {
   // The circuit called `name`, rescanning once if it is new; request_error NOT_FOUND otherwise.
   circuit find(const std::string& name);
   std::map<std::string, std::string> paths();
+  // The circuits found by the last scan (no I/O: status and metrics scrapes call this).
+  std::map<std::string, circuit> known();
 
  private:
   std::mutex mu_;
