@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -67,6 +68,35 @@ struct scheduler_setup {
 };
 scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_setup setup);
 intake_actor spawn_intake(caf::actor_system& sys, scheduler_actor scheduler, engine_settings settings);
+
+// ---- cluster ---------------------------------------------------------------------------------
+
+// What both ends of a cluster need. `on_event` gets one line per join, refusal and loss (the
+// daemon logs them); it is called from actor threads and must be thread-safe.
+struct cluster_settings {
+  std::string secret;
+  std::string build;  // nodes of another build are refused
+  std::chrono::milliseconds heartbeat{1000}, node_timeout{5000};
+  std::function<void(const std::string&)> on_event;
+};
+
+registrar_actor spawn_registrar(caf::actor_system& sys, cluster_settings settings, scheduler_actor scheduler);
+
+struct node_agent_settings {
+  cluster_settings cluster;
+  std::string host;  // the coordinator's registrar
+  std::uint16_t port = 0;
+  std::string name;  // this node, as the coordinator shows it
+  std::uint32_t slots = 1;
+  std::vector<std::string> devices;
+  std::vector<key_offer> keys;                    // what it offers
+  std::map<std::string, std::string> key_paths;  // fingerprint -> zkey path here
+  std::chrono::milliseconds task_timeout{120000};
+  // A refusal (wrong secret, other build) is a configuration error: the agent stops and says why.
+  std::function<void(const std::string&)> on_refused;
+};
+
+node_agent_actor spawn_node_agent(caf::actor_system& sys, node_agent_settings settings, intake_actor intake);
 
 // Builds every actor above, monitors them, respawns the dead and tells the scheduler (and the key
 // store) about replacements; answers roster_atom / status_atom / kill_atom / shutdown_atom.

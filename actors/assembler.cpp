@@ -42,9 +42,8 @@ assembler_actor::behavior_type assembler(assembler_ptr self) {
         if (j.outputs.size() != req.n_partitions)
           return make_error(errc::invalid_request, "assembler: partition count changed");
         if (j.outputs[req.task.index]) return ack;  // duplicate
-        if (!req.key.ptr || !req.key.ptr->zkey)
-          return make_error(errc::worker_failed, "assembler: no verifying key");
-        const auto& vk = req.key.ptr->zkey->vk;
+        if (!req.vk.ptr) return make_error(errc::worker_failed, "assembler: no verifying key");
+        const auto& vk = *req.vk.ptr;
         if (!zk::groth16::verify(vk, req.output.publics, req.output.proof))
           return make_error(errc::proof_invalid, "partition " + std::to_string(req.task.index) +
                                                      " proof does not verify: discarded");

@@ -27,6 +27,17 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self) {
     }
   };
   return {
+      [](describe_atom, const std::string& path) -> caf::result<key_summary> {
+        try {
+          auto h = zk::io::zkey_header::read(path);
+          return key_summary{path, h.fingerprint,
+                             verifier_handle{std::make_shared<const zk::groth16::verifying_key>(std::move(h.vk))}};
+        } catch (const zk::input_error& e) {
+          return make_error(errc::bad_input, e.what());
+        } catch (const std::exception& e) {
+          return make_error(errc::worker_failed, e.what());
+        }
+      },
       [guarded](load_atom, const std::string& path) -> caf::result<key_handle> {
         return guarded([&] {
           auto key = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
@@ -71,6 +82,7 @@ struct key_store_state {
   std::uint64_t cache_bytes = 0;
   key_worker_actor worker;
   std::map<std::string, key_entry> keys;
+  std::map<std::string, key_summary> summaries;
   std::uint64_t loads = 0, builds = 0, evictions = 0, next_ticket = 1;
 };
 
@@ -186,7 +198,23 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         if (e.st == key_entry::stage::idle) start_load(self, path);
         return rp;
       },
-      [self](evict_atom) { evict(self, true); },
+      [self](describe_atom, const std::string& path) -> caf::result<key_summary> {
+        auto& st = self->state;
+        if (auto it = st.summaries.find(path); it != st.summaries.end()) return it->second;
+        auto rp = self->make_response_promise<key_summary>();
+        self->request(st.worker, caf::infinite, describe_atom::value, path)
+            .then(
+                [self, rp, path](key_summary& s) mutable {
+                  self->state.summaries[path] = s;
+                  rp.deliver(std::move(s));
+                },
+                [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+        return rp;
+      },
+      [self](evict_atom) {
+        self->state.summaries.clear();  // a key file replaced on disk is read again
+        evict(self, true);
+      },
       [self](worker_replaced& r) {
         if (r.who != role::host_budget || !r.fresh) return;
         auto& st = self->state;

@@ -6,6 +6,12 @@
 // queued partition gets the next free synthesizer and which synthesized partition the next free
 // device. Concurrency follows from the budgets: a synthesizer waits for its reservation.
 //
+// Cluster nodes (registered by the registrar) take whole partitions: a node_task carries the
+// witness and the key's fingerprint, the answer is a proof the assembler verifies like any other.
+// A queued partition goes where there is most free capacity: free local synthesizers against a
+// node's free slots, among the nodes that offered this job's key fingerprint (read from the key's
+// header, once per job). A lost node's partitions are re-queued; its late answers are stale.
+//
 // Every dispatch gets a ticket and every request a step number; an answer that does not match its
 // partition's current (ticket, step) belongs to an abandoned attempt and is dropped, so retries are
 // idempotent. A failed step (error, timeout, dead worker) re-queues the partition with attempt + 1;
@@ -29,14 +35,25 @@ struct slot_t {
   std::uint64_t busy_us = 0, proofs = 0;
 };
 
-enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, proving, proved,
-                   assembling, assembled };
+enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, proving, remote,
+                   proved, assembling, assembled };
+
+struct node_slot {
+  std::string name;
+  node_agent_actor agent;
+  std::uint32_t slots = 0;
+  std::set<std::uint64_t> tickets;  // dispatches in flight there
+  std::set<std::string> keys;       // fingerprints it offered
+  std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  std::uint32_t free() const { return tickets.size() < slots ? slots - static_cast<std::uint32_t>(tickets.size()) : 0; }
+};
 
 struct task_t {
   std::uint32_t index = 0, attempt = 0;
   stage st = stage::queued;
   std::uint64_t ticket = 0, step = 0;
   int synth = -1, device = -1;
+  std::uint64_t node = 0;  // stage::remote: the node proving it
   key_handle key;
   keepalive host_reservation;
   synthesis_handle synthesis;
@@ -49,6 +66,8 @@ struct job_t {
   job_spec spec;
   std::uint64_t seq = 0, t_submit = 0;
   bool dispatched = false;
+  enum class described { no, pending, yes, failed } described = described::no;
+  key_summary summary;  // the key's fingerprint and verifying key (remote partitions need both)
   caf::typed_response_promise<job_outcome> promise;
   std::vector<task_t> tasks;
   std::vector<std::string> reasons;
@@ -70,7 +89,8 @@ struct scheduler_state {
   std::vector<bool> vram_alive;
   std::map<job_id, job_t> jobs;
   std::set<order_key> queue, device_queue;
-  std::uint64_t next_ticket = 1, next_seq = 0, retries = 0;
+  std::map<std::uint64_t, node_slot> nodes;
+  std::uint64_t next_ticket = 1, next_seq = 0, retries = 0, stale = 0;
 };
 
 using sched_ptr = scheduler_actor::stateful_pointer<scheduler_state>;
@@ -109,6 +129,7 @@ void release_ticket(sched_ptr self, std::uint64_t ticket) {
   for (auto* slots : {&self->state.synths, &self->state.devices})
     for (auto& s : *slots)
       if (s.ticket == ticket) s.ticket = 0;
+  for (auto& [id, n] : self->state.nodes) n.tickets.erase(ticket);
 }
 
 void end_job(sched_ptr self, job_t& j, job_outcome out) {
@@ -138,9 +159,11 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
                       reason);
   release_slot(st.synths, t.synth, t.ticket);
   release_slot(st.devices, t.device, t.ticket);
+  if (t.st == stage::remote) release_ticket(self, t.ticket);
   t.ticket = 0;
   ++t.step;
   t.synth = t.device = -1;
+  t.node = 0;
   t.key = {};
   t.host_reservation = {};
   t.synthesis = {};
@@ -180,8 +203,11 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
   auto job = j.id;
   auto index = t.index;
   auto target = st.assembler;
-  assemble_request req{task_ref{job, index, t.attempt, ticket}, static_cast<std::uint32_t>(j.tasks.size()), t.key,
-                       t.output};
+  verifier_handle vk = j.summary.vk;
+  if (t.key.ptr && t.key.ptr->zkey)  // a local proof: the lease's key (aliasing: the lease keeps it alive)
+    vk.ptr = std::shared_ptr<const zk::groth16::verifying_key>(t.key.ptr, &t.key.ptr->zkey->vk);
+  assemble_request req{task_ref{job, index, t.attempt, ticket}, static_cast<std::uint32_t>(j.tasks.size()),
+                       std::move(vk), t.output};
   self->request(target, st.settings.step_timeout, std::move(req))
       .then(
           [self, job, index, ticket, step](assembly_ack& ack) {
@@ -351,17 +377,21 @@ void reserve_host(sched_ptr self, job_t& j, task_t& t) {
           });
 }
 
-void start(sched_ptr self, job_t& j, task_t& t, int s) {
-  auto& st = self->state;
-  t.ticket = st.next_ticket++;
+void mark_dispatched(sched_ptr self, job_t& j, task_t& t) {
+  t.ticket = self->state.next_ticket++;
   ++t.attempt;
   ++j.attempts;
-  t.synth = s;
-  st.synths[s].ticket = t.ticket;
   if (!j.dispatched) {
     j.dispatched = true;
     j.timings.queue_us = now_us() - j.t_submit;
   }
+}
+
+void start(sched_ptr self, job_t& j, task_t& t, int s) {
+  auto& st = self->state;
+  mark_dispatched(self, j, t);
+  t.synth = s;
+  st.synths[s].ticket = t.ticket;
   t.st = stage::keying;
   auto step = ++t.step;
   auto ticket = t.ticket;
@@ -389,18 +419,144 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
           });
 }
 
+// A whole partition to a node: the witness travels, the key does not.
+void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
+  auto& st = self->state;
+  auto& node = st.nodes.at(node_id);
+  mark_dispatched(self, j, t);
+  t.st = stage::remote;
+  t.node = node_id;
+  node.tickets.insert(t.ticket);
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  node_task req{task_ref{job, index, t.attempt, ticket}, j.summary.fingerprint, j.spec.partitions[index].data,
+                j.spec.fixed_randomness, j.spec.randomness};
+  auto t0 = now_us();
+  self->request(node.agent, st.settings.step_timeout, std::move(req))
+      .then(
+          [self, job, index, ticket, step, node_id, t0](node_result& r) {
+            auto& st = self->state;
+            if (auto it = st.nodes.find(node_id); it != st.nodes.end() && it->second.tickets.erase(ticket)) {
+              it->second.busy_us += now_us() - t0;
+              ++it->second.proofs;
+            }
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) {
+              ++st.stale;  // its attempt was abandoned (the node was declared lost, the job ended)
+              pump(self);
+              return;
+            }
+            auto& j = st.jobs.at(job);
+            j.timings.synthesis_us += r.synthesis_us;
+            j.timings.device_us += r.device_us;
+            t->output = std::move(r.output);
+            t->node = 0;
+            assemble(self, j, *t);
+            pump(self);
+          },
+          [self, job, index, ticket, step, node_id](caf::error& e) {
+            auto& st = self->state;
+            std::string name = "node " + std::to_string(node_id);
+            if (auto it = st.nodes.find(node_id); it != st.nodes.end()) {
+              it->second.tickets.erase(ticket);
+              ++it->second.failures;
+              name = "node " + it->second.name;
+            }
+            step_failed(self, job, index, ticket, step, name.c_str(), e);
+          });
+}
+
+// Reads the job's key header once (fingerprint, verifying key), when nodes could take its work.
+void describe_key(sched_ptr self, job_t& j) {
+  auto& st = self->state;
+  if (j.described != job_t::described::no || !st.key_store_alive) return;
+  j.described = job_t::described::pending;
+  auto job = j.id;
+  auto store = st.key_store;
+  self->request(store, st.settings.step_timeout, describe_atom::value, j.spec.circuit)
+      .then(
+          [self, job](key_summary& s) {
+            auto it = self->state.jobs.find(job);
+            if (it == self->state.jobs.end()) return;
+            it->second.summary = std::move(s);
+            it->second.described = job_t::described::yes;
+            pump(self);
+          },
+          [self, job, store](caf::error& e) {
+            auto& st = self->state;
+            if (is_receiver_down(e) && st.key_store == store) st.key_store_alive = false;
+            auto it = st.jobs.find(job);
+            if (it == st.jobs.end()) return;
+            // A broken key fails the job; anything else is tried again at the next pump.
+            if (!retryable(e)) {
+              it->second.reasons.push_back("key: " + describe(e));
+              job_outcome out;
+              out.state = job_state::failed;
+              end_job(self, it->second, std::move(out));
+            } else {
+              it->second.described = job_t::described::no;
+            }
+            pump(self);
+          });
+}
+
+// The node with the most free slots that offered this job's key, or 0.
+std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std::uint32_t& free) {
+  free = 0;
+  if (j.described != job_t::described::yes || !j.spec.partitions[index].data.ptr) return 0;
+  std::uint64_t best = 0;
+  for (auto& [id, n] : self->state.nodes)
+    if (n.free() > free && n.keys.count(j.summary.fingerprint)) {
+      free = n.free();
+      best = id;
+    }
+  return best;
+}
+
 void pump(sched_ptr self) {
   auto& st = self->state;
-  if (st.key_store_alive && st.host_alive) {
-    for (std::size_t s = 0; s < st.synths.size() && !st.queue.empty(); ++s) {
-      auto& slot = st.synths[s];
-      if (!slot.handle || !slot.alive || slot.ticket) continue;
-      auto [prio, seq, job, index] = *st.queue.begin();
-      st.queue.erase(st.queue.begin());
-      auto& j = st.jobs.at(job);
-      start(self, j, j.tasks[index], static_cast<int>(s));
+  auto local_free = [&]() -> std::uint32_t {
+    if (!st.key_store_alive || !st.host_alive) return 0;
+    std::uint32_t n = 0;
+    for (auto& slot : st.synths)
+      if (slot.handle && slot.alive && !slot.ticket) ++n;
+    return n;
+  };
+  auto node_free = [&] {
+    for (auto& [id, n] : st.nodes)
+      if (n.free()) return true;
+    return false;
+  };
+  // Queued partitions in priority order, each to whichever place has the most free capacity. A
+  // partition that cannot go anywhere yet (no node has its key) does not hold back the others.
+  std::vector<order_key> placed;
+  std::uint32_t free_here = local_free();
+  bool nodes_free = node_free();
+  for (auto& key : st.queue) {
+    if (free_here == 0 && !nodes_free) break;
+    auto [prio, seq, job, index] = key;
+    auto& j = st.jobs.at(job);
+    if (nodes_free && j.described == job_t::described::no && j.spec.partitions[index].data.ptr) describe_key(self, j);
+    std::uint32_t free_there = 0;
+    auto node = nodes_free ? best_node(self, j, index, free_there) : 0;
+    if (node && free_there > free_here) {
+      placed.push_back(key);
+      prove_remote(self, j, j.tasks[index], node);
+      nodes_free = node_free();
+    } else if (free_here > 0) {
+      for (std::size_t s = 0; s < st.synths.size(); ++s) {
+        auto& slot = st.synths[s];
+        if (!slot.handle || !slot.alive || slot.ticket) continue;
+        placed.push_back(key);
+        start(self, j, j.tasks[index], static_cast<int>(s));
+        break;
+      }
+      free_here = local_free();
     }
   }
+  for (auto& key : placed) st.queue.erase(key);
   for (std::size_t d = 0; d < st.devices.size() && !st.device_queue.empty(); ++d) {
     auto& slot = st.devices[d];
     if (!slot.handle || !slot.alive || slot.ticket || !st.vram_alive[d]) continue;
@@ -532,6 +688,22 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         pump(self);
       },
       [self](worker_replaced& r) { on_replaced(self, r); },
+      [self](node_joined& n) {
+        auto& slot = self->state.nodes[n.id];
+        slot.name = n.name;
+        slot.agent = caf::actor_cast<node_agent_actor>(n.agent);
+        slot.slots = n.slots;
+        slot.keys = std::set<std::string>(n.fingerprints.begin(), n.fingerprints.end());
+        pump(self);
+      },
+      [self](node_lost_atom, std::uint64_t id, const std::string& reason) {
+        auto it = self->state.nodes.find(id);
+        if (it == self->state.nodes.end()) return;
+        std::string why = "node " + it->second.name + " lost (" + reason + ")";
+        self->state.nodes.erase(it);
+        fail_where(self, [id](const task_t& t) { return t.st == stage::remote && t.node == id; }, why);
+        pump(self);
+      },
       [self](status_atom) -> scheduler_status {
         auto& st = self->state;
         scheduler_status s;
@@ -548,6 +720,9 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         s.jobs_active = st.jobs.size();
         for (auto& sl : st.synths)
           if (sl.alive && sl.handle) ++s.synthesizers;
+        for (auto& [id, n] : st.nodes)
+          s.nodes.push_back(node_load{id, static_cast<std::uint32_t>(n.tickets.size()), n.proofs, n.failures, n.busy_us});
+        s.stale_results = st.stale;
         return s;
       },
   };

@@ -2,12 +2,15 @@
 // requests (scoped actors) for the caller's threads. Nothing here touches engine state directly.
 #include "engine/engine.hpp"
 
+#include <unistd.h>
+
 #include <thread>
 
 #include "actors/actors.hpp"
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/io/zkey.hpp"
 
 namespace cuzk::engine {
 
@@ -55,6 +58,30 @@ job_result convert(msg::job_outcome& o) {
   return r;
 }
 
+// "HOST:PORT" or "[V6]:PORT".
+std::pair<std::string, std::uint16_t> parse_endpoint(const std::string& text, const char* key) {
+  auto colon = text.rfind(':');
+  auto bad = [&] { return engine_error(std::string("config: cluster ") + key + " '" + text + "': expected HOST:PORT"); };
+  if (colon == std::string::npos || colon == 0) throw bad();
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  std::size_t used = 0;
+  unsigned long port = 0;
+  try {
+    port = std::stoul(text.substr(colon + 1), &used);
+  } catch (const std::exception&) {
+    throw bad();
+  }
+  if (used != text.size() - colon - 1 || port > 65535) throw bad();
+  return {host, static_cast<std::uint16_t>(port)};
+}
+
+std::string default_node_name() {
+  char host[256] = {};
+  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "node");
+  return std::string(host) + "-" + std::to_string(getpid());
+}
+
 budget_usage convert(const msg::budget_status& b) {
   budget_usage u;
   u.name = b.name;
@@ -70,12 +97,18 @@ budget_usage convert(const msg::budget_status& b) {
 
 }  // namespace
 
+// Nodes of another wire protocol cannot understand each other: the default build string.
+constexpr const char* wire_protocol = "cuzk-wire/1";
+
 struct engine::impl {
   caf::actor_system_config cfg;
   std::unique_ptr<caf::actor_system> sys;
   caf::actor supervisor;
   msg::roster roster;  // intake and scheduler never change; the rest is asked for when needed
   actors::engine_settings settings;
+  msg::registrar_actor registrar;  // coordinator
+  msg::node_agent_actor agent;     // worker
+  std::uint16_t cluster_port = 0;
   bool stopped = false;
 
   // One blocking request; `on_value` runs on the answer. Returns the error, if any.
@@ -97,6 +130,15 @@ struct engine::impl {
 
   void shutdown() {
     if (stopped || !sys) return;
+    if (registrar) {
+      sys->middleman().unpublish(registrar, cluster_port);
+      caf::anon_send_exit(registrar, caf::exit_reason::user_shutdown);
+      registrar = nullptr;
+    }
+    if (agent) {
+      caf::anon_send_exit(agent, caf::exit_reason::user_shutdown);
+      agent = nullptr;
+    }
     ask(supervisor, std::chrono::seconds(10), [](bool) {}, msg::shutdown_atom::value);
     stopped = true;
     // Detached actors' threads wait until the last handle to them is gone.
@@ -106,6 +148,56 @@ struct engine::impl {
   }
 
   ~impl() { shutdown(); }
+
+  actors::cluster_settings cluster_settings(const cluster_config& cl) const {
+    actors::cluster_settings cs;
+    cs.secret = cl.secret;
+    cs.build = cl.build.empty() ? std::string(wire_protocol) : cl.build;
+    cs.heartbeat = std::max(cl.heartbeat, std::chrono::milliseconds(10));
+    cs.node_timeout = std::max(cl.node_timeout, 2 * cs.heartbeat);
+    cs.on_event = cl.on_event;
+    return cs;
+  }
+
+  void start_cluster(const config& c) {
+    const auto& cl = c.cluster;
+    if (!cl.listen.empty()) {
+      auto [host, port] = parse_endpoint(cl.listen, "listen");
+      registrar = actors::spawn_registrar(*sys, cluster_settings(cl),
+                                          caf::actor_cast<msg::scheduler_actor>(roster.scheduler));
+      auto bound = sys->middleman().publish(registrar, port, host.c_str(), true);
+      if (!bound) {
+        caf::anon_send_exit(registrar, caf::exit_reason::user_shutdown);
+        registrar = nullptr;
+        shutdown();
+        throw engine_error("config: cluster listen '" + cl.listen + "': " + sys->render(bound.error()));
+      }
+      cluster_port = *bound;
+      return;
+    }
+    auto [host, port] = parse_endpoint(cl.join, "join");
+    actors::node_agent_settings ns;
+    ns.cluster = cluster_settings(cl);
+    ns.host = host;
+    ns.port = port;
+    ns.name = cl.node_name.empty() ? default_node_name() : cl.node_name;
+    ns.devices = settings.devices;
+    ns.slots = cl.slots ? cl.slots : std::max<std::uint32_t>(1, 2 * static_cast<std::uint32_t>(settings.devices.size()));
+    ns.task_timeout = settings.step_timeout * 4;
+    ns.on_refused = cl.on_refused;
+    // The keys this node offers, by fingerprint: the coordinator sends a circuit's work only to
+    // nodes whose key for it has the same fingerprint as its own.
+    for (auto& [name, path] : c.circuits) {
+      try {
+        auto h = zk::io::zkey_header::read(path);
+        ns.keys.push_back(msg::key_offer{name, h.fingerprint});
+        ns.key_paths[h.fingerprint] = path;
+      } catch (const std::exception& e) {
+        if (cl.on_event) cl.on_event(std::string("cluster: not offering ") + name + ": " + e.what());
+      }
+    }
+    agent = actors::spawn_node_agent(*sys, std::move(ns), caf::actor_cast<msg::intake_actor>(roster.intake));
+  }
 };
 
 engine::engine(std::unique_ptr<impl> p) : p_(std::move(p)) {}
@@ -121,9 +213,14 @@ engine engine::start(const config& c) {
   s.host_budget_bytes = parse_budget(c.host_budget, c.host_margin_bytes);
   s.device_budget_bytes = parse_budget(c.device_budget);
   s.key_cache_bytes = parse_budget(c.key_cache);
-  if (c.devices.empty()) throw engine_error("config: no devices");
+  const auto& cl = c.cluster;
+  const bool coordinator = !cl.listen.empty(), worker = !cl.join.empty();
+  if (coordinator && worker) throw engine_error("config: cluster: a node is a coordinator (listen) or a worker (join), not both");
+  if ((coordinator || worker) && cl.secret.empty()) throw engine_error("config: cluster secret: required to listen or join");
+  if (cl.coordinator_only && !coordinator) throw engine_error("config: cluster coordinator_only needs cluster listen");
+  if (c.devices.empty() && !cl.coordinator_only) throw engine_error("config: no devices");
   s.devices.clear();
-  for (auto& d : c.devices) {
+  for (auto& d : cl.coordinator_only ? std::vector<std::string>{} : c.devices) {
     std::string name;
     try {
       name = zk::groth16::resolve_backend_name(d);
@@ -136,6 +233,7 @@ engine engine::start(const config& c) {
   s.synthesizers = c.synthesizers;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
     s.synthesizers = std::max(1u, std::thread::hardware_concurrency());
+  if (cl.coordinator_only) s.synthesizers = 0;
   for (auto& r : c.remote_synthesizers) s.remote_synthesizers.push_back({r.host, r.port});
   s.max_attempts = std::max(1u, c.max_attempts);
   s.max_active_jobs = c.max_active_jobs;
@@ -147,11 +245,17 @@ engine engine::start(const config& c) {
 
   msg::register_messages(p->cfg);
   if (c.scheduler_threads) p->cfg.set("scheduler.max-threads", static_cast<std::size_t>(c.scheduler_threads));
-  if (!c.remote_synthesizers.empty()) p->cfg.load<caf::io::middleman>();
+  if (!c.remote_synthesizers.empty() || coordinator || worker) {
+    p->cfg.load<caf::io::middleman>();
+    // CAF's own keepalive under ours: a peer silent for the connection timeout is disconnected.
+    p->cfg.set("middleman.heartbeat-interval", caf::timespan{cl.heartbeat});
+    p->cfg.set("middleman.connection-timeout", caf::timespan{cl.node_timeout * 2});
+  }
   p->sys = std::make_unique<caf::actor_system>(p->cfg);
   p->supervisor = actors::spawn_supervisor(*p->sys, s);
   p->roster = p->current_roster();
   if (!p->roster.intake) throw engine_error("engine: the supervisor did not start");
+  if (coordinator || worker) p->start_cluster(c);
   return engine(std::move(p));
 }
 
@@ -160,7 +264,18 @@ job_id engine::submit(const request& req) {
   spec.request_id = req.request_id;
   spec.circuit = req.circuit;
   spec.prio = static_cast<msg::priority>(req.prio);
-  for (auto& w : req.partitions) spec.partitions.push_back(msg::witness_source{w.path, msg::witness_handle{w.data}});
+  for (auto& w : req.partitions) {
+    msg::witness_source src{w.path, msg::witness_handle{w.data}};
+    // A coordinator's partitions may travel to nodes, which cannot read this machine's files.
+    if (p_->registrar && !src.data.ptr && !src.path.empty()) {
+      try {
+        src.data.ptr = std::make_shared<const zk::io::witness>(zk::io::witness::load(src.path));
+      } catch (const std::exception& e) {
+        throw engine_error(std::string("bad_input: ") + e.what());
+      }
+    }
+    spec.partitions.push_back(std::move(src));
+  }
   if (req.randomness) {
     spec.fixed_randomness = true;
     spec.randomness = *req.randomness;
@@ -216,6 +331,46 @@ status_report engine::status() {
   p_->ask(roster.host_budget, t, [&](msg::budget_status& b) { r.host = convert(b); }, msg::status_atom::value);
   for (auto& v : roster.vram_budgets)
     p_->ask(v, t, [&](msg::budget_status& b) { r.vram.push_back(convert(b)); }, msg::status_atom::value);
+  if (p_->registrar) {
+    r.cluster_role = "coordinator";
+    std::map<std::uint64_t, msg::node_load> load;
+    p_->ask(roster.scheduler, t, [&](msg::scheduler_status& s) {
+      for (auto& n : s.nodes) load[n.id] = n;
+      r.stale_results = s.stale_results;
+    }, msg::status_atom::value);
+    p_->ask(p_->registrar, t, [&](msg::registrar_status& s) {
+      auto now = actors::now_us();
+      for (auto& n : s.nodes) {
+        node_report x;
+        x.id = n.id;
+        x.name = n.name;
+        x.build = n.build;
+        x.alive = n.alive;
+        x.lost_reason = n.lost_reason;
+        x.slots = n.slots;
+        x.devices = n.devices;
+        for (auto& k : n.keys) x.keys.push_back(k.name);
+        x.joined_ms_ago = ms(now - std::min(now, n.joined_us));
+        x.last_seen_ms_ago = ms(now - std::min(now, n.last_seen_us));
+        if (auto it = load.find(n.id); it != load.end() && n.alive) {
+          x.busy = it->second.busy;
+          x.proofs = it->second.proofs;
+          x.failures = it->second.failures;
+          x.busy_ms = ms(it->second.busy_us);
+        }
+        r.nodes.push_back(std::move(x));
+      }
+      r.node_joins = s.joins;
+      r.node_refusals = s.refused;
+      r.node_losses = s.lost;
+      r.refusals = s.refusals;
+    }, msg::status_atom::value);
+  } else if (p_->agent) {
+    r.cluster_role = "worker";
+    p_->ask(p_->agent, t, [&](msg::agent_status& a) {
+      r.coordinator = coordinator_report{a.coordinator, a.state, a.detail, a.node_id, a.joins, a.tasks, a.failures};
+    }, msg::status_atom::value);
+  }
   p_->ask(roster.key_store, t, [&](msg::key_store_status& k) {
     r.key_loads = k.loads;
     r.evaluator_builds = k.evaluator_builds;
@@ -245,5 +400,6 @@ unsigned engine::synthesizer_count() const {
   return p_->settings.synthesizers + static_cast<unsigned>(p_->settings.remote_synthesizers.size());
 }
 unsigned engine::device_count() const { return static_cast<unsigned>(p_->settings.devices.size()); }
+std::uint16_t engine::cluster_port() const { return p_->cluster_port; }
 
 }  // namespace cuzk::engine

@@ -9,6 +9,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -46,6 +47,23 @@ struct remote_node {
   std::uint16_t port = 0;
 };
 
+// Several machines, one engine (docs/operations.md). A coordinator publishes a registrar on
+// `listen`; a worker dials `join`, proves with the same secret that it belongs, offers its slots
+// and the fingerprints of its keys, and then takes whole partitions (witness in, proof out).
+struct cluster_config {
+  std::string listen;       // coordinator: "HOST:PORT" where nodes join (port 0: any; see cluster_port())
+  std::string join;         // worker: the coordinator's "HOST:PORT"
+  std::string secret;       // shared by the coordinator and its nodes; required for either role
+  std::string build;        // nodes of another build are refused ("": the engine's wire protocol)
+  std::string node_name;    // worker: its name in the coordinator's status ("": hostname-pid)
+  bool coordinator_only = false;  // coordinator: no local synthesizers or devices, all work to nodes
+  unsigned slots = 0;             // worker: partitions it takes at once (0: 2 per device)
+  std::chrono::milliseconds heartbeat{1000};     // pings both ways, and CAF's middleman heartbeat
+  std::chrono::milliseconds node_timeout{5000};  // silence after which a peer is treated as gone
+  std::function<void(const std::string&)> on_event;    // one line per join, refusal, loss (thread-safe)
+  std::function<void(const std::string&)> on_refused;  // worker: the coordinator refused it (fatal)
+};
+
 struct config {
   std::string host_budget = "auto";  // "auto" (MemTotal or the cgroup limit, minus the margin) or a size
   std::uint64_t host_margin_bytes = std::uint64_t{1} << 30;
@@ -61,6 +79,7 @@ struct config {
   unsigned scheduler_threads = 0;           // CAF scheduler threads; 0 = CAF's default
   std::map<std::string, std::string> circuits;  // registered circuit name -> zkey path
   fault_plan faults;
+  cluster_config cluster;
 };
 
 struct witness_input {
@@ -125,6 +144,22 @@ struct job_summary {
   std::vector<std::string> reasons;
 };
 
+struct node_report {  // a cluster node, as the coordinator sees it
+  std::uint64_t id = 0;
+  std::string name, build;
+  bool alive = false;
+  std::string lost_reason;
+  std::uint32_t slots = 0, busy = 0;
+  std::vector<std::string> devices, keys;  // backends; circuit names there
+  std::uint64_t proofs = 0, failures = 0;
+  double busy_ms = 0, joined_ms_ago = 0, last_seen_ms_ago = 0;
+};
+
+struct coordinator_report {  // a worker's link to its coordinator
+  std::string address, state, detail;  // state: connecting | joining | joined | refused
+  std::uint64_t node_id = 0, joins = 0, tasks = 0, failures = 0;
+};
+
 struct status_report {
   std::vector<job_summary> jobs;
   std::vector<device_report> devices;
@@ -134,6 +169,11 @@ struct status_report {
   std::uint64_t retries = 0, respawns = 0, tasks_queued = 0, tasks_running = 0;
   std::vector<fault_report> faults;
   std::uint64_t key_loads = 0, evaluator_builds = 0, key_evictions = 0, key_reserved_bytes = 0;
+  std::string cluster_role = "standalone";  // standalone | coordinator | worker
+  std::vector<node_report> nodes;           // coordinator: members, then the latest lost
+  std::uint64_t node_joins = 0, node_refusals = 0, node_losses = 0, stale_results = 0;
+  std::vector<std::string> refusals;        // coordinator: the latest, one line each
+  std::optional<coordinator_report> coordinator;  // worker
 };
 
 // Request errors (invalid request, queue full, unknown job, engine stopped): one line.
@@ -165,6 +205,7 @@ class engine {
   void evict_idle_keys();                            // drop hot keys that no job holds
   unsigned synthesizer_count() const;
   unsigned device_count() const;
+  std::uint16_t cluster_port() const;  // coordinator: the port nodes join on (0 otherwise)
 
  private:
   struct impl;

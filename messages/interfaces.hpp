@@ -13,6 +13,7 @@
 #include "caf/error.hpp"
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
+#include "messages/cluster.hpp"
 #include "messages/types.hpp"
 
 namespace caf {
@@ -34,6 +35,10 @@ using forget_atom = caf::atom_constant<caf::atom("forget")>;
 using roster_atom = caf::atom_constant<caf::atom("roster")>;
 using kill_atom = caf::atom_constant<caf::atom("killworker")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+using describe_atom = caf::atom_constant<caf::atom("describe")>;
+using ping_atom = caf::atom_constant<caf::atom("ping")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
 
 // ---- errors -----------------------------------------------------------------------------------
 enum class errc : std::uint8_t {
@@ -46,6 +51,8 @@ enum class errc : std::uint8_t {
   proof_invalid,    // the assembler's verification failed
   over_budget,      // a reservation larger than the whole budget
   shutting_down,
+  refused,          // a cluster join with the wrong secret or another build
+  node_lost,        // a cluster node stopped answering
 };
 caf::error make_error(errc x, std::string what = {});
 const char* to_string(errc x);
@@ -112,11 +119,14 @@ using budget_actor = caf::typed_actor<                            //
 // Blocking helper of the key store (its own thread): parses keys and builds evaluators.
 using key_worker_actor = caf::typed_actor<                        //
     caf::replies_to<load_atom, std::string>::with<key_handle>,    //
+    caf::replies_to<describe_atom, std::string>::with<key_summary>,  //
     caf::replies_to<build_atom, key_handle>::with<key_handle>>;
 
-// Proving keys by path: acquire answers once the key is hot (parsed, evaluator built).
+// Proving keys by path: acquire answers once the key is hot (parsed, evaluator built); describe
+// reads only the key's header (fingerprint and verifying key), cached per path.
 using key_store_actor = caf::typed_actor<                         //
     caf::replies_to<acquire_atom, std::string>::with<key_handle>,  //
+    caf::replies_to<describe_atom, std::string>::with<key_summary>,  //
     caf::reacts_to<evict_atom>,                                   //
     caf::reacts_to<worker_replaced>,                              //
     caf::replies_to<status_atom>::with<key_store_status>>;
@@ -136,6 +146,8 @@ using scheduler_actor = caf::typed_actor<                         //
     caf::replies_to<job_ticket>::with<job_outcome>,               //
     caf::reacts_to<cancel_atom, job_id>,                          //
     caf::reacts_to<worker_replaced>,                              //
+    caf::reacts_to<node_joined>,                                  //
+    caf::reacts_to<node_lost_atom, std::uint64_t, std::string>,   //
     caf::replies_to<status_atom>::with<scheduler_status>>;
 
 using intake_actor = caf::typed_actor<                            //
@@ -143,6 +155,22 @@ using intake_actor = caf::typed_actor<                            //
     caf::replies_to<await_atom, job_id>::with<job_outcome>,       //
     caf::replies_to<cancel_atom, job_id>::with<bool>,             //
     caf::replies_to<status_atom>::with<intake_status>>;
+
+// Coordinator side of a cluster, published on [cluster] listen: admits nodes (join handshake),
+// heartbeats them, and tells the scheduler who joined and who was lost.
+using registrar_actor = caf::typed_actor<                         //
+    caf::replies_to<join_hello>::with<join_challenge>,            //
+    caf::replies_to<join_request>::with<join_reply>,              //
+    caf::replies_to<ping_atom, std::uint64_t>::with<bool>,        // a node's heartbeat: still a member?
+    caf::reacts_to<tick_atom>,                                    //
+    caf::replies_to<status_atom>::with<registrar_status>>;
+
+// Worker side: joins the coordinator, proves the partitions it is sent on the local engine.
+using node_agent_actor = caf::typed_actor<                        //
+    caf::replies_to<node_task>::with<node_result>,                //
+    caf::replies_to<ping_atom>::with<std::uint64_t>,              // the registrar's heartbeat -> node id
+    caf::reacts_to<tick_atom>,                                    //
+    caf::replies_to<status_atom>::with<agent_status>>;
 
 // The supervisor is a dynamically typed actor (it handles down messages of every worker):
 //   (roster_atom) -> roster

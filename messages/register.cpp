@@ -32,6 +32,8 @@ const char* to_string(errc x) {
     case errc::proof_invalid: return "proof_invalid";
     case errc::over_budget: return "over_budget";
     case errc::shutting_down: return "shutting_down";
+    case errc::refused: return "refused";
+    case errc::node_lost: return "node_lost";
   }
   return "unknown";
 }
@@ -89,6 +91,20 @@ void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<reserve_request>("cuzk.reserve_request");
   cfg.add_message_type<worker_replaced>("cuzk.worker_replaced");
   cfg.add_message_type<roster>("cuzk.roster");
+  cfg.add_message_type<verifier_handle>("cuzk.verifier_handle");
+  cfg.add_message_type<key_summary>("cuzk.key_summary");
+  cfg.add_message_type<node_load>("cuzk.node_load");
+  cfg.add_message_type<key_offer>("cuzk.key_offer");
+  cfg.add_message_type<join_hello>("cuzk.join_hello");
+  cfg.add_message_type<join_challenge>("cuzk.join_challenge");
+  cfg.add_message_type<join_request>("cuzk.join_request");
+  cfg.add_message_type<join_reply>("cuzk.join_reply");
+  cfg.add_message_type<node_task>("cuzk.node_task");
+  cfg.add_message_type<node_result>("cuzk.node_result");
+  cfg.add_message_type<node_joined>("cuzk.node_joined");
+  cfg.add_message_type<node_info>("cuzk.node_info");
+  cfg.add_message_type<registrar_status>("cuzk.registrar_status");
+  cfg.add_message_type<agent_status>("cuzk.agent_status");
   cfg.add_error_category(caf::atom("cuzk"), [](std::uint8_t code, caf::atom_value, const caf::message& ctx) {
     std::string out = to_string(static_cast<errc>(code));
     if (ctx.match_elements<std::string>()) out += ": " + ctx.get_as<std::string>(0);

@@ -60,6 +60,27 @@ typename Inspector::result_type inspect(Inspector& f, key_handle& x) {
   return f(caf::meta::type_name("key_handle"), x.path, x.synthesis_bytes, x.device_bytes);
 }
 
+// A verifying key, in-process only (the assembler checks every partition proof against it).
+struct verifier_handle {
+  std::shared_ptr<const zk::groth16::verifying_key> ptr;
+  bool operator==(const verifier_handle& o) const { return ptr == o.ptr; }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, verifier_handle&) {
+  return f(caf::meta::type_name("verifier_handle"));
+}
+
+// A key as its header describes it (zk::io::zkey_header): read without loading the key's points.
+struct key_summary {
+  std::string path, fingerprint;
+  verifier_handle vk;
+  bool operator==(const key_summary&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_summary& x) {
+  return f(caf::meta::type_name("key_summary"), x.path, x.fingerprint, x.vk);
+}
+
 struct witness_handle {
   std::shared_ptr<const zk::io::witness> ptr;
   bool operator==(const witness_handle& o) const {
@@ -317,13 +338,13 @@ typename Inspector::result_type inspect(Inspector& f, device_status& x) {
 struct assemble_request {
   task_ref task;
   std::uint32_t n_partitions = 0;
-  key_handle key;  // for the verifying key
+  verifier_handle vk;
   partition_output output;
   bool operator==(const assemble_request&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, assemble_request& x) {
-  return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.key, x.output);
+  return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.vk, x.output);
 }
 
 struct assembly_ack {
@@ -375,15 +396,29 @@ typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
   return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs);
 }
 
+// The scheduler's view of a cluster node: how much of its capacity it uses.
+struct node_load {
+  std::uint64_t id = 0;
+  std::uint32_t busy = 0;
+  std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  bool operator==(const node_load&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_load& x) {
+  return f(caf::meta::type_name("node_load"), x.id, x.busy, x.proofs, x.failures, x.busy_us);
+}
+
 struct scheduler_status {
   std::vector<device_usage> devices;
   std::uint64_t retries = 0, tasks_queued = 0, tasks_running = 0, jobs_active = 0, synthesizers = 0;
+  std::vector<node_load> nodes;
+  std::uint64_t stale_results = 0;  // answers of abandoned attempts (a node thought dead, a late worker)
   bool operator==(const scheduler_status&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
   return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running,
-           x.jobs_active, x.synthesizers);
+           x.jobs_active, x.synthesizers, x.nodes, x.stale_results);
 }
 
 struct job_report {

@@ -9,7 +9,7 @@ DEBIAN_PACKAGES=(
   cmake ninja-build ccache g++ clang libclang-rt-14-dev
   libcaf-dev libspdlog-dev libfmt-dev catch2 libtomlplusplus-dev libcli11-dev nlohmann-json3-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler protobuf-compiler-grpc
-  libgmp-dev libsqlite3-dev libcpp-httplib-dev
+  libgmp-dev libsqlite3-dev libcpp-httplib-dev libssl-dev iproute2
 )
 
 missing=()

@@ -129,7 +129,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, dres) == dres);
   device_status dst{"device0", "cpu", rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, dst) == dst);
-  assemble_request areq{tr, 10, kh, out};
+  assemble_request areq{tr, 10, {}, out};
   REQUIRE(roundtrip(sys, areq) == areq);
   assembly_ack ack{tr, true, {out}, std::vector<std::uint8_t>(192, 7)};
   REQUIRE(roundtrip(sys, ack) == ack);
@@ -139,7 +139,9 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, kss) == kss);
   device_usage du{"cpu:0", rng(), rng()};
   REQUIRE(roundtrip(sys, du) == du);
-  scheduler_status ss{{du}, 1, 2, 3, 4, 5};
+  node_load nl{rng(), 2, rng(), rng(), rng()};
+  REQUIRE(roundtrip(sys, nl) == nl);
+  scheduler_status ss{{du}, 1, 2, 3, 4, 5, {nl}, 6};
   REQUIRE(roundtrip(sys, ss) == ss);
   job_report jr{rng(), "r", job_state::succeeded, priority::high, 10, 12, tm, {"x"}};
   REQUIRE(roundtrip(sys, jr) == jr);
@@ -150,6 +152,28 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   supervisor_status sup{{fr}, 17};
   REQUIRE(roundtrip(sys, sup) == sup);
   REQUIRE(roundtrip(sys, keepalive{}).ptr == nullptr);
+  key_summary ksum{"/k.zkey", "ab12", {}};
+  REQUIRE(roundtrip(sys, ksum) == ksum);
+
+  // Cluster messages.
+  key_offer ko{"sample", "00ff"};
+  REQUIRE(roundtrip(sys, ko) == ko);
+  join_hello jh{"node-1", "cuzk-wire/1"};
+  REQUIRE(roundtrip(sys, jh) == jh);
+  join_challenge jc{"0123456789abcdef"};
+  REQUIRE(roundtrip(sys, jc) == jc);
+  join_reply jrep{rng(), "cuzk-wire/1"};
+  REQUIRE(roundtrip(sys, jrep) == jrep);
+  node_task nt{tr, "fp", wh, true, {random_fr(rng), random_fr(rng)}};
+  REQUIRE(roundtrip(sys, nt) == nt);
+  node_result nres{tr, out, rng(), rng()};
+  REQUIRE(roundtrip(sys, nres) == nres);
+  node_info ni{rng(), "n", "b", true, "", 2, {"cpu"}, {ko}, rng(), rng()};
+  REQUIRE(roundtrip(sys, ni) == ni);
+  registrar_status rst{{ni}, 1, 2, 3, {"node x refused: wrong secret"}};
+  REQUIRE(roundtrip(sys, rst) == rst);
+  agent_status ast{"127.0.0.1:1", "joined", "", rng(), 1, 2, 3};
+  REQUIRE(roundtrip(sys, ast) == ast);
 
   // Messages with actor handles.
   auto budget = actors::spawn_budget(sys, "test", 100);
@@ -162,6 +186,10 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   ro.intake = budget_actor_handle;
   ro.devices = {budget_actor_handle, caf::actor{}};
   REQUIRE(roundtrip(sys, ro) == ro);
+  join_request jq{"node-1", "cuzk-wire/1", "nonce", "mac", budget_actor_handle, 4, {"cpu", "cuda"}, {ko}};
+  REQUIRE(roundtrip(sys, jq) == jq);
+  node_joined nj{rng(), "node-1", budget_actor_handle, 4, {"fp1", "fp2"}};
+  REQUIRE(roundtrip(sys, nj) == nj);
   caf::anon_send_exit(budget, caf::exit_reason::user_shutdown);
 }
 

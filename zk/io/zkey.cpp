@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "zk/io/field_checks.hpp"
+#include "zk/io/sha256.hpp"
 
 namespace cuzk::zk::io {
 
@@ -74,16 +75,34 @@ Point header_point(section_reader& r, const char* field) {
 
 bool is_power_of_two(std::uint32_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
-}  // namespace
+// SHA-256 over what identifies a key without reading its points: sections 1-3 (protocol, header
+// with the verifying key, IC), section 10 when present (snarkjs's circuit hash and the ceremony's
+// contributions), and every section's id and size. Two keys with equal fingerprints verify the same
+// proofs and were made for the same circuit by the same ceremony.
+std::string fingerprint_of(const binfile& f) {
+  sha256 h;
+  h.update("cuzk zkey fingerprint v1");
+  for (std::uint32_t id : {1u, 2u, 3u, 10u})
+    if (f.has(id)) {
+      auto b = f.bytes(id, "fingerprinted section");
+      std::uint8_t tag[12];
+      store_u32(tag, id);
+      store_u64(tag + 4, b.size());
+      h.update(tag);
+      h.update(b);
+    }
+  for (auto& [id, sec] : f.sections()) {
+    std::uint8_t tag[12];
+    store_u32(tag, id);
+    store_u64(tag + 4, sec.size);
+    h.update(tag);
+  }
+  return h.hex();
+}
 
-zkey zkey::load(const std::string& path) { return parse(file_bytes::map(path), path); }
-
-zkey zkey::parse(std::shared_ptr<const file_bytes> bytes, std::string name) {
-  binfile f(name, bytes, "zkey", 1);
-  zkey k;
-  k.path = name;
-
-  // Section 1: protocol.
+// Sections 1..3: protocol, header (primes, sizes, vk points) and IC. Everything a verifier and a
+// cluster coordinator need, without touching the proving key's points.
+void parse_header(const binfile& f, zkey_header& k) {
   {
     auto s = f.bytes_exact(1, "protocol", 4);
     std::uint32_t protocol = load_u32(s.data());
@@ -91,8 +110,6 @@ zkey zkey::parse(std::shared_ptr<const file_bytes> bytes, std::string name) {
       f.fail("protocol is " + std::to_string(protocol) + protocol_name(protocol) +
              ", cuzk proves Groth16 (1) only");
   }
-
-  // Section 2: header (primes, sizes, vk points).
   {
     section_reader r(f, 2, "header", f.bytes(2, "header"));
     std::uint32_t n8q = r.u32("n8q");
@@ -118,6 +135,41 @@ zkey zkey::parse(std::shared_ptr<const file_bytes> bytes, std::string name) {
     k.vk.delta1 = header_point<g1_affine>(r, "delta1");
     k.vk.delta2 = header_point<g2_affine>(r, "delta2");
     r.expect_end();
+  }
+}
+
+}  // namespace
+
+zkey_header zkey_header::read(const std::string& path) { return parse(file_bytes::map(path), path); }
+
+zkey_header zkey_header::parse(std::shared_ptr<const file_bytes> bytes, std::string name) {
+  binfile f(name, bytes, "zkey", 1);
+  zkey_header h;
+  h.path = name;
+  parse_header(f, h);
+  zkey_storage st;
+  bool in_place = true;
+  auto ic = point_section<g1_affine>(f, st, 3, "IC", std::uint64_t(h.n_public) + 1, in_place);
+  h.vk.ic.assign(ic.begin(), ic.end());
+  h.fingerprint = fingerprint_of(f);
+  h.size_bytes = bytes->bytes().size();
+  return h;
+}
+
+zkey zkey::load(const std::string& path) { return parse(file_bytes::map(path), path); }
+
+zkey zkey::parse(std::shared_ptr<const file_bytes> bytes, std::string name) {
+  binfile f(name, bytes, "zkey", 1);
+  zkey k;
+  k.path = name;
+  {
+    zkey_header h;
+    parse_header(f, h);
+    k.n_vars = h.n_vars;
+    k.n_public = h.n_public;
+    k.domain_size = h.domain_size;
+    k.log_domain = h.log_domain;
+    k.vk = std::move(h.vk);
   }
 
   auto st = std::make_shared<zkey_storage>();

@@ -30,6 +30,21 @@ struct zkey_coefficient {
   fr value;
 };
 
+// What a key says about itself without its points: sizes, the verifying key and a fingerprint
+// (hex SHA-256 of sections 1-3, 10 and the section table). Cheap to read from a key of any size:
+// what a cluster coordinator compares with a node's key before sending it that circuit's work.
+struct zkey_header {
+  std::string path;
+  std::uint32_t n_vars = 0, n_public = 0, domain_size = 0;
+  unsigned log_domain = 0;
+  groth16::verifying_key vk;
+  std::string fingerprint;
+  std::uint64_t size_bytes = 0;  // of the whole file
+
+  static zkey_header read(const std::string& path);  // throws input_error, like zkey::load
+  static zkey_header parse(std::shared_ptr<const file_bytes> bytes, std::string name);
+};
+
 struct zkey {
   std::string path;
   std::uint32_t n_vars = 0;       // wires including the constant 1

@@ -1,0 +1,169 @@
+// Messages between a coordinator and its worker nodes (CAF's middleman carries them; both ends
+// register them through msg::register_messages). The join handshake:
+//   node -> registrar  join_hello{node, build}             -> join_challenge{nonce}
+//   node -> registrar  join_request{..., mac, agent, ...}  -> join_reply{node id}   (or an error)
+// where mac = HMAC-SHA256(secret, join_mac_text(nonce, node, build)): the secret never travels,
+// and a nonce answers one join only. After the join the registrar pings the node's agent and the
+// agent pings the registrar; either side that hears nothing for node_timeout treats the other as
+// gone (a node rejoins with a fresh handshake). Work: node_task -> node_result, a whole partition
+// (witness in, verified-by-the-coordinator proof out); never a key, which every node loads itself.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "caf/actor.hpp"
+#include "messages/types.hpp"
+
+namespace cuzk::msg {
+
+// A circuit a node can prove: its name there and its key's fingerprint (zkey_header::fingerprint).
+struct key_offer {
+  std::string name, fingerprint;
+  bool operator==(const key_offer&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_offer& x) {
+  return f(caf::meta::type_name("key_offer"), x.name, x.fingerprint);
+}
+
+struct join_hello {
+  std::string node, build;
+  bool operator==(const join_hello&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, join_hello& x) {
+  return f(caf::meta::type_name("join_hello"), x.node, x.build);
+}
+
+struct join_challenge {
+  std::string nonce;  // hex, single use, expires
+  bool operator==(const join_challenge&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, join_challenge& x) {
+  return f(caf::meta::type_name("join_challenge"), x.nonce);
+}
+
+struct join_request {
+  std::string node, build, nonce, mac;
+  caf::actor agent;                  // where the coordinator sends work and heartbeats
+  std::uint32_t slots = 0;           // partitions the node takes at once
+  std::vector<std::string> devices;  // backend names, for status
+  std::vector<key_offer> keys;
+  bool operator==(const join_request&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, join_request& x) {
+  return f(caf::meta::type_name("join_request"), x.node, x.build, x.nonce, x.mac, x.agent, x.slots, x.devices,
+           x.keys);
+}
+
+struct join_reply {
+  std::uint64_t node_id = 0;
+  std::string coordinator;  // the coordinator's build, for the node's log
+  bool operator==(const join_reply&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, join_reply& x) {
+  return f(caf::meta::type_name("join_reply"), x.node_id, x.coordinator);
+}
+
+// The text both ends MAC: fields separated by NUL so that no two field lists give one text.
+inline std::string join_mac_text(const std::string& nonce, const std::string& node, const std::string& build) {
+  std::string t = "cuzk-join-v1";
+  for (auto* s : {&nonce, &node, &build}) {
+    t.push_back('\0');
+    t += *s;
+  }
+  return t;
+}
+
+// One partition for a node: its witness (in the message) and the key's fingerprint.
+struct node_task {
+  task_ref task;
+  std::string fingerprint;
+  witness_handle witness;
+  bool fixed_randomness = false;
+  zk::groth16::randomness randomness{};
+  bool operator==(const node_task& o) const {
+    return task == o.task && fingerprint == o.fingerprint && witness == o.witness &&
+           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_task& x) {
+  return f(caf::meta::type_name("node_task"), x.task, x.fingerprint, x.witness, x.fixed_randomness, x.randomness);
+}
+
+struct node_result {
+  task_ref task;
+  partition_output output;
+  std::uint64_t synthesis_us = 0, device_us = 0;
+  bool operator==(const node_result&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_result& x) {
+  return f(caf::meta::type_name("node_result"), x.task, x.output, x.synthesis_us, x.device_us);
+}
+
+// Registrar -> scheduler: a node joined (or rejoined under a new id).
+struct node_joined {
+  std::uint64_t id = 0;
+  std::string name;
+  caf::actor agent;
+  std::uint32_t slots = 0;
+  std::vector<std::string> fingerprints;
+  bool operator==(const node_joined&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_joined& x) {
+  return f(caf::meta::type_name("node_joined"), x.id, x.name, x.agent, x.slots, x.fingerprints);
+}
+
+// ---- status ---------------------------------------------------------------------------------
+
+struct node_info {
+  std::uint64_t id = 0;
+  std::string name, build;
+  bool alive = false;
+  std::string lost_reason;  // when !alive
+  std::uint32_t slots = 0;
+  std::vector<std::string> devices;
+  std::vector<key_offer> keys;
+  std::uint64_t joined_us = 0, last_seen_us = 0;  // engine clock (now_us)
+  bool operator==(const node_info&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_info& x) {
+  return f(caf::meta::type_name("node_info"), x.id, x.name, x.build, x.alive, x.lost_reason, x.slots, x.devices,
+           x.keys, x.joined_us, x.last_seen_us);
+}
+
+struct registrar_status {
+  std::vector<node_info> nodes;  // current, then the most recently lost
+  std::uint64_t joins = 0, refused = 0, lost = 0;
+  std::vector<std::string> refusals;  // the latest, one line each
+  bool operator==(const registrar_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, registrar_status& x) {
+  return f(caf::meta::type_name("registrar_status"), x.nodes, x.joins, x.refused, x.lost, x.refusals);
+}
+
+// What a worker's agent knows of its coordinator.
+struct agent_status {
+  std::string coordinator;  // HOST:PORT
+  std::string state;        // connecting | joined | refused
+  std::string detail;       // the last error or refusal
+  std::uint64_t node_id = 0, joins = 0, tasks = 0, failures = 0;
+  bool operator==(const agent_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, agent_status& x) {
+  return f(caf::meta::type_name("agent_status"), x.coordinator, x.state, x.detail, x.node_id, x.joins, x.tasks,
+           x.failures);
+}
+
+}  // namespace cuzk::msg

@@ -1,0 +1,273 @@
+// A coordinator and worker nodes, each an engine with its own actor system, joined over CAF's
+// middleman on loopback: work spreads over the nodes, a node that vanishes mid-job loses nothing,
+// a wrong secret, another build or another key is refused. (tests/cluster/ runs the same with
+// separate daemon processes, kill -9 and cut network links.)
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <mutex>
+#include <thread>
+
+#include "engine/engine.hpp"
+#include "fixture.hpp"
+#include "zk/groth16/setup.hpp"
+#include "zk/groth16/verifier.hpp"
+#include "zk/io/r1cs.hpp"
+#include "zk/io/zkey_writer.hpp"
+
+using namespace cuzk;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct event_log {
+  std::mutex mu;
+  std::vector<std::string> lines;
+  std::function<void(const std::string&)> sink() {
+    return [this](const std::string& l) {
+      std::lock_guard lock(mu);
+      lines.push_back(l);
+    };
+  }
+  bool has(const std::string& needle) {
+    std::lock_guard lock(mu);
+    for (auto& l : lines)
+      if (l.find(needle) != std::string::npos) return true;
+    return false;
+  }
+};
+
+engine::config coordinator_config(event_log& log, bool only = true) {
+  engine::config c;
+  c.host_budget = "256MiB";
+  c.device_budget = "64MiB";
+  c.synthesizers = 1;
+  c.scheduler_threads = 2;
+  c.step_timeout = 30s;
+  c.cluster.listen = "127.0.0.1:0";
+  c.cluster.secret = "s3cret";
+  c.cluster.coordinator_only = only;
+  c.cluster.heartbeat = 50ms;
+  c.cluster.node_timeout = 400ms;
+  c.cluster.on_event = log.sink();
+  return c;
+}
+
+engine::config worker_config(std::uint16_t port, const std::string& name, event_log& log,
+                             const std::string& zkey = test::sample_zkey()) {
+  engine::config c;
+  c.host_budget = "256MiB";
+  c.device_budget = "64MiB";
+  c.synthesizers = 1;
+  c.scheduler_threads = 2;
+  c.circuits = {{"sample", zkey}};
+  c.cluster.join = "127.0.0.1:" + std::to_string(port);
+  c.cluster.secret = "s3cret";
+  c.cluster.node_name = name;
+  c.cluster.slots = 2;
+  c.cluster.heartbeat = 50ms;
+  c.cluster.node_timeout = 400ms;
+  c.cluster.on_event = log.sink();
+  return c;
+}
+
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds limit = 10s) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(10ms);
+  }
+  return true;
+}
+
+std::size_t alive_nodes(engine::engine& e) {
+  std::size_t n = 0;
+  for (auto& node : e.status().nodes) n += node.alive;
+  return n;
+}
+
+engine::request sample_job(std::mt19937_64& rng, std::size_t n) {
+  engine::request r;
+  r.circuit = test::sample_zkey();
+  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", test::random_sample_witness(rng)});
+  return r;
+}
+
+void require_verifies(const zk::io::zkey& key, const engine::job_result& r, std::size_t n) {
+  REQUIRE(r.state == engine::job_state::succeeded);
+  REQUIRE(r.partitions.size() == n);
+  for (auto& p : r.partitions) REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+}
+
+}  // namespace
+
+TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify", "[engine][cluster]") {
+  event_log log;
+  std::mt19937_64 rng(21);
+  test::direct_prover direct;
+  auto coord = engine::engine::start(coordinator_config(log));
+  REQUIRE(coord.cluster_port() != 0);
+  REQUIRE(coord.status().cluster_role == "coordinator");
+  auto w1 = engine::engine::start(worker_config(coord.cluster_port(), "w1", log));
+  auto w2 = engine::engine::start(worker_config(coord.cluster_port(), "w2", log));
+  bool joined = eventually([&] { return alive_nodes(coord) == 2; });
+  if (!joined) {
+    for (auto& l : log.lines) UNSCOPED_INFO(l);
+    UNSCOPED_INFO("w1: " << w1.status().coordinator->state << " " << w1.status().coordinator->detail);
+  }
+  REQUIRE(joined);
+  REQUIRE(w1.status().coordinator->state == "joined");
+
+  auto req = sample_job(rng, 8);
+  req.randomness = test::fixed_randomness(5);
+  auto r = coord.await(coord.submit(req), 60s);
+  REQUIRE(r);
+  require_verifies(direct.key, *r, 8);
+  for (std::size_t i = 0; i < 8; ++i) REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
+
+  auto s = coord.status();
+  REQUIRE(s.nodes.size() == 2);
+  std::uint64_t total = 0;
+  for (auto& n : s.nodes) {
+    CHECK(n.proofs > 0);  // both took work
+    CHECK(n.keys == std::vector<std::string>{"sample"});
+    total += n.proofs;
+  }
+  REQUIRE(total == 8);
+  REQUIRE(w1.status().coordinator->tasks + w2.status().coordinator->tasks == 8);
+
+  // A witness given as a file on the coordinator travels as data.
+  engine::request file_job;
+  file_job.circuit = test::sample_zkey();
+  file_job.partitions.push_back({test::sample_wtns(), nullptr});
+  auto f = coord.await(coord.submit(file_job), 60s);
+  REQUIRE(f);
+  require_verifies(direct.key, *f, 1);
+}
+
+TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewhere", "[engine][cluster]") {
+  event_log log;
+  std::mt19937_64 rng(22);
+  test::direct_prover direct;
+  auto coord = engine::engine::start(coordinator_config(log));
+  auto w1 = std::make_unique<engine::engine>(engine::engine::start(worker_config(coord.cluster_port(), "w1", log)));
+  auto w2 = engine::engine::start(worker_config(coord.cluster_port(), "w2", log));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 2; }));
+
+  auto id = coord.submit(sample_job(rng, 12));
+  // Once w1 holds partitions, it goes away (its engine stops: the connection closes).
+  REQUIRE(eventually([&] {
+    for (auto& n : coord.status().nodes)
+      if (n.name == "w1" && n.busy > 0) return true;
+    return false;
+  }));
+  w1->shutdown();
+  auto r = coord.await(id, 60s);
+  REQUIRE(r);
+  require_verifies(direct.key, *r, 12);
+  REQUIRE(eventually([&] { return log.has("node w1 (#"); }));
+  auto s = coord.status();
+  REQUIRE(s.node_losses >= 1);
+  REQUIRE(s.succeeded == 1);
+  w1.reset();
+}
+
+TEST_CASE("a worker rejoins a coordinator that restarted on the same port", "[engine][cluster]") {
+  event_log log;
+  std::mt19937_64 rng(25);
+  test::direct_prover direct;
+  auto first = std::make_unique<engine::engine>(engine::engine::start(coordinator_config(log)));
+  auto port = first->cluster_port();
+  auto w = engine::engine::start(worker_config(port, "faithful", log));
+  REQUIRE(eventually([&] { return alive_nodes(*first) == 1; }));
+  first->shutdown();
+  first.reset();
+  REQUIRE(eventually([&] { return w.status().coordinator->state != "joined"; }));
+  auto cfg = coordinator_config(log);
+  cfg.cluster.listen = "127.0.0.1:" + std::to_string(port);
+  auto second = engine::engine::start(cfg);
+  REQUIRE(eventually([&] { return alive_nodes(second) == 1; }, 20s));
+  REQUIRE(w.status().coordinator->joins == 2);
+  auto r = second.await(second.submit(sample_job(rng, 2)), 60s);
+  REQUIRE(r);
+  require_verifies(direct.key, *r, 2);
+}
+
+TEST_CASE("a wrong secret or another build is refused, with the reason on both sides", "[engine][cluster]") {
+  event_log log;
+  auto coord = engine::engine::start(coordinator_config(log));
+  std::mutex mu;
+  std::string refused_with;
+  auto wc = worker_config(coord.cluster_port(), "intruder", log);
+  wc.cluster.secret = "guess";
+  wc.cluster.on_refused = [&](const std::string& why) {
+    std::lock_guard lock(mu);
+    refused_with = why;
+  };
+  auto w = engine::engine::start(wc);
+  REQUIRE(eventually([&] { return w.status().coordinator->state == "refused"; }));
+  {
+    std::lock_guard lock(mu);
+    REQUIRE(refused_with == "wrong secret");
+  }
+  auto s = coord.status();
+  REQUIRE(s.node_refusals == 1);
+  REQUIRE(s.nodes.empty());
+  REQUIRE(s.refusals.at(0) == "node intruder refused: wrong secret");
+  REQUIRE(log.has("cluster: node intruder refused: wrong secret"));
+
+  auto other = worker_config(coord.cluster_port(), "old", log);
+  other.cluster.build = "cuzk-wire/0";
+  auto w2 = engine::engine::start(other);
+  REQUIRE(eventually([&] { return w2.status().coordinator->state == "refused"; }));
+  REQUIRE(w2.status().coordinator->detail.find("build mismatch") != std::string::npos);
+  REQUIRE(coord.status().node_refusals == 2);
+}
+
+TEST_CASE("a node whose key differs is never sent that circuit's work", "[engine][cluster]") {
+  // Another key for the same circuit (our own setup, other toxic waste): another fingerprint.
+  auto dir = std::filesystem::temp_directory_path() / ("cuzk-cluster-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto other_key = (dir / "sample.zkey").string();
+  {
+    auto cs = zk::io::r1cs::load(test::fixture("sample.r1cs"));
+    auto key = zk::groth16::setup(cs, zk::groth16::toxic_waste_from_seed(77));
+    zk::io::write_zkey(other_key, zk::io::parts_of(key));
+  }
+  REQUIRE(zk::io::zkey_header::read(other_key).fingerprint != zk::io::zkey_header::read(test::sample_zkey()).fingerprint);
+
+  event_log log;
+  std::mt19937_64 rng(23);
+  test::direct_prover direct;
+  auto coord = engine::engine::start(coordinator_config(log));
+  auto wrong = engine::engine::start(worker_config(coord.cluster_port(), "wrongkey", log, other_key));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+  auto id = coord.submit(sample_job(rng, 3));
+  std::this_thread::sleep_for(500ms);
+  REQUIRE_FALSE(coord.await(id, 1ms));  // nobody can take it
+  REQUIRE(wrong.status().coordinator->tasks == 0);
+  // A node with the right key joins: the job runs there.
+  auto right = engine::engine::start(worker_config(coord.cluster_port(), "rightkey", log));
+  auto r = coord.await(id, 60s);
+  REQUIRE(r);
+  require_verifies(direct.key, *r, 3);
+  REQUIRE(wrong.status().coordinator->tasks == 0);
+  REQUIRE(right.status().coordinator->tasks == 3);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a coordinator with local devices also uses its nodes", "[engine][cluster]") {
+  event_log log;
+  std::mt19937_64 rng(24);
+  test::direct_prover direct;
+  auto coord = engine::engine::start(coordinator_config(log, false));
+  auto w = engine::engine::start(worker_config(coord.cluster_port(), "helper", log));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+  auto r = coord.await(coord.submit(sample_job(rng, 10)), 60s);
+  REQUIRE(r);
+  require_verifies(direct.key, *r, 10);
+  auto s = coord.status();
+  REQUIRE(s.nodes.at(0).proofs > 0);
+  REQUIRE(s.nodes.at(0).proofs < 10);  // the local pipeline took some
+}
