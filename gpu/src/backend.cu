@@ -67,8 +67,28 @@ struct cuda_backend::impl {
   arena scratch;
   dbuf<uint64_t> scalars;
   dbuf<unsigned char> result;
-  // Resident bases: (kind, host pointer, count) -> device copy.
-  std::map<std::tuple<int, const void*, std::size_t>, dbuf<unsigned char>> bases;
+  // Resident bases: (kind, host pointer, count) -> device copy, with a checksum of sampled points:
+  // a key evicted and another mapped at the same address with the same size must not be served
+  // the old points (the mapping's address is all the pointer says).
+  struct resident {
+    dbuf<unsigned char> dev;
+    std::uint64_t sample = 0;
+  };
+  std::map<std::tuple<int, const void*, std::size_t>, resident> bases;
+
+  // FNV-1a over up to 64 evenly spaced points plus the last: microseconds, whatever the size.
+  template <class Aff>
+  static std::uint64_t sample_of(std::span<const Aff> b) {
+    std::uint64_t h = 1469598103934665603ull;
+    auto mix = [&](const Aff& p) {
+      auto* bytes = reinterpret_cast<const unsigned char*>(&p);
+      for (std::size_t i = 0; i < sizeof(Aff); ++i) h = (h ^ bytes[i]) * 1099511628211ull;
+    };
+    std::size_t step = std::max<std::size_t>(1, b.size() / 64);
+    for (std::size_t i = 0; i < b.size(); i += step) mix(b[i]);
+    mix(b.back());
+    return h;
+  }
 
   explicit impl(cuda_options o) : opt(o) {
     CUZK_CUDA(cudaSetDevice(opt.device));
@@ -133,8 +153,10 @@ struct cuda_backend::impl {
   template <class Aff>
   const void* resident_bases(int kind, std::span<const Aff> b) {
     auto key = std::make_tuple(kind, static_cast<const void*>(b.data()), b.size());
+    auto sample = sample_of(b);
     auto it = bases.find(key);
-    if (it != bases.end()) return it->second.get();
+    if (it != bases.end() && it->second.sample == sample) return it->second.dev.get();
+    if (it != bases.end()) bases.erase(it);
     std::size_t bytes = b.size_bytes();
     if (bytes > free_bytes()) {
       bases.clear();  // make room: the cache is only an optimisation
@@ -143,7 +165,7 @@ struct cuda_backend::impl {
     }
     dbuf<unsigned char> d(bytes);
     upload_async(d.get(), b.data(), bytes);
-    return bases.emplace(key, std::move(d)).first->second.get();
+    return bases.emplace(key, resident{std::move(d), sample}).first->second.dev.get();
   }
 
   // Points per device run so that scratch fits next to what is resident.

@@ -180,7 +180,7 @@ TEST_CASE("device G2 MSM: random inputs and special cases", "[device][msm]") {
   check_msm<g2_curve>(be, 3000, 3, 96, true, std::vector<bigint<4>>(3000));
 }
 
-TEST_CASE("device MSM bases cache: same pointer, new contents are not re-read; new size is", "[device][msm]") {
+TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload; new contents or size do not", "[device][msm]") {
   REQUIRE_DEVICE();
   gpu::cuda_backend be;
   auto ps = gpu::testgen::progression<g1_curve>(1000, 7, false);
@@ -191,6 +191,10 @@ TEST_CASE("device MSM bases cache: same pointer, new contents are not re-read; n
   REQUIRE(r1 == gpu::testgen::expected(ps, std::span<const bigint<4>>(s)));
   auto r3 = be.msm_g1(std::span<const g1_affine>(ps.pts).first(500), std::span<const bigint<4>>(s).first(500));
   REQUIRE(r3 == zk::msm<g1_curve>(std::span<const g1_affine>(ps.pts).first(500), std::span<const bigint<4>>(s).first(500)));
+  // Another key at the same address (an evicted mapping reused): every point negated in place.
+  for (auto& p : ps.pts) p = -p;
+  auto r4 = be.msm_g1(ps.pts, s);
+  REQUIRE(r4 == -r1);
 }
 
 TEST_CASE("cuda backend is registered", "[device]") {
