@@ -230,7 +230,15 @@ const std::map<std::string, section_schema>& schema() {
            if (!c.cluster.listen.empty() && listen_address::parse(c.cluster.listen).type != listen_address::kind::tcp)
              throw std::invalid_argument("HOST:PORT");
          }},
+        {"join",
+         [](daemon_config& c, const toml::node& n) {
+           c.cluster.join = str(n);
+           if (!c.cluster.join.empty() && listen_address::parse(c.cluster.join).type != listen_address::kind::tcp)
+             throw std::invalid_argument("HOST:PORT");
+         }},
         {"secret", [](daemon_config& c, const toml::node& n) { c.cluster.secret = str(n); }},
+        {"name", [](daemon_config& c, const toml::node& n) { c.cluster.name = str(n); }},
+        {"slots", [](daemon_config& c, const toml::node& n) { c.cluster.slots = u32(n); }},
         {"coordinator_only", [](daemon_config& c, const toml::node& n) { c.cluster.coordinator_only = boolean(n); }},
         {"heartbeat", [](daemon_config& c, const toml::node& n) { c.cluster.heartbeat = parse_duration(n); }},
         {"node_timeout", [](daemon_config& c, const toml::node& n) { c.cluster.node_timeout = parse_duration(n); }}}},
@@ -299,6 +307,14 @@ void daemon_config::validate() const {
     throw config_error("chaos.enabled = true is refused on the non-loopback listener " + daemon.listen);
   if (!cluster.listen.empty() && cluster.secret.empty())
     throw config_error("cluster.listen is set: cluster.secret is required so that only your nodes can join");
+  if (!cluster.join.empty() && cluster.secret.empty())
+    throw config_error("cluster.join is set: cluster.secret is required (the coordinator's)");
+  if (!cluster.join.empty() && !cluster.listen.empty())
+    throw config_error("cluster.join and cluster.listen are both set: a daemon is a worker or a coordinator, not both");
+  if (cluster.coordinator_only && cluster.listen.empty())
+    throw config_error("cluster.coordinator_only = true needs cluster.listen");
+  if (cluster.node_timeout < 2 * cluster.heartbeat)
+    throw config_error("cluster.node_timeout must be at least twice cluster.heartbeat");
 }
 
 std::string daemon_config::to_toml() const {
@@ -330,7 +346,10 @@ std::string daemon_config::to_toml() const {
       {"logging", toml::table{{"level", logging.level}, {"file", logging.file}}},
       {"chaos", toml::table{{"enabled", chaos.enabled}}},
       {"cluster", toml::table{{"listen", cluster.listen},
+                              {"join", cluster.join},
                               {"secret", cluster.secret.empty() ? "" : "<set>"},
+                              {"name", cluster.name},
+                              {"slots", std::int64_t(cluster.slots)},
                               {"coordinator_only", cluster.coordinator_only},
                               {"heartbeat", durs(cluster.heartbeat)},
                               {"node_timeout", durs(cluster.node_timeout)}}},

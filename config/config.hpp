@@ -82,8 +82,11 @@ struct chaos_section {
 };
 
 struct cluster_section {
-  std::string listen;  // "HOST:PORT" to accept worker nodes; "" disables
-  std::string secret;
+  std::string listen;  // coordinator: "HOST:PORT" to accept worker nodes; "" disables
+  std::string join;    // worker: the coordinator's "HOST:PORT" (also --join); "" disables
+  std::string secret;  // shared by the coordinator and its workers
+  std::string name;    // worker: its name in the coordinator's status; "" = hostname-pid
+  std::uint32_t slots = 0;  // worker: partitions it takes at once; 0 = 2 per device
   bool coordinator_only = false;
   std::chrono::milliseconds heartbeat{1000};
   std::chrono::milliseconds node_timeout{5000};

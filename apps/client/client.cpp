@@ -286,6 +286,32 @@ void register_client(CLI::App& app) {
         for (auto& k : s.keys()) std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes\n";
         for (auto& q : s.queues())
           std::cout << "queue " << pb::Priority_Name(q.priority()) << ": " << q.partitions_queued() << " partitions\n";
+        if (s.cluster_role() == "coordinator") {
+          std::cout << "cluster: coordinator; " << s.node_joins() << " joins, " << s.node_refusals() << " refused, "
+                    << s.node_losses() << " lost, " << s.stale_results() << " stale results dropped\n";
+          for (auto& n : s.nodes()) {
+            std::cout << "node #" << n.id() << " " << n.name() << ": ";
+            if (!n.alive()) {
+              std::cout << "LOST (" << n.lost_reason() << ")\n";
+              continue;
+            }
+            std::cout << "up, " << n.busy() << "/" << n.slots() << " slots busy, " << n.partitions_done()
+                      << " partitions, " << n.failures() << " failures, seen " << n.last_seen_seconds_ago()
+                      << " s ago; devices";
+            for (auto& d : n.devices()) std::cout << " " << d;
+            std::cout << "; circuits";
+            for (auto& c : n.circuits()) std::cout << " " << c;
+            std::cout << "\n";
+          }
+          for (auto& r : s.refusals()) std::cout << "refused: " << r << "\n";
+        } else if (s.cluster_role() == "worker") {
+          const auto& c = s.coordinator();
+          std::cout << "cluster: worker of " << c.address() << ": " << c.state();
+          if (c.state() == "joined") std::cout << " as node #" << c.node_id();
+          if (!c.detail().empty()) std::cout << " (" << c.detail() << ")";
+          std::cout << "; " << c.tasks() << " partitions received, " << c.failures() << " failed, " << c.joins()
+                    << " joins\n";
+        }
         return int(exit_ok);
       });
     });

@@ -4,6 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <future>
 #include <fstream>
@@ -153,7 +156,34 @@ void core::start() {
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;
   ec.max_partitions = cfg_.scheduler.max_partitions;
   for (auto& [name, c] : circuits) ec.circuits[name] = c.path;
+  const auto& cl = cfg_.cluster;
+  ec.cluster.listen = cl.listen;
+  ec.cluster.join = cl.join;
+  ec.cluster.secret = cl.secret;
+  ec.cluster.build = std::string("cuzk ") + info_.version + " " + info_.build_id;
+  ec.cluster.node_name = cl.name;
+  ec.cluster.coordinator_only = cl.coordinator_only;
+  ec.cluster.slots = cl.slots;
+  ec.cluster.heartbeat = cl.heartbeat;
+  ec.cluster.node_timeout = cl.node_timeout;
+  ec.cluster.on_event = [](const std::string& line) {
+    if (line.find("refused") != std::string::npos || line.find("lost") != std::string::npos) spdlog::warn("{}", line);
+    else spdlog::info("{}", line);
+  };
+  ec.cluster.on_refused = [this](const std::string& why) {
+    {
+      std::lock_guard lock(refused_mu_);
+      refused_ = why;
+    }
+    spdlog::error("cluster: the coordinator at {} refused this worker: {}", cfg_.cluster.join, why);
+    ::kill(::getpid(), SIGTERM);  // the daemon's signal thread drains and exits non-zero
+  };
   engine_.emplace(engine::engine::start(ec));
+  if (!cl.listen.empty())
+    spdlog::info("cluster: coordinator{} accepting nodes on {} (port {})", cl.coordinator_only ? " (coordinator only)" : "",
+                 cl.listen, engine_->cluster_port());
+  else if (!cl.join.empty())
+    spdlog::info("cluster: worker joining {}", cl.join);
 
   for (auto& name : cfg_.keys.preload) preload(name);
 
@@ -172,6 +202,11 @@ void core::start() {
     }
   }
   expire_results();
+}
+
+std::optional<std::string> core::refused() const {
+  std::lock_guard lock(refused_mu_);
+  return refused_;
 }
 
 std::string core::new_job_id() {
@@ -436,6 +471,39 @@ pb::GetStatusResponse core::status() {
   s.set_jobs_running(running);
   s.set_retries(es.retries);
   s.set_faults(es.faults.size());
+  s.set_cluster_role(es.cluster_role);
+  for (auto& n : es.nodes) {
+    auto* out = s.add_nodes();
+    out->set_id(n.id);
+    out->set_name(n.name);
+    out->set_build(n.build);
+    out->set_alive(n.alive);
+    out->set_lost_reason(n.lost_reason);
+    out->set_slots(n.slots);
+    out->set_busy(n.busy);
+    for (auto& d : n.devices) out->add_devices(d);
+    for (auto& k : n.keys) out->add_circuits(k);
+    out->set_partitions_done(n.proofs);
+    out->set_failures(n.failures);
+    out->set_busy_seconds(n.busy_ms / 1000.0);
+    out->set_joined_seconds_ago(n.joined_ms_ago / 1000.0);
+    out->set_last_seen_seconds_ago(n.last_seen_ms_ago / 1000.0);
+  }
+  s.set_node_joins(es.node_joins);
+  s.set_node_refusals(es.node_refusals);
+  s.set_node_losses(es.node_losses);
+  s.set_stale_results(es.stale_results);
+  for (auto& r : es.refusals) s.add_refusals(r);
+  if (es.coordinator) {
+    auto* c = s.mutable_coordinator();
+    c->set_address(es.coordinator->address);
+    c->set_state(es.coordinator->state);
+    c->set_detail(es.coordinator->detail);
+    c->set_node_id(es.coordinator->node_id);
+    c->set_joins(es.coordinator->joins);
+    c->set_tasks(es.coordinator->tasks);
+    c->set_failures(es.coordinator->failures);
+  }
   return s;
 }
 
@@ -469,6 +537,37 @@ std::string core::prometheus_metrics() {
   for (auto& d : s.devices()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
   metric("cuzk_device_partitions_total", "Partitions each device proved", "counter");
   for (auto& d : s.devices()) m << "cuzk_device_partitions_total{device=\"" << d.name() << "\"} " << d.partitions_done() << "\n";
+  if (s.cluster_role() == "coordinator") {
+    metric("cuzk_cluster_node_up", "1 while a worker node is a member, 0 once lost", "gauge");
+    for (auto& n : s.nodes())
+      m << "cuzk_cluster_node_up{node=\"" << n.name() << "\",id=\"" << n.id() << "\"} " << (n.alive() ? 1 : 0) << "\n";
+    metric("cuzk_cluster_node_busy_slots", "Partitions in flight on each node", "gauge");
+    for (auto& n : s.nodes())
+      if (n.alive()) m << "cuzk_cluster_node_busy_slots{node=\"" << n.name() << "\"} " << n.busy() << "\n";
+    metric("cuzk_cluster_node_slots", "Partitions each node takes at once", "gauge");
+    for (auto& n : s.nodes())
+      if (n.alive()) m << "cuzk_cluster_node_slots{node=\"" << n.name() << "\"} " << n.slots() << "\n";
+    metric("cuzk_cluster_node_partitions_total", "Partitions each node proved", "counter");
+    for (auto& n : s.nodes())
+      if (n.alive()) m << "cuzk_cluster_node_partitions_total{node=\"" << n.name() << "\"} " << n.partitions_done() << "\n";
+    metric("cuzk_cluster_node_last_seen_seconds", "Seconds since each node's last heartbeat", "gauge");
+    for (auto& n : s.nodes())
+      if (n.alive()) m << "cuzk_cluster_node_last_seen_seconds{node=\"" << n.name() << "\"} " << n.last_seen_seconds_ago() << "\n";
+    metric("cuzk_cluster_joins_total", "Nodes admitted", "counter");
+    m << "cuzk_cluster_joins_total " << s.node_joins() << "\n";
+    metric("cuzk_cluster_refusals_total", "Join attempts refused (wrong secret, other build)", "counter");
+    m << "cuzk_cluster_refusals_total " << s.node_refusals() << "\n";
+    metric("cuzk_cluster_losses_total", "Nodes lost (connection closed or heartbeat timeout)", "counter");
+    m << "cuzk_cluster_losses_total " << s.node_losses() << "\n";
+    metric("cuzk_cluster_stale_results_total", "Answers of abandoned attempts, dropped", "counter");
+    m << "cuzk_cluster_stale_results_total " << s.stale_results() << "\n";
+  } else if (s.cluster_role() == "worker") {
+    metric("cuzk_cluster_joined", "1 while this worker is a member of its coordinator", "gauge");
+    m << "cuzk_cluster_joined{coordinator=\"" << s.coordinator().address() << "\"} "
+      << (s.coordinator().state() == "joined" ? 1 : 0) << "\n";
+    metric("cuzk_cluster_tasks_total", "Partitions the coordinator sent here", "counter");
+    m << "cuzk_cluster_tasks_total " << s.coordinator().tasks() << "\n";
+  }
   return m.str();
 }
 
@@ -493,6 +592,29 @@ std::string core::status_json() {
     j["budgets"].push_back({{"name", b.name()}, {"limit_bytes", b.limit_bytes()},
                             {"reserved_bytes", b.reserved_bytes()}, {"peak_bytes", b.peak_bytes()},
                             {"waiting", b.waiting()}});
+  auto& cl = j["cluster"];
+  cl["role"] = s.cluster_role();
+  if (s.cluster_role() == "coordinator") {
+    cl["nodes"] = nlohmann::ordered_json::array();
+    for (auto& n : s.nodes())
+      cl["nodes"].push_back({{"id", n.id()}, {"name", n.name()}, {"alive", n.alive()},
+                             {"lost_reason", n.lost_reason()}, {"slots", n.slots()}, {"busy", n.busy()},
+                             {"devices", std::vector<std::string>(n.devices().begin(), n.devices().end())},
+                             {"circuits", std::vector<std::string>(n.circuits().begin(), n.circuits().end())},
+                             {"partitions", n.partitions_done()}, {"failures", n.failures()},
+                             {"busy_seconds", n.busy_seconds()}, {"last_seen_seconds_ago", n.last_seen_seconds_ago()},
+                             {"joined_seconds_ago", n.joined_seconds_ago()}, {"build", n.build()}});
+    cl["joins"] = s.node_joins();
+    cl["refusals"] = s.node_refusals();
+    cl["losses"] = s.node_losses();
+    cl["stale_results"] = s.stale_results();
+    cl["recent_refusals"] = std::vector<std::string>(s.refusals().begin(), s.refusals().end());
+  } else if (s.cluster_role() == "worker") {
+    const auto& c = s.coordinator();
+    cl["coordinator"] = {{"address", c.address()}, {"state", c.state()}, {"detail", c.detail()},
+                         {"node_id", c.node_id()}, {"joins", c.joins()}, {"tasks", c.tasks()},
+                         {"failures", c.failures()}};
+  }
   return j.dump(1);
 }
 

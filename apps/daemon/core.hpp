@@ -85,6 +85,8 @@ class core {
   pb::ChaosResponse chaos(const pb::ChaosRequest& req);
 
   const config::daemon_config& config() const { return cfg_; }
+  // A worker whose coordinator refused it (wrong secret, another build): the daemon exits non-zero.
+  std::optional<std::string> refused() const;
 
  private:
   struct job {
@@ -116,6 +118,8 @@ class core {
   std::atomic<bool> stopped_{false};  // the engine is shut down: watchers leave their jobs to the journal
   std::uint64_t next_seq_ = 0;
   std::uint64_t completed_ = 0, failed_ = 0;
+  mutable std::mutex refused_mu_;
+  std::optional<std::string> refused_;
 };
 
 }  // namespace cuzk::daemon

@@ -164,12 +164,15 @@ int run_daemon(const config::daemon_config& cfg) {
     http.stop();
     http_thread.join();
   }
+  auto refused = core.refused();
+  const int status = refused ? 1 : 0;
+  if (refused) std::cerr << "cuzk-daemon: refused by the coordinator at " << cfg.cluster.join << ": " << *refused << "\n";
   spdlog::info("stopped");
   if (!engine_stopped) {
     spdlog::default_logger()->flush();
-    std::_Exit(0);  // an engine that would not stop must not hang the exit either
+    std::_Exit(status);  // an engine that would not stop must not hang the exit either
   }
-  return 0;
+  return status;
 }
 
 }  // namespace
@@ -179,7 +182,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("cuzk-daemon ") + CUZK_VERSION + " (" + CUZK_BUILD_ID + ")");
   std::string config_path;
   bool print_config = false;
+  std::string join;
   app.add_option("-c,--config", config_path, "TOML configuration file (every key has a default)");
+  app.add_option("--join", join, "run as a worker node of the coordinator at HOST:PORT (sets cluster.join)");
   app.add_flag("--print-config", print_config, "print the effective configuration and exit");
   try {
     app.parse(argc, argv);
@@ -189,6 +194,15 @@ int main(int argc, char** argv) {
   config::daemon_config cfg;
   try {
     cfg = config_path.empty() ? config::daemon_config::parse("", "<defaults>") : config::daemon_config::load(config_path);
+    if (!join.empty()) {
+      cfg.cluster.join = join;
+      if (config::listen_address::parse(join).type != config::listen_address::kind::tcp)
+        throw config::config_error("--join " + join + ": expected HOST:PORT");
+      cfg.validate();
+    }
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "cuzk-daemon: --join " << join << ": " << e.what() << "\n";
+    return 2;
   } catch (const config::config_error& e) {
     std::cerr << "cuzk-daemon: " << e.what() << "\n";
     return 2;

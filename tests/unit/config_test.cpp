@@ -52,4 +52,35 @@ TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
              Catch::Contains("chaos.enabled"));
   CHECK_THAT(message_of("[scheduler]\nmax_attempts = 0\n"), Catch::Contains("at least 1"));
   CHECK_THAT(message_of("[daemon\n"), Catch::StartsWith("bad.toml:1:"));
+  CHECK_THAT(message_of("[cluster]\nlisten = \"0.0.0.0:7000\"\n"), Catch::Contains("cluster.secret is required"));
+  CHECK_THAT(message_of("[cluster]\njoin = \"10.0.0.1:7000\"\n"), Catch::Contains("cluster.secret is required"));
+  CHECK_THAT(message_of("[cluster]\nsecret = \"s\"\njoin = \"unix:///x\"\n"),
+             Catch::StartsWith("bad.toml:3: key 'cluster.join': expected HOST:PORT"));
+  CHECK_THAT(message_of("[cluster]\nsecret = \"s\"\njoin = \"h:1\"\nlisten = \"h:2\"\n"),
+             Catch::Contains("not both"));
+  CHECK_THAT(message_of("[cluster]\ncoordinator_only = true\n"), Catch::Contains("needs cluster.listen"));
+  CHECK_THAT(message_of("[cluster]\nheartbeat = \"2s\"\nnode_timeout = \"3s\"\n"),
+             Catch::Contains("at least twice"));
+}
+
+TEST_CASE("cluster keys parse and print", "[config]") {
+  auto c = daemon_config::parse(R"(
+[cluster]
+join = "10.1.2.3:7700"
+secret = "hunter2"
+name = "gpu-box-7"
+slots = 6
+heartbeat = "250ms"
+node_timeout = "2s"
+)", "worker.toml");
+  CHECK(c.cluster.join == "10.1.2.3:7700");
+  CHECK(c.cluster.name == "gpu-box-7");
+  CHECK(c.cluster.slots == 6);
+  CHECK(c.cluster.heartbeat == std::chrono::milliseconds(250));
+  CHECK(c.cluster.node_timeout == std::chrono::milliseconds(2000));
+  auto printed = c.to_toml();
+  CHECK(printed.find("hunter2") == std::string::npos);  // secrets are never printed
+  auto again = daemon_config::parse(printed, "printed.toml");
+  CHECK(again.cluster.join == c.cluster.join);
+  CHECK(again.cluster.slots == 6);
 }

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Separate hosts: the coordinator and two workers each in its own network namespace, joined by veth
+# pairs to a bridge (made here, as root). Mid-job, one worker's link goes down: the coordinator
+# notices within node_timeout (+ one heartbeat), the job completes on the other worker, proofs
+# verify; the link comes back: the worker rejoins and takes work. Skips (77) without root or ip.
+source "$(dirname "$0")/../daemon/lib.sh"
+source "$(dirname "$0")/lib.sh"
+if [[ $(id -u) != 0 ]] || ! command -v ip >/dev/null || ! ip netns add "cuzk-probe-$$" 2>/dev/null; then
+  echo "SKIP: network namespaces need root and iproute2 (ip netns)"
+  exit 77
+fi
+ip netns del "cuzk-probe-$$"
+
+NS=(c$$ a$$ b$$)  # coordinator, worker a, worker b
+BR="cuzkbr$$"
+cleanup_net() {
+  stop_nodes
+  local n
+  for n in "${NS[@]}"; do ip netns del "$n" 2>/dev/null || true; done
+  ip link del "$BR" 2>/dev/null || true
+}
+trap 'cleanup_net' EXIT
+
+# A bridge in the root namespace; each namespace gets 10.77.0.(1+i)/24 on a veth whose peer
+# ("vethN" in the root namespace) joins the bridge. Taking that peer down cuts the host off.
+ip link add "$BR" type bridge
+ip link set "$BR" up
+for i in 0 1 2; do
+  ns=${NS[$i]}
+  ip netns add "$ns"
+  ip link add "v$i$$" type veth peer name eth0 netns "$ns"
+  ip link set "v$i$$" master "$BR" up
+  ip -n "$ns" addr add "10.77.0.$((i + 1))/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" link set lo up
+  # A re-dial after the link comes back should not wait minutes for SYN retries.
+  ip netns exec "$ns" sysctl -qw net.ipv4.tcp_syn_retries=2 || true
+done
+
+K="$T/key"
+make_chain_key "$K" 5
+W="$K/chain.wtns"
+cluster=("[cluster]" "secret = \"netns\"" "heartbeat = \"250ms\"" "node_timeout = \"2s\"")
+node_config coord "$K/chain.zkey" "${cluster[@]}" "listen = \"10.77.0.1:7700\"" "coordinator_only = true"
+node_config wa "$K/chain.zkey" "${cluster[@]}" "name = \"wa\"" "slots = 2"
+node_config wb "$K/chain.zkey" "${cluster[@]}" "name = \"wb\"" "slots = 2"
+
+# start_in NS NAME [args]: like start_node, inside a namespace (the unix sockets stay reachable:
+# they live in the file system, not the network namespace).
+start_in() {
+  local ns=$1 name=$2
+  shift 2
+  : >"$T/$name.out"
+  ip netns exec "$ns" "$DAEMON" --config "$T/$name.toml" "$@" >"$T/$name.out" 2>&1 &
+  NODE_PID[$name]=$!
+  wait_for 60 grep -q "cuzk-daemon ready" "$T/$name.out" || { cat "$T/$name.out"; return 1; }
+}
+start_in "${NS[0]}" coord
+start_in "${NS[1]}" wa --join 10.77.0.1:7700
+start_in "${NS[2]}" wb --join 10.77.0.1:7700
+C=$(addr_of coord)
+check "two workers in other namespaces join" wait_for 20 nodes_up coord 2
+
+args=()
+for _ in $(seq 24); do args+=(--witness "$W"); done
+job=$("$CUZK" submit --addr "$C" --circuit chain "${args[@]}")
+check "worker a holds partitions of the running job" wait_for 30 node_busy coord wa
+t_cut=$(date +%s.%N)
+ip link set "v1$$" down
+check "the cut is detected within node_timeout + 1 s" wait_for 4 bash -c "'$CUZK' status --addr '$C' | grep -q '^node #[0-9]* wa: LOST'"
+t_seen=$(date +%s.%N)
+echo "detected after $(python3 -c "print(round($t_seen - $t_cut, 2))") s (node_timeout 2 s, heartbeat 0.25 s)"
+check "the job completes on worker b" "$CUZK" await --addr "$C" "$job" --out "$T/j1" --timeout 180
+check "its 24 proofs verify" verify_job "$T/j1" 24 "$K/vk.json"
+check "the loss names the heartbeat timeout" grep -q "node wa .* lost: no heartbeat" "$T/coord/daemon.log"
+
+ip link set "v1$$" up
+check "worker a rejoins once its link is back" wait_for 60 node_up coord wa
+before=$(worker_tasks wa)
+args=()
+for _ in $(seq 16); do args+=(--witness "$W"); done
+check "a job after the rejoin" "$CUZK" prove --addr "$C" --circuit chain "${args[@]}" --out "$T/j2"
+check "its proofs verify" verify_job "$T/j2" 16 "$K/vk.json"
+check "worker a took part of it" bash -c "(( $(worker_tasks wa) > $before ))"
+cluster_finish
