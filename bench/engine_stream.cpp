@@ -1,0 +1,78 @@
+// A stream of multi-partition jobs through the engine on one device: how busy the device is and
+// how long it idles between consecutive partitions (issue 4's H200 benchmark: busy >= 95% once
+// synthesis keeps up, gap < 1 ms).
+//
+//   engine_stream ZKEY WTNS [jobs=5] [partitions=10] [backend=auto] [synthesizers=0]
+//
+// All jobs are submitted at once after one warm-up partition (key load, evaluator, resident
+// bases). Busy fraction = the device actor's busy time / the wall time from the first dispatch to
+// the last result; mean gap = (that wall time - busy time) / (partitions - 1).
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "engine/engine.hpp"
+#include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
+
+using namespace cuzk;
+using clk = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: engine_stream ZKEY WTNS [jobs=5] [partitions=10] [backend=auto] [synthesizers=0]\n");
+    return 2;
+  }
+  const std::string zkey = argv[1];
+  const int jobs = argc > 3 ? std::atoi(argv[3]) : 5, parts = argc > 4 ? std::atoi(argv[4]) : 10;
+  const std::string backend = argc > 5 ? argv[5] : "auto";
+  const unsigned synths = argc > 6 ? unsigned(std::atoi(argv[6])) : 0;
+  auto w = std::make_shared<const zk::io::witness>(zk::io::witness::load(argv[2]));
+  auto header = zk::io::zkey_header::read(zkey);
+
+  engine::config c;
+  c.host_budget = "auto";
+  c.device_budget = "64GiB";
+  c.devices = {backend};
+  c.synthesizers = synths;
+  c.step_timeout = 600s;
+  auto e = engine::engine::start(c);
+  auto job = [&](int n) {
+    engine::request r;
+    r.circuit = zkey;
+    for (int i = 0; i < n; ++i) r.partitions.push_back({"", w});
+    return r;
+  };
+  auto t_warm = clk::now();
+  auto warm = e.await(e.submit(job(1)), 3600s);
+  if (!warm || warm->state != engine::job_state::succeeded) return std::puts("warm-up job failed"), 1;
+  double warm_ms = std::chrono::duration<double, std::milli>(clk::now() - t_warm).count();
+
+  double busy0 = e.status().devices.at(0).busy_ms;
+  auto t0 = clk::now();
+  std::vector<engine::job_id> ids;
+  for (int j = 0; j < jobs; ++j) ids.push_back(e.submit(job(parts)));
+  std::vector<double> job_ms;
+  double synth_ms = 0, device_ms = 0;
+  for (auto id : ids) {
+    auto r = e.await(id, 3600s);
+    if (!r || r->state != engine::job_state::succeeded) return std::puts("job failed"), 1;
+    job_ms.push_back(r->timings.total);
+    synth_ms += r->timings.synthesis;
+    device_ms += r->timings.device;
+  }
+  double wall = std::chrono::duration<double, std::milli>(clk::now() - t0).count();
+  auto s = e.status();
+  double busy = s.devices.at(0).busy_ms - busy0;
+  const int total = jobs * parts;
+  std::printf("circuit %s: %u wires, domain 2^%u; device %s; warm-up (key load + first partition) %.0f ms\n",
+              zkey.c_str(), header.n_vars, header.log_domain, s.devices.at(0).name.c_str(), warm_ms);
+  std::printf("| jobs x partitions | wall ms | per partition ms | device busy | mean gap ms | synthesis ms/partition | device ms/partition |\n");
+  std::printf("| %d x %d | %.0f | %.1f | %.1f%% | %.2f | %.1f | %.1f |\n", jobs, parts, wall, wall / total,
+              100.0 * busy / wall, total > 1 ? (wall - busy) / (total - 1) : 0.0, synth_ms / total, device_ms / total);
+  return 0;
+}
