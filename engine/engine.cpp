@@ -4,6 +4,8 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <shared_mutex>
 #include <thread>
 
 #include "actors/actors.hpp"
@@ -109,7 +111,18 @@ struct engine::impl {
   msg::registrar_actor registrar;  // coordinator
   msg::node_agent_actor agent;     // worker
   std::uint16_t cluster_port = 0;
+  // Calls from other threads (a status scrape, a late submit) may race shutdown: each holds the
+  // lock shared while it uses the actor system; shutdown refuses new calls, then takes it exclusively.
+  std::shared_mutex lifetime;
+  std::atomic<bool> closing{false};
   bool stopped = false;
+
+  // Held by every public call for its duration; engine_error once shutdown has begun.
+  std::shared_lock<std::shared_mutex> enter() {
+    std::shared_lock guard(lifetime);
+    if (closing || stopped) throw engine_error("shutting_down: engine stopped");
+    return guard;
+  }
 
   // One blocking request; `on_value` runs on the answer. Returns the error, if any.
   template <class F, class Handle, class... Ts>
@@ -129,6 +142,11 @@ struct engine::impl {
   }
 
   void shutdown() {
+    if (closing.exchange(true)) {
+      std::unique_lock wait_for_it(lifetime);  // a concurrent shutdown: return once it is done
+      return;
+    }
+    std::unique_lock exclusive(lifetime);
     if (stopped || !sys) return;
     if (registrar) {
       sys->middleman().unpublish(registrar, cluster_port);
@@ -260,6 +278,7 @@ engine engine::start(const config& c) {
 }
 
 job_id engine::submit(const request& req) {
+  auto guard = p_->enter();
   msg::job_spec spec;
   spec.request_id = req.request_id;
   spec.circuit = req.circuit;
@@ -287,6 +306,7 @@ job_id engine::submit(const request& req) {
 }
 
 std::optional<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
+  auto guard = p_->enter();
   std::optional<job_result> out;
   auto err = p_->ask(p_->roster.intake, timeout, [&](msg::job_outcome& o) { out = convert(o); },
                      msg::await_atom::value, id);
@@ -295,6 +315,7 @@ std::optional<job_result> engine::await(job_id id, std::chrono::milliseconds tim
 }
 
 bool engine::cancel(job_id id) {
+  auto guard = p_->enter();
   bool ok = false;
   auto err = p_->ask(p_->roster.intake, std::chrono::seconds(10), [&](bool x) { ok = x; }, msg::cancel_atom::value, id);
   if (err) throw engine_error(msg::describe(err));
@@ -302,6 +323,7 @@ bool engine::cancel(job_id id) {
 }
 
 status_report engine::status() {
+  auto guard = p_->enter();
   status_report r;
   auto t = std::chrono::seconds(10);
   auto roster = p_->current_roster();
@@ -385,6 +407,7 @@ void engine::shutdown() {
 }
 
 bool engine::kill_worker(worker_role who, unsigned slot) {
+  auto guard = p_->enter();
   bool ok = false;
   p_->ask(p_->supervisor, std::chrono::seconds(10), [&](bool x) { ok = x; }, msg::kill_atom::value,
           static_cast<msg::role>(who), static_cast<std::uint32_t>(slot));
@@ -392,6 +415,7 @@ bool engine::kill_worker(worker_role who, unsigned slot) {
 }
 
 void engine::evict_idle_keys() {
+  auto guard = p_->enter();
   auto roster = p_->current_roster();
   if (roster.key_store) caf::anon_send(caf::actor_cast<msg::key_store_actor>(roster.key_store), msg::evict_atom::value);
 }

@@ -197,7 +197,9 @@ class engine {
   bool cancel(job_id id);  // false when unknown or finished
   status_report status();
 
-  // Stops every actor and waits for them (bounded by the work in progress). Idempotent.
+  // Stops every actor and waits for them (bounded by the work in progress). Idempotent. Every
+  // call may come from any thread; one that races shutdown finishes first (shutdown waits for it),
+  // and calls made after shutdown began throw engine_error("shutting_down: ...").
   void shutdown();
 
   // Test hooks.
