@@ -157,6 +157,16 @@ caf::behavior supervisor(sup_ptr self, engine_settings settings) {
         caf::anon_send_exit(*a, caf::exit_reason::kill);
         return true;
       },
+      [self](fail_alloc_atom, std::uint32_t device, std::uint32_t n) -> caf::result<bool> {
+        auto* a = slot_of(self, role::device, device);
+        if (!a || !*a) return false;
+        // Answered once the device has the count, so that work submitted afterwards sees it.
+        auto rp = self->make_response_promise<bool>();
+        self->request(caf::actor_cast<device_actor>(*a), caf::infinite, fail_alloc_atom::value, n)
+            .then([rp](std::uint32_t) mutable { rp.deliver(true); },
+                  [rp](caf::error&) mutable { rp.deliver(false); });
+        return rp;
+      },
       [self](shutdown_atom) {
         auto& st = self->state;
         st.stopping = true;

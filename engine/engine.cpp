@@ -236,6 +236,14 @@ bool engine::kill_worker(worker_role who, unsigned slot) {
   return ok;
 }
 
+bool engine::fail_next_allocations(unsigned device, unsigned count) {
+  bool ok = false;
+  auto err = p_->ask(p_->supervisor, std::chrono::seconds(30), [&](bool x) { ok = x; }, msg::fail_alloc_atom::value,
+                     static_cast<std::uint32_t>(device), static_cast<std::uint32_t>(count));
+  if (err) throw engine_error(msg::describe(err));
+  return ok;
+}
+
 void engine::evict_idle_keys() {
   auto roster = p_->current_roster();
   if (roster.key_store) caf::anon_send(caf::actor_cast<msg::key_store_actor>(roster.key_store), msg::evict_atom::value);

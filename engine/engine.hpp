@@ -163,6 +163,10 @@ class engine {
   // Test hooks.
   bool kill_worker(worker_role who, unsigned slot);  // exit_reason::kill, as a crash would
   void evict_idle_keys();                            // drop hot keys that no job holds
+  // Chaos hook: the device actor in `device`'s slot fails its next `count` allocations, as a seeded
+  // device_alloc_fail would (the partitions are retried with attempt + 1). Returns once the device
+  // has the count; false when there is no such device. A respawned device starts with none pending.
+  bool fail_next_allocations(unsigned device, unsigned count);
   unsigned synthesizer_count() const;
   unsigned device_count() const;
 

@@ -34,6 +34,7 @@ using forget_atom = caf::atom_constant<caf::atom("forget")>;
 using roster_atom = caf::atom_constant<caf::atom("roster")>;
 using kill_atom = caf::atom_constant<caf::atom("killworker")>;
 using shutdown_atom = caf::atom_constant<caf::atom("shutdown")>;
+using fail_alloc_atom = caf::atom_constant<caf::atom("failalloc")>;  // chaos: fail the next N allocations
 
 // ---- errors -----------------------------------------------------------------------------------
 enum class errc : std::uint8_t {
@@ -125,6 +126,7 @@ using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<
 
 using device_actor = caf::typed_actor<                            //
     caf::replies_to<prove_request>::with<device_result>,          //
+    caf::replies_to<fail_alloc_atom, std::uint32_t>::with<std::uint32_t>,  // -> failures now pending
     caf::replies_to<status_atom>::with<device_status>>;
 
 using assembler_actor = caf::typed_actor<                         //
@@ -148,6 +150,8 @@ using intake_actor = caf::typed_actor<                            //
 //   (roster_atom) -> roster
 //   (status_atom) -> supervisor_status
 //   (kill_atom, role, uint32 slot) -> bool       test hook: exit_reason::kill to a worker
+//   (fail_alloc_atom, uint32 device, uint32 n) -> bool   chaos hook: that device's next n
+//                                                 allocations fail (false: no such device)
 //   (shutdown_atom) -> bool                      stops every worker, then itself
 
 // The one registration function: every actor system of the engine (and every remote node) calls

@@ -543,7 +543,19 @@ pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
     r.set_done("killed " + req.actor() + " " + std::to_string(req.index()));
     return r;
   }
-  throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill)");
+  if (req.action() == "fail-alloc") {
+    if (req.count() == 0) throw request_error(StatusCode::INVALID_ARGUMENT, "count: must be at least 1");
+    if (req.device() >= engine_->device_count())
+      throw request_error(StatusCode::NOT_FOUND, "device: no device " + std::to_string(req.device()) + " (the daemon has " +
+                                                     std::to_string(engine_->device_count()) + ")");
+    if (!engine_->fail_next_allocations(req.device(), req.count()))
+      throw request_error(StatusCode::UNAVAILABLE, "device: device " + std::to_string(req.device()) + " is not running");
+    spdlog::warn("chaos: the next {} allocation(s) of device {} fail", req.count(), req.device());
+    r.set_done("device " + std::to_string(req.device()) + ": the next " + std::to_string(req.count()) +
+               " allocation(s) fail");
+    return r;
+  }
+  throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill, fail-alloc)");
 }
 
 bool core::drain_and_stop(std::chrono::milliseconds grace) {

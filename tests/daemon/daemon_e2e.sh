@@ -50,6 +50,18 @@ job=$("$CUZK" submit --addr "$ADDR" --circuit sample "${ten[@]}")
 check "10-partition job completes after chaos kills" "$CUZK" await --addr "$ADDR" "$job" --out "$T/chaos"
 check "its proofs verify" verify_dir "$T/chaos" 10
 
+# ---- chaos: the next 2 allocations of device 0 fail; the partitions are retried, the job succeeds ----
+retries() { "$CUZK" status --addr "$ADDR" | sed -n 's/.*; retries \([0-9]*\),.*/\1/p'; }
+r0=$(retries)
+check "chaos fail-alloc is accepted" bash -c "'$CUZK' chaos fail-alloc --addr '$ADDR' --device 0 2 | grep -q 'next 2 allocation'"
+check "fail-alloc of a device that does not exist is refused" expect_refused "no device 7" \
+  chaos fail-alloc --addr "$ADDR" --device 7 1
+check "a 3-partition job completes after 2 failed allocations" \
+  "$CUZK" prove --addr "$ADDR" --circuit sample --witness "$W" --witness "$W" --witness "$W" --out "$T/failalloc"
+check "its proofs verify" verify_dir "$T/failalloc" 3
+r1=$(retries)
+check "status shows the 2 retries ($r0 -> $r1)" test "$r1" -eq "$((r0 + 2))"
+
 # ---- 200 submissions from 8 concurrent clients ----
 load() {
   local i
