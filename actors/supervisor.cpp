@@ -26,6 +26,8 @@ struct supervisor_state {
   std::set<caf::actor_addr> doomed;  // killed through the test hook, down message not seen yet
   std::uint64_t respawns = 0, generation = 0, t0 = 0;
   bool stopping = false;
+  // Per budget slot (host: slot 0 of host_budget): the grants, handed to every respawn there.
+  std::map<std::pair<role, std::uint32_t>, std::shared_ptr<budget_ledger>> ledgers;
 };
 
 using sup_ptr = caf::stateful_actor<supervisor_state>*;
@@ -43,9 +45,14 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
   auto gen = ++st.generation;
   switch (who) {
     case role::host_budget:
-      return caf::actor_cast<caf::actor>(spawn_budget(sys, "host", s.host_budget_bytes));
-    case role::vram_budget:
-      return caf::actor_cast<caf::actor>(spawn_budget(sys, "vram" + std::to_string(slot), s.device_budget_bytes));
+    case role::vram_budget: {
+      auto& ledger = st.ledgers[{who, slot}];
+      if (!ledger) ledger = make_budget_ledger();
+      return who == role::host_budget
+                 ? caf::actor_cast<caf::actor>(spawn_budget(sys, "host", s.host_budget_bytes, ledger))
+                 : caf::actor_cast<caf::actor>(
+                       spawn_budget(sys, "vram" + std::to_string(slot), s.device_budget_bytes, ledger));
+    }
     case role::key_store:
       return caf::actor_cast<caf::actor>(
           spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget), s.key_cache_bytes));

@@ -65,6 +65,7 @@ budget_usage convert(const msg::budget_status& b) {
   u.reclaimed = b.reclaimed_total;
   u.reservations = b.reservations;
   u.queued = b.queued;
+  u.held = b.held_bytes;
   return u;
 }
 

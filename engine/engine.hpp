@@ -100,6 +100,7 @@ struct budget_usage {
   std::string name;
   std::uint64_t capacity = 0, in_use = 0, peak = 0, queued_bytes = 0, reclaimed = 0;
   std::uint32_t reservations = 0, queued = 0;
+  std::uint64_t held = 0;  // of in_use: grants whose reservation token is alive (memory really held)
 };
 
 struct device_report {
