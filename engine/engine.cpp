@@ -22,6 +22,15 @@ const char* to_string(job_state s) {
   return "unknown";
 }
 
+const char* to_string(key_tier t) {
+  switch (t) {
+    case key_tier::cold: return "cold";
+    case key_tier::warm: return "warm";
+    case key_tier::hot: return "hot";
+  }
+  return "unknown";
+}
+
 const char* to_string(worker_role r) { return msg::to_string(static_cast<msg::role>(r)); }
 
 namespace {
@@ -222,6 +231,8 @@ status_report engine::status() {
     r.evaluator_builds = k.evaluator_builds;
     r.key_evictions = k.evictions;
     r.key_reserved_bytes = k.reserved_bytes;
+    for (auto& key : k.keys)
+      r.keys.push_back(key_report{key.path, static_cast<key_tier>(key.tier), key.leases, key.bytes});
   }, msg::status_atom::value);
   return r;
 }

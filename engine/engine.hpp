@@ -116,6 +116,18 @@ struct fault_report {
   double at_ms = 0;
 };
 
+// A proving key as the key store holds it: cold (not loaded), warm (zkey parsed), hot (evaluator
+// built, ready to prove). `bytes` is what it has reserved from the host budget (the evaluator).
+enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
+const char* to_string(key_tier t);
+
+struct key_report {
+  std::string path;  // the zkey file
+  key_tier tier = key_tier::cold;
+  std::uint32_t leases = 0;  // partitions holding it now
+  std::uint64_t bytes = 0;
+};
+
 struct job_summary {
   job_id id = 0;
   std::string request_id;
@@ -135,6 +147,7 @@ struct status_report {
   std::uint64_t retries = 0, respawns = 0, tasks_queued = 0, tasks_running = 0;
   std::vector<fault_report> faults;
   std::uint64_t key_loads = 0, evaluator_builds = 0, key_evictions = 0, key_reserved_bytes = 0;
+  std::vector<key_report> keys;  // every key the key store has seen (an evicted one is cold)
 };
 
 // Request errors (invalid request, queue full, unknown job, engine stopped): one line.

@@ -283,7 +283,9 @@ void register_client(CLI::App& app) {
         for (auto& b : s.budgets())
           std::cout << "budget " << b.name() << ": " << b.reserved_bytes() << " / " << b.limit_bytes()
                     << " bytes reserved, peak " << b.peak_bytes() << ", " << b.waiting() << " waiting\n";
-        for (auto& k : s.keys()) std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes\n";
+        for (auto& k : s.keys())
+          std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes in memory, "
+                    << k.leases() << " lease(s), file " << k.file_bytes() << " bytes\n";
         for (auto& q : s.queues())
           std::cout << "queue " << pb::Priority_Name(q.priority()) << ": " << q.partitions_queued() << " partitions\n";
         return int(exit_ok);

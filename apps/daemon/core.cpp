@@ -408,11 +408,26 @@ pb::GetStatusResponse core::status() {
   };
   add_budget(es.host);
   for (auto& v : es.vram) add_budget(v);
+  // The key store's keys are by zkey path: match them to the catalog's circuits (a key the store
+  // has never seen is cold).
+  auto same_file = [](const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    std::error_code ec1, ec2;
+    auto ca = fs::weakly_canonical(a, ec1), cb = fs::weakly_canonical(b, ec2);
+    return !ec1 && !ec2 && ca == cb;
+  };
   for (auto& [name, c] : catalog_.known()) {
     auto* k = s.add_keys();
     k->set_circuit(name);
-    k->set_tier("cold");
-    k->set_bytes(c.file_bytes);
+    k->set_tier(engine::to_string(engine::key_tier::cold));
+    k->set_file_bytes(c.file_bytes);
+    for (auto& key : es.keys)
+      if (key.path == name || same_file(key.path, c.path)) {
+        k->set_tier(engine::to_string(key.tier));
+        k->set_bytes(key.bytes);
+        k->set_leases(key.leases);
+        break;
+      }
   }
   std::map<engine::priority, std::uint32_t> queued;
   std::uint64_t running = 0;
@@ -465,6 +480,14 @@ std::string core::prometheus_metrics() {
   for (auto& b : s.budgets()) m << "cuzk_budget_reserved_bytes{budget=\"" << b.name() << "\"} " << b.reserved_bytes() << "\n";
   metric("cuzk_budget_limit_bytes", "Size of each memory budget", "gauge");
   for (auto& b : s.budgets()) m << "cuzk_budget_limit_bytes{budget=\"" << b.name() << "\"} " << b.limit_bytes() << "\n";
+  metric("cuzk_key_tier", "1 for each circuit's current key tier (cold, warm, hot)", "gauge");
+  for (auto& k : s.keys())
+    for (const char* t : {"cold", "warm", "hot"})
+      m << "cuzk_key_tier{circuit=\"" << k.circuit() << "\",tier=\"" << t << "\"} " << (k.tier() == t ? 1 : 0) << "\n";
+  metric("cuzk_key_bytes", "Host bytes the engine holds for each circuit's key (its evaluator)", "gauge");
+  for (auto& k : s.keys()) m << "cuzk_key_bytes{circuit=\"" << k.circuit() << "\"} " << k.bytes() << "\n";
+  metric("cuzk_key_leases", "Partitions holding each circuit's key now", "gauge");
+  for (auto& k : s.keys()) m << "cuzk_key_leases{circuit=\"" << k.circuit() << "\"} " << k.leases() << "\n";
   metric("cuzk_device_busy_seconds_total", "Seconds each device spent proving", "counter");
   for (auto& d : s.devices()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
   metric("cuzk_device_partitions_total", "Partitions each device proved", "counter");
@@ -487,7 +510,9 @@ std::string core::status_json() {
     j["devices"].push_back({{"name", d.name()}, {"kind", d.kind()}, {"busy_seconds", d.busy_seconds()},
                             {"partitions", d.partitions_done()}, {"vram_budget_bytes", d.vram_budget_bytes()},
                             {"vram_reserved_bytes", d.vram_reserved_bytes()}, {"node", d.node()}});
-  for (auto& k : s.keys()) j["keys"].push_back({{"circuit", k.circuit()}, {"tier", k.tier()}, {"bytes", k.bytes()}});
+  for (auto& k : s.keys())
+    j["keys"].push_back({{"circuit", k.circuit()}, {"tier", k.tier()}, {"bytes", k.bytes()}, {"leases", k.leases()},
+                         {"file_bytes", k.file_bytes()}});
   for (auto& q : s.queues()) j["queues"][pb::Priority_Name(q.priority())] = q.partitions_queued();
   for (auto& b : s.budgets())
     j["budgets"].push_back({{"name", b.name()}, {"limit_bytes", b.limit_bytes()},
