@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,12 @@ std::uint64_t now_us();  // steady clock, microseconds
 keepalive make_reservation_token(const budget_actor& budget, const reservation& grant);
 
 budget_actor spawn_budget(caf::actor_system& sys, std::string name, std::uint64_t capacity);
+// The grants of one budget slot, kept across respawns: the supervisor passes a slot's ledger to
+// every budget it spawns there, so a replacement inherits the grants still outstanding.
+struct budget_ledger;
+std::shared_ptr<budget_ledger> make_budget_ledger();
+budget_actor spawn_budget(caf::actor_system& sys, std::string name, std::uint64_t capacity,
+                          std::shared_ptr<budget_ledger> ledger);
 key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes);
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
                                     std::uint64_t generation);

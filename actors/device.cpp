@@ -23,6 +23,7 @@ struct device_state {
   std::string backend_name;
   std::unique_ptr<zk::groth16::backend> backend;
   std::unique_ptr<fault_coin> alloc_coin;
+  std::uint32_t forced_alloc_failures = 0;  // fail_alloc_atom: the next N allocations fail
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
 };
 
@@ -51,7 +52,10 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
         auto& st = self->state;
         auto t0 = now_us();
         try {
-          if (st.alloc_coin->flip())
+          // Forced failures (chaos hook) take the same path as the seeded ones.
+          bool forced = st.forced_alloc_failures > 0;
+          if (forced) --st.forced_alloc_failures;
+          if (forced || st.alloc_coin->flip())
             throw std::runtime_error("injected fault: device " + std::to_string(st.slot) + " allocation failed");
           if (!req.key.ptr || !req.key.ptr->zkey || !req.synthesis.ptr || !req.witness.ptr)
             throw std::runtime_error("device: request without key, synthesis or witness");
@@ -75,6 +79,9 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           st.busy_us += now_us() - t0;
           return make_error(errc::worker_failed, "device " + std::to_string(st.slot) + ": " + e.what());
         }
+      },
+      [self](fail_alloc_atom, std::uint32_t n) -> std::uint32_t {
+        return self->state.forced_alloc_failures += n;
       },
       [self](status_atom) -> device_status {
         auto& st = self->state;

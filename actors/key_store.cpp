@@ -219,22 +219,11 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         if (r.who != role::host_budget || !r.fresh) return;
         auto& st = self->state;
         st.host_budget = caf::actor_cast<budget_actor>(r.fresh);
-        // The new budget starts empty: account the hot keys again, and restart reservations that
-        // were waiting in the dead one.
-        for (auto& [path, e] : st.keys) {
-          if (e.st == key_entry::stage::reserving) {
-            reserve_and_build(self, path);
-          } else if (e.st == key_entry::stage::hot) {
-            auto budget = st.host_budget;
-            auto p = path;
-            reserve_request req{e.bytes, caf::actor_cast<caf::actor_addr>(self), "evaluator of " + path};
-            self->request(budget, caf::infinite, std::move(req)).then([self, p, budget](reservation& grant) {
-              auto token = make_reservation_token(budget, grant);
-              auto& e = self->state.keys[p];
-              if (e.st == key_entry::stage::hot) e.reservation = std::move(token);
-            });
-          }
-        }
+        // The new budget inherits the dead one's grants (the supervisor hands it the ledger), so
+        // the hot keys stay accounted as they are; only reservations that were waiting in the
+        // dead one's queue died with it: restart them.
+        for (auto& [path, e] : st.keys)
+          if (e.st == key_entry::stage::reserving) reserve_and_build(self, path);
       },
       [self](status_atom) -> key_store_status {
         auto& st = self->state;

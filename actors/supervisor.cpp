@@ -26,6 +26,8 @@ struct supervisor_state {
   std::set<caf::actor_addr> doomed;  // killed through the test hook, down message not seen yet
   std::uint64_t respawns = 0, generation = 0, t0 = 0;
   bool stopping = false;
+  // Per budget slot (host: slot 0 of host_budget): the grants, handed to every respawn there.
+  std::map<std::pair<role, std::uint32_t>, std::shared_ptr<budget_ledger>> ledgers;
 };
 
 using sup_ptr = caf::stateful_actor<supervisor_state>*;
@@ -43,9 +45,14 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
   auto gen = ++st.generation;
   switch (who) {
     case role::host_budget:
-      return caf::actor_cast<caf::actor>(spawn_budget(sys, "host", s.host_budget_bytes));
-    case role::vram_budget:
-      return caf::actor_cast<caf::actor>(spawn_budget(sys, "vram" + std::to_string(slot), s.device_budget_bytes));
+    case role::vram_budget: {
+      auto& ledger = st.ledgers[{who, slot}];
+      if (!ledger) ledger = make_budget_ledger();
+      return who == role::host_budget
+                 ? caf::actor_cast<caf::actor>(spawn_budget(sys, "host", s.host_budget_bytes, ledger))
+                 : caf::actor_cast<caf::actor>(
+                       spawn_budget(sys, "vram" + std::to_string(slot), s.device_budget_bytes, ledger));
+    }
     case role::key_store:
       return caf::actor_cast<caf::actor>(
           spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget), s.key_cache_bytes));
@@ -156,6 +163,16 @@ caf::behavior supervisor(sup_ptr self, engine_settings settings) {
         if (!a || !*a || !self->state.doomed.insert(a->address()).second) return false;  // one kill per life
         caf::anon_send_exit(*a, caf::exit_reason::kill);
         return true;
+      },
+      [self](fail_alloc_atom, std::uint32_t device, std::uint32_t n) -> caf::result<bool> {
+        auto* a = slot_of(self, role::device, device);
+        if (!a || !*a) return false;
+        // Answered once the device has the count, so that work submitted afterwards sees it.
+        auto rp = self->make_response_promise<bool>();
+        self->request(caf::actor_cast<device_actor>(*a), caf::infinite, fail_alloc_atom::value, n)
+            .then([rp](std::uint32_t) mutable { rp.deliver(true); },
+                  [rp](caf::error&) mutable { rp.deliver(false); });
+        return rp;
       },
       [self](shutdown_atom) {
         auto& st = self->state;

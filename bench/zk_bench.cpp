@@ -1,5 +1,5 @@
 // zk_bench: timings of the CPU compute primitives, as a table.
-//   zk_bench fpmul
+//   zk_bench fpmul | fpadd
 //   zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat 3] [--ones 0.0] [--window c]
 //   zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat 3]
 // Each figure is the median of --repeat runs after one warm-up run.
@@ -47,6 +47,7 @@ std::vector<unsigned> parse_list(const std::string& s) {
 [[noreturn]] void usage() {
   std::fprintf(stderr,
                "usage: zk_bench fpmul\n"
+               "       zk_bench fpadd\n"
                "       zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat N] [--window C]\n"
                "                    [--ones FRACTION] [--zeros FRACTION] [--batch-affine 0|1]\n"
                "       zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat N]\n");
@@ -154,6 +155,39 @@ void bench_mul(const char* name) {
   std::printf("| %-4s | %8.2f | %8.2f | %8.2f |\n", name, lat / iters * 1e9, sq / iters * 1e9, thr / iters * 1e9);
 }
 
+// Additive operations (in every curve formula): dependent chains, so latency including any
+// branch mispredictions on random data.
+template <class F>
+void bench_add(const char* name) {
+  std::mt19937_64 rng(2);
+  constexpr std::size_t iters = 1 << 22;
+  F x = random_field<F>(rng), y = random_field<F>(rng);
+  volatile bool sink;
+  double add = median_timing(5, [&] {
+    F a = x;
+    for (std::size_t i = 0; i < iters; ++i) a = a + y;
+    sink = a.is_zero();
+  }).cpu;
+  double sub = median_timing(5, [&] {
+    F a = x;
+    for (std::size_t i = 0; i < iters; ++i) a = a - y;
+    sink = a.is_zero();
+  }).cpu;
+  double dbl = median_timing(5, [&] {
+    F a = x;
+    for (std::size_t i = 0; i < iters; ++i) a = a.dbl() - y;
+    sink = a.is_zero();
+  }).cpu;
+  double neg = median_timing(5, [&] {
+    F a = x;
+    for (std::size_t i = 0; i < iters; ++i) a = -a + y;
+    sink = a.is_zero();
+  }).cpu;
+  (void)sink;
+  std::printf("| %-4s | %8.2f | %8.2f | %8.2f | %8.2f |\n", name, add / iters * 1e9, sub / iters * 1e9,
+              dbl / iters * 1e9, neg / iters * 1e9);
+}
+
 template <class Curve>
 std::vector<affine_t<Curve>> random_points(std::size_t n, std::mt19937_64& rng) {
   using J = jacobian_t<Curve>;
@@ -222,6 +256,11 @@ int main(int argc, char** argv) {
     bench_mul<fp>("fp");
     bench_mul<fr>("fr");
     bench_mul<fp2>("fp2");
+  } else if (a.cmd == "fpadd") {
+    std::printf("| field | a+b ns | a-b ns | 2a-b ns | -a+b ns |  (CPU time, dependent chains)\n|---|---|---|---|---|\n");
+    bench_add<fp>("fp");
+    bench_add<fr>("fr");
+    bench_add<fp2>("fp2");
   } else if (a.cmd == "msm") {
     if (a.curve == "g1") bench_msm<g1_curve>(a);
     else bench_msm<g2_curve>(a);

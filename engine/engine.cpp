@@ -27,6 +27,15 @@ const char* to_string(job_state s) {
   return "unknown";
 }
 
+const char* to_string(key_tier t) {
+  switch (t) {
+    case key_tier::cold: return "cold";
+    case key_tier::warm: return "warm";
+    case key_tier::hot: return "hot";
+  }
+  return "unknown";
+}
+
 const char* to_string(worker_role r) { return msg::to_string(static_cast<msg::role>(r)); }
 
 namespace {
@@ -94,6 +103,7 @@ budget_usage convert(const msg::budget_status& b) {
   u.reclaimed = b.reclaimed_total;
   u.reservations = b.reservations;
   u.queued = b.queued;
+  u.held = b.held_bytes;
   return u;
 }
 
@@ -398,6 +408,8 @@ status_report engine::status() {
     r.evaluator_builds = k.evaluator_builds;
     r.key_evictions = k.evictions;
     r.key_reserved_bytes = k.reserved_bytes;
+    for (auto& key : k.keys)
+      r.keys.push_back(key_report{key.path, static_cast<key_tier>(key.tier), key.leases, key.bytes});
   }, msg::status_atom::value);
   return r;
 }
@@ -411,6 +423,14 @@ bool engine::kill_worker(worker_role who, unsigned slot) {
   bool ok = false;
   p_->ask(p_->supervisor, std::chrono::seconds(10), [&](bool x) { ok = x; }, msg::kill_atom::value,
           static_cast<msg::role>(who), static_cast<std::uint32_t>(slot));
+  return ok;
+}
+
+bool engine::fail_next_allocations(unsigned device, unsigned count) {
+  bool ok = false;
+  auto err = p_->ask(p_->supervisor, std::chrono::seconds(30), [&](bool x) { ok = x; }, msg::fail_alloc_atom::value,
+                     static_cast<std::uint32_t>(device), static_cast<std::uint32_t>(count));
+  if (err) throw engine_error(msg::describe(err));
   return ok;
 }
 

@@ -119,6 +119,7 @@ struct budget_usage {
   std::string name;
   std::uint64_t capacity = 0, in_use = 0, peak = 0, queued_bytes = 0, reclaimed = 0;
   std::uint32_t reservations = 0, queued = 0;
+  std::uint64_t held = 0;  // of in_use: grants whose reservation token is alive (memory really held)
 };
 
 struct device_report {
@@ -132,6 +133,18 @@ struct fault_report {
   std::uint32_t slot = 0;
   std::string reason;
   double at_ms = 0;
+};
+
+// A proving key as the key store holds it: cold (not loaded), warm (zkey parsed), hot (evaluator
+// built, ready to prove). `bytes` is what it has reserved from the host budget (the evaluator).
+enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
+const char* to_string(key_tier t);
+
+struct key_report {
+  std::string path;  // the zkey file
+  key_tier tier = key_tier::cold;
+  std::uint32_t leases = 0;  // partitions holding it now
+  std::uint64_t bytes = 0;
 };
 
 struct job_summary {
@@ -174,6 +187,7 @@ struct status_report {
   std::uint64_t node_joins = 0, node_refusals = 0, node_losses = 0, stale_results = 0;
   std::vector<std::string> refusals;        // coordinator: the latest, one line each
   std::optional<coordinator_report> coordinator;  // worker
+  std::vector<key_report> keys;  // every key the key store has seen (an evicted one is cold)
 };
 
 // Request errors (invalid request, queue full, unknown job, engine stopped): one line.
@@ -205,6 +219,10 @@ class engine {
   // Test hooks.
   bool kill_worker(worker_role who, unsigned slot);  // exit_reason::kill, as a crash would
   void evict_idle_keys();                            // drop hot keys that no job holds
+  // Chaos hook: the device actor in `device`'s slot fails its next `count` allocations, as a seeded
+  // device_alloc_fail would (the partitions are retried with attempt + 1). Returns once the device
+  // has the count; false when there is no such device. A respawned device starts with none pending.
+  bool fail_next_allocations(unsigned device, unsigned count);
   unsigned synthesizer_count() const;
   unsigned device_count() const;
   std::uint16_t cluster_port() const;  // coordinator: the port nodes join on (0 otherwise)

@@ -39,6 +39,7 @@ using describe_atom = caf::atom_constant<caf::atom("describe")>;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
+using fail_alloc_atom = caf::atom_constant<caf::atom("failalloc")>;  // chaos: fail the next N allocations
 
 // ---- errors -----------------------------------------------------------------------------------
 enum class errc : std::uint8_t {
@@ -135,6 +136,7 @@ using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<
 
 using device_actor = caf::typed_actor<                            //
     caf::replies_to<prove_request>::with<device_result>,          //
+    caf::replies_to<fail_alloc_atom, std::uint32_t>::with<std::uint32_t>,  // -> failures now pending
     caf::replies_to<status_atom>::with<device_status>>;
 
 using assembler_actor = caf::typed_actor<                         //
@@ -176,6 +178,8 @@ using node_agent_actor = caf::typed_actor<                        //
 //   (roster_atom) -> roster
 //   (status_atom) -> supervisor_status
 //   (kill_atom, role, uint32 slot) -> bool       test hook: exit_reason::kill to a worker
+//   (fail_alloc_atom, uint32 device, uint32 n) -> bool   chaos hook: that device's next n
+//                                                 allocations fail (false: no such device)
 //   (shutdown_atom) -> bool                      stops every worker, then itself
 
 // The one registration function: every actor system of the engine (and every remote node) calls

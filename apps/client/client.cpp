@@ -1,4 +1,5 @@
-// The daemon's client: submit, await, prove (remote), status, cancel, preload, evict, metrics, chaos.
+// The daemon's client: submit, await, prove (remote), status, cancel, preload, evict, metrics, chaos,
+// bench-status (round-trip latency of GetStatus; time until a starting daemon answers).
 // Human output by default; --json for scripts. Each gRPC error becomes one line and a non-zero exit.
 #include <CLI/CLI.hpp>
 #include <google/protobuf/util/json_util.h>
@@ -6,12 +7,14 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "client/client.hpp"
 #include "cuzk/commands.hpp"
@@ -283,7 +286,9 @@ void register_client(CLI::App& app) {
         for (auto& b : s.budgets())
           std::cout << "budget " << b.name() << ": " << b.reserved_bytes() << " / " << b.limit_bytes()
                     << " bytes reserved, peak " << b.peak_bytes() << ", " << b.waiting() << " waiting\n";
-        for (auto& k : s.keys()) std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes\n";
+        for (auto& k : s.keys())
+          std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes in memory, "
+                    << k.leases() << " lease(s), file " << k.file_bytes() << " bytes\n";
         for (auto& q : s.queues())
           std::cout << "queue " << pb::Priority_Name(q.priority()) << ": " << q.partitions_queued() << " partitions\n";
         if (s.cluster_role() == "coordinator") {
@@ -426,6 +431,104 @@ void register_client(CLI::App& app) {
         auto st = stub->Chaos(&ctx, req, &r);
         if (!st.ok()) return report(st, *fo);
         std::cout << r.done() << "\n";
+        return int(exit_ok);
+      });
+    });
+  }
+  // bench-status: gRPC round trips of the cheapest call, and the wait for a starting daemon
+  {
+    auto* cmd = app.add_subcommand("bench-status",
+                                   "benchmark: N GetStatus round trips on one channel (median, p99), or with "
+                                   "--wait-ready the time until a starting daemon first answers");
+    auto o = std::make_shared<client_options>();
+    auto n = std::make_shared<unsigned>(2000);
+    auto warmup = std::make_shared<unsigned>(50);
+    auto wait_ready = std::make_shared<double>(0);
+    auto rpc = std::make_shared<std::string>("status");
+    add_client_options(cmd, *o);
+    cmd->add_option("--rpc", *rpc,
+                    "status: GetStatus (asks every engine actor for its status); await-unknown: AwaitProof of "
+                    "a job that does not exist (NOT_FOUND after one journal lookup: the transport alone)")
+        ->check(CLI::IsMember({"status", "await-unknown"}))
+        ->capture_default_str();
+    cmd->add_option("--n", *n, "measured calls")->capture_default_str();
+    cmd->add_option("--warmup", *warmup, "calls before measuring (connection set-up, caches)")->capture_default_str();
+    cmd->add_option("--wait-ready", *wait_ready,
+                    "instead: poll (a fresh channel every 2 ms) until GetStatus answers, for at most this many "
+                    "seconds; prints the milliseconds waited");
+    cmd->callback([o, n, warmup, wait_ready, rpc] {
+      run_command([&] {
+        using clock = std::chrono::steady_clock;
+        if (*wait_ready > 0) {
+          // A fresh channel per attempt: a channel that failed to connect backs off for up to seconds.
+          auto t0 = clock::now();
+          auto until = t0 + std::chrono::milliseconds(std::int64_t(*wait_ready * 1000));
+          for (;;) {
+            auto stub = connect(*o);
+            grpc::ClientContext ctx;
+            prepare(ctx, *o);
+            ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+            pb::GetStatusResponse s;
+            auto st = stub->GetStatus(&ctx, pb::GetStatusRequest{}, &s);
+            if (st.ok()) break;
+            if (clock::now() >= until) return report(st, *o);
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+          }
+          double ms = std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+          if (o->json)
+            std::cout << nlohmann::json{{"ready_ms", ms}}.dump() << "\n";
+          else
+            std::cout << "ready after " << ms << " ms\n";
+          return int(exit_ok);
+        }
+        auto stub = connect(*o);
+        const bool status_rpc = *rpc == "status";
+        auto call = [&]() -> grpc::Status {
+          grpc::ClientContext ctx;
+          prepare(ctx, *o);
+          if (status_rpc) {
+            pb::GetStatusResponse s;
+            return stub->GetStatus(&ctx, pb::GetStatusRequest{}, &s);
+          }
+          pb::AwaitProofRequest req;
+          req.set_job_id("bench-no-such-job");
+          req.set_timeout_ms(1);
+          pb::AwaitProofResponse r;
+          auto st = stub->AwaitProof(&ctx, req, &r);
+          return st.error_code() == grpc::StatusCode::NOT_FOUND ? grpc::Status::OK : st;
+        };
+        for (unsigned i = 0; i < *warmup; ++i)
+          if (auto st = call(); !st.ok()) return report(st, *o);
+        std::vector<double> us;
+        us.reserve(*n);
+        auto t_all = clock::now();
+        for (unsigned i = 0; i < *n; ++i) {
+          auto t0 = clock::now();
+          auto st = call();
+          us.push_back(std::chrono::duration<double, std::micro>(clock::now() - t0).count());
+          if (!st.ok()) return report(st, *o);
+        }
+        double total_s = std::chrono::duration<double>(clock::now() - t_all).count();
+        std::sort(us.begin(), us.end());
+        auto pct = [&](double p) {
+          if (us.empty()) return 0.0;
+          auto i = std::size_t(p / 100.0 * double(us.size() - 1) + 0.5);
+          return us[std::min(i, us.size() - 1)];
+        };
+        double mean = 0;
+        for (double x : us) mean += x;
+        mean /= us.empty() ? 1 : double(us.size());
+        if (o->json) {
+          nlohmann::ordered_json j{{"addr", o->addr}, {"rpc", *rpc}, {"calls", us.size()}, {"median_us", pct(50)},
+                                   {"p90_us", pct(90)},  {"p99_us", pct(99)},  {"max_us", us.empty() ? 0 : us.back()},
+                                   {"mean_us", mean},     {"calls_per_s", total_s > 0 ? double(us.size()) / total_s : 0}};
+          std::cout << j.dump() << "\n";
+        } else {
+          std::cout << (status_rpc ? "GetStatus" : "AwaitProof(unknown job)") << " x" << us.size() << " on " << o->addr << ": median " << pct(50) << " us, p90 "
+                    << pct(90) << " us, p99 " << pct(99) << " us, max " << (us.empty() ? 0 : us.back())
+                    << " us, mean " << mean << " us (" << (total_s > 0 ? double(us.size()) / total_s : 0)
+                    << " calls/s)\n";
+        }
         return int(exit_ok);
       });
     });

@@ -443,11 +443,26 @@ pb::GetStatusResponse core::status() {
   };
   add_budget(es.host);
   for (auto& v : es.vram) add_budget(v);
+  // The key store's keys are by zkey path: match them to the catalog's circuits (a key the store
+  // has never seen is cold).
+  auto same_file = [](const std::string& a, const std::string& b) {
+    if (a == b) return true;
+    std::error_code ec1, ec2;
+    auto ca = fs::weakly_canonical(a, ec1), cb = fs::weakly_canonical(b, ec2);
+    return !ec1 && !ec2 && ca == cb;
+  };
   for (auto& [name, c] : catalog_.known()) {
     auto* k = s.add_keys();
     k->set_circuit(name);
-    k->set_tier("cold");
-    k->set_bytes(c.file_bytes);
+    k->set_tier(engine::to_string(engine::key_tier::cold));
+    k->set_file_bytes(c.file_bytes);
+    for (auto& key : es.keys)
+      if (key.path == name || same_file(key.path, c.path)) {
+        k->set_tier(engine::to_string(key.tier));
+        k->set_bytes(key.bytes);
+        k->set_leases(key.leases);
+        break;
+      }
   }
   std::map<engine::priority, std::uint32_t> queued;
   std::uint64_t running = 0;
@@ -533,6 +548,14 @@ std::string core::prometheus_metrics() {
   for (auto& b : s.budgets()) m << "cuzk_budget_reserved_bytes{budget=\"" << b.name() << "\"} " << b.reserved_bytes() << "\n";
   metric("cuzk_budget_limit_bytes", "Size of each memory budget", "gauge");
   for (auto& b : s.budgets()) m << "cuzk_budget_limit_bytes{budget=\"" << b.name() << "\"} " << b.limit_bytes() << "\n";
+  metric("cuzk_key_tier", "1 for each circuit's current key tier (cold, warm, hot)", "gauge");
+  for (auto& k : s.keys())
+    for (const char* t : {"cold", "warm", "hot"})
+      m << "cuzk_key_tier{circuit=\"" << k.circuit() << "\",tier=\"" << t << "\"} " << (k.tier() == t ? 1 : 0) << "\n";
+  metric("cuzk_key_bytes", "Host bytes the engine holds for each circuit's key (its evaluator)", "gauge");
+  for (auto& k : s.keys()) m << "cuzk_key_bytes{circuit=\"" << k.circuit() << "\"} " << k.bytes() << "\n";
+  metric("cuzk_key_leases", "Partitions holding each circuit's key now", "gauge");
+  for (auto& k : s.keys()) m << "cuzk_key_leases{circuit=\"" << k.circuit() << "\"} " << k.leases() << "\n";
   metric("cuzk_device_busy_seconds_total", "Seconds each device spent proving", "counter");
   for (auto& d : s.devices()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
   metric("cuzk_device_partitions_total", "Partitions each device proved", "counter");
@@ -586,7 +609,9 @@ std::string core::status_json() {
     j["devices"].push_back({{"name", d.name()}, {"kind", d.kind()}, {"busy_seconds", d.busy_seconds()},
                             {"partitions", d.partitions_done()}, {"vram_budget_bytes", d.vram_budget_bytes()},
                             {"vram_reserved_bytes", d.vram_reserved_bytes()}, {"node", d.node()}});
-  for (auto& k : s.keys()) j["keys"].push_back({{"circuit", k.circuit()}, {"tier", k.tier()}, {"bytes", k.bytes()}});
+  for (auto& k : s.keys())
+    j["keys"].push_back({{"circuit", k.circuit()}, {"tier", k.tier()}, {"bytes", k.bytes()}, {"leases", k.leases()},
+                         {"file_bytes", k.file_bytes()}});
   for (auto& q : s.queues()) j["queues"][pb::Priority_Name(q.priority())] = q.partitions_queued();
   for (auto& b : s.budgets())
     j["budgets"].push_back({{"name", b.name()}, {"limit_bytes", b.limit_bytes()},
@@ -665,7 +690,19 @@ pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
     r.set_done("killed " + req.actor() + " " + std::to_string(req.index()));
     return r;
   }
-  throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill)");
+  if (req.action() == "fail-alloc") {
+    if (req.count() == 0) throw request_error(StatusCode::INVALID_ARGUMENT, "count: must be at least 1");
+    if (req.device() >= engine_->device_count())
+      throw request_error(StatusCode::NOT_FOUND, "device: no device " + std::to_string(req.device()) + " (the daemon has " +
+                                                     std::to_string(engine_->device_count()) + ")");
+    if (!engine_->fail_next_allocations(req.device(), req.count()))
+      throw request_error(StatusCode::UNAVAILABLE, "device: device " + std::to_string(req.device()) + " is not running");
+    spdlog::warn("chaos: the next {} allocation(s) of device {} fail", req.count(), req.device());
+    r.set_done("device " + std::to_string(req.device()) + ": the next " + std::to_string(req.count()) +
+               " allocation(s) fail");
+    return r;
+  }
+  throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill, fail-alloc)");
 }
 
 bool core::drain_and_stop(std::chrono::milliseconds grace) {

@@ -13,6 +13,16 @@ check "prove 3 partitions through the daemon" \
   "$CUZK" prove --addr "$ADDR" --circuit sample --witness "$W" --witness "$W" --witness "$W" --out "$T/p3"
 check "the 3 partition proofs verify with snarkjs" verify_dir "$T/p3" 3
 check "public-K.json equals snarkjs's public.json" cmp -s "$T/p3/public-0.json" "$SAMPLE/public.json"
+status_shows() {  # status_shows REGEX: the human status has a matching line (polled: evictions are messages)
+  local _
+  for _ in $(seq 50); do
+    "$CUZK" status --addr "$ADDR" | grep -qE "$1" && return 0
+    sleep 0.1
+  done
+  "$CUZK" status --addr "$ADDR"
+  return 1
+}
+check "status: the sample key is hot after a proof, with its evaluator's bytes" status_shows '^key sample: hot, [1-9][0-9]* bytes in memory'
 job=$("$CUZK" submit --addr "$ADDR" --circuit sample --witness "$W" --request-id same-id)
 again=$("$CUZK" submit --addr "$ADDR" --circuit sample --witness "$W" --request-id same-id)
 check "a repeated request id returns the same job" test "$job" = "$again"
@@ -21,6 +31,10 @@ check "awaited proof verifies" verify_dir "$T/a1" 1
 check "status answers with this daemon's pid" bash -c "'$CUZK' status --addr '$ADDR' --json | grep -q '\"pid\": *$DAEMON_PID'"
 port=$(sed -n 's/.*status http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$T/daemon.out" | head -n 1)
 check "HTTP /metrics serves Prometheus text" bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_jobs_completed_total [1-9]'"
+check "HTTP /metrics shows the sample key's tier (hot)" \
+  bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_key_tier{circuit=\"sample\",tier=\"hot\"} 1'"
+check "HTTP /status shows the sample key hot" \
+  bash -c "curl -sf http://127.0.0.1:$port/status | node -e 'const s = JSON.parse(require(\"fs\").readFileSync(0)); process.exit(s.keys.some(k => k.circuit === \"sample\" && k.tier === \"hot\" && k.bytes > 0) ? 0 : 1)'"
 check "HTTP /status serves JSON" bash -c "curl -sf http://127.0.0.1:$port/status | node -e 'JSON.parse(require(\"fs\").readFileSync(0))'"
 check "the unix socket is 0600" test "$(stat -c %a "$SOCK")" = 600
 
@@ -50,6 +64,18 @@ job=$("$CUZK" submit --addr "$ADDR" --circuit sample "${ten[@]}")
 check "10-partition job completes after chaos kills" "$CUZK" await --addr "$ADDR" "$job" --out "$T/chaos"
 check "its proofs verify" verify_dir "$T/chaos" 10
 
+# ---- chaos: the next 2 allocations of device 0 fail; the partitions are retried, the job succeeds ----
+retries() { "$CUZK" status --addr "$ADDR" | sed -n 's/.*; retries \([0-9]*\),.*/\1/p'; }
+r0=$(retries)
+check "chaos fail-alloc is accepted" bash -c "'$CUZK' chaos fail-alloc --addr '$ADDR' --device 0 2 | grep -q 'next 2 allocation'"
+check "fail-alloc of a device that does not exist is refused" expect_refused "no device 7" \
+  chaos fail-alloc --addr "$ADDR" --device 7 1
+check "a 3-partition job completes after 2 failed allocations" \
+  "$CUZK" prove --addr "$ADDR" --circuit sample --witness "$W" --witness "$W" --witness "$W" --out "$T/failalloc"
+check "its proofs verify" verify_dir "$T/failalloc" 3
+r1=$(retries)
+check "status shows the 2 retries ($r0 -> $r1)" test "$r1" -eq "$((r0 + 2))"
+
 # ---- 200 submissions from 8 concurrent clients ----
 load() {
   local i
@@ -68,6 +94,9 @@ check "all 200 verify" test $vk_ok = 0
 "$CUZK" evict --addr "$ADDR" sample >/dev/null
 check "host budget back to zero once the idle key is evicted" \
   bash -c "'$CUZK' status --addr '$ADDR' | grep -q '^budget host: 0 /'"
+check "status: the evicted sample key is cold, nothing in memory" status_shows '^key sample: cold, 0 bytes in memory'
+check "HTTP /metrics shows the sample key cold" \
+  bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_key_tier{circuit=\"sample\",tier=\"cold\"} 1'"
 
 # ---- lifecycle ----
 out=$("$DAEMON" --config "$T/d.toml" 2>&1) && rc=0 || rc=$?

@@ -242,3 +242,32 @@ TEST_CASE("cancellation drops queued partitions and returns reservations and dis
   REQUIRE(budgets_drain(e));
   REQUIRE(s.tasks_queued == 0);
 }
+
+TEST_CASE("status reports each key's tier, leases and bytes: hot after a proof, cold after eviction", "[engine]") {
+  std::mt19937_64 rng(23);
+  auto key = zk::io::zkey::load(test::sample_zkey());
+  auto e = engine::engine::start(small_config());
+  REQUIRE(e.status().keys.empty());  // nothing loaded yet
+  auto r = e.await(e.submit(sample_request(rng, 2)), 60s);
+  REQUIRE(r);
+  require_verifies(key, *r, 2);
+  auto s = e.status();
+  REQUIRE(s.keys.size() == 1);
+  REQUIRE(s.keys[0].path == test::sample_zkey());
+  REQUIRE(s.keys[0].tier == engine::key_tier::hot);
+  REQUIRE(std::string(engine::to_string(s.keys[0].tier)) == "hot");
+  REQUIRE(s.keys[0].bytes == zk::groth16::constraint_evaluator::estimate_bytes(key));
+  REQUIRE(s.keys[0].bytes == s.key_reserved_bytes);
+  REQUIRE(s.keys[0].leases == 0);  // the job is over
+  e.evict_idle_keys();
+  auto until = std::chrono::steady_clock::now() + 5s;
+  for (;;) {
+    s = e.status();
+    REQUIRE(s.keys.size() == 1);
+    if (s.keys[0].tier == engine::key_tier::cold) break;
+    REQUIRE(std::chrono::steady_clock::now() < until);
+    std::this_thread::sleep_for(5ms);
+  }
+  REQUIRE(s.keys[0].bytes == 0);
+  REQUIRE(s.key_evictions == 1);
+}

@@ -117,7 +117,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, oc) == oc);
   reservation rs{rng(), rng()};
   REQUIRE(roundtrip(sys, rs) == rs);
-  budget_status bs{"host", rng(), rng(), rng(), rng(), 3, 4, rng(), rng()};
+  budget_status bs{"host", rng(), rng(), rng(), rng(), 3, 4, rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, bs) == bs);
   synth_request sreq{tr, kh, ws};
   REQUIRE(roundtrip(sys, sreq) == sreq);
@@ -308,4 +308,69 @@ TEST_CASE("budget: queued requests are granted in FIFO order as memory returns",
   REQUIRE(s.in_use == 0);
   REQUIRE(s.reclaimed_total == 55);
   caf::anon_send_exit(budget, caf::exit_reason::user_shutdown);
+}
+
+TEST_CASE("budget: a replacement given the slot's ledger inherits the outstanding grants; old tokens release into it",
+          "[budget]") {
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  auto ledger = actors::make_budget_ledger();
+  auto first = actors::spawn_budget(sys, "slot", 100, ledger);
+  caf::scoped_actor self{sys};
+  auto grant = [&](const budget_actor& b, std::uint64_t bytes) {
+    reservation r;
+    self->request(b, caf::infinite, reserve_request{bytes, self->address(), "t"})
+        .receive([&](reservation& x) { r = x; }, [](caf::error&) {});
+    return r;
+  };
+  auto status = [&](const budget_actor& b) {
+    budget_status s;
+    self->request(b, caf::infinite, status_atom::value).receive([&](budget_status& x) { s = x; }, [](caf::error&) {});
+    return s;
+  };
+  auto r60 = grant(first, 60);
+  auto r30 = grant(first, 30);
+  REQUIRE(r60.bytes == 60);
+  REQUIRE(r30.bytes == 30);
+  auto t60 = actors::make_reservation_token(first, r60);
+  auto t30 = actors::make_reservation_token(first, r30);
+  REQUIRE(status(first).held_bytes == 90);
+
+  // The budget dies with 90 bytes out; its replacement (as the supervisor spawns it) starts there,
+  // not at zero.
+  caf::anon_send_exit(first, caf::exit_reason::kill);
+  self->wait_for(first);
+  auto second = actors::spawn_budget(sys, "slot", 100, ledger);
+  auto s = status(second);
+  REQUIRE(s.in_use == 90);
+  REQUIRE(s.reservations == 2);
+  REQUIRE(s.held_bytes == 90);
+  REQUIRE(s.peak == 90);
+
+  // 20 does not fit next to the inherited 90: it waits until a token of the dead budget goes.
+  std::atomic<int> granted{0};
+  auto waiter = sys.spawn([&granted, second](caf::event_based_actor* a) {
+    a->request(second, caf::infinite, reserve_request{20, a->address(), "w20"}).then([&granted](reservation&) {
+      ++granted;
+    });
+    return caf::behavior{[](int) {}};
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  REQUIRE(granted == 0);
+  REQUIRE(status(second).queued == 1);
+  t60.ptr.reset();  // released into the ledger; the replacement is woken and grants the 20
+  for (int i = 0; i < 100 && granted == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(granted == 1);
+  s = status(second);
+  REQUIRE(s.in_use == 50);
+  REQUIRE(s.held_bytes == 30);  // the 20 has no token: its holder gets only the grant
+  REQUIRE(s.peak <= 100);
+  t30.ptr.reset();
+  caf::anon_send_exit(waiter, caf::exit_reason::kill);  // its unguarded grant is reclaimed
+  for (int i = 0; i < 100 && status(second).in_use != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  s = status(second);
+  REQUIRE(s.in_use == 0);
+  REQUIRE(s.reservations == 0);
+  REQUIRE(s.held_bytes == 0);
+  caf::anon_send_exit(second, caf::exit_reason::user_shutdown);
 }

@@ -20,9 +20,15 @@ struct fp2_t {
   constexpr fp2_t operator-() const { return {-c0, -c1}; }
   constexpr fp2_t dbl() const { return {c0.dbl(), c1.dbl()}; }
 
-  // Karatsuba: three base multiplications.
+  // Karatsuba: three base multiplications. Where the base field allows it (F::lazy_ok, see
+  // montgomery.hpp: operands below 2P are fine for F's multiplication), the sums a0 + a1 and
+  // b0 + b1 feed the product unreduced, saving two conditional subtractions.
   friend constexpr fp2_t operator*(const fp2_t& a, const fp2_t& b) {
     F v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
+    if constexpr (requires { F::lazy_ok; }) {
+      if constexpr (F::lazy_ok)
+        return {v0 - v1, F::sum_unreduced(a.c0, a.c1) * F::sum_unreduced(b.c0, b.c1) - v0 - v1};
+    }
     return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
   }
   friend constexpr fp2_t operator*(const fp2_t& a, const F& s) { return {a.c0 * s, a.c1 * s}; }
@@ -30,8 +36,14 @@ struct fp2_t {
   constexpr fp2_t& operator-=(const fp2_t& b) { return *this = *this - b; }
   constexpr fp2_t& operator*=(const fp2_t& b) { return *this = *this * b; }
 
-  // (a + bu)^2 = (a + b)(a - b) + 2ab u
-  constexpr fp2_t sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+  // (a + bu)^2 = (a + b)(a - b) + 2ab u; lazily (as in *) (a + b) and 2a go in unreduced.
+  constexpr fp2_t sqr() const {
+    if constexpr (requires { F::lazy_ok; }) {
+      if constexpr (F::lazy_ok)
+        return {F::sum_unreduced(c0, c1) * (c0 - c1), F::sum_unreduced(c0, c0) * c1};
+    }
+    return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()};
+  }
   constexpr fp2_t conjugate() const { return {c0, -c1}; }
   // Multiplication by the sextic non-residue 1 + u (used by Fp6 and the G2 twist).
   constexpr fp2_t mul_by_nonresidue() const { return {c0 - c1, c0 + c1}; }

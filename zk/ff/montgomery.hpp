@@ -79,22 +79,60 @@ class fp_t {
   constexpr bool is_zero() const { return m.is_zero(); }
   constexpr bool operator==(const fp_t&) const = default;
 
-  friend constexpr fp_t operator+(fp_t a, const fp_t& b) {
+  // At run time on x86-64: branch-free carry chains (montgomery_x86_64.hpp); the portable
+  // versions below branch on the data and are kept for constant evaluation and as the reference.
+  friend constexpr fp_t operator+(const fp_t& a, const fp_t& b) {
+#ifdef CUZK_MONT_ASM
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        fp_t r;
+        detail::mod_add_asm<N, Params>::add(r.m.limb.data(), a.m.limb.data(), b.m.limb.data());
+        return r;
+      }
+    }
+#endif
+    return add_generic(a, b);
+  }
+  friend constexpr fp_t operator-(const fp_t& a, const fp_t& b) {
+#ifdef CUZK_MONT_ASM
+    if constexpr (N == 4 || N == 6) {
+      if (!std::is_constant_evaluated()) {
+        fp_t r;
+        detail::mod_add_asm<N, Params>::sub(r.m.limb.data(), a.m.limb.data(), b.m.limb.data());
+        return r;
+      }
+    }
+#endif
+    return sub_generic(a, b);
+  }
+  // 0 - a: no borrow (and so no correction) exactly when a = 0, so -0 = 0 without a branch.
+  constexpr fp_t operator-() const { return zero() - *this; }
+  constexpr fp_t dbl() const { return *this + *this; }
+
+  static constexpr fp_t add_generic(fp_t a, const fp_t& b) {
     a.m.add_in_place(b.m);
     if (a.m >= P) a.m.sub_in_place(P);
     return a;
   }
-  friend constexpr fp_t operator-(fp_t a, const fp_t& b) {
+  static constexpr fp_t sub_generic(fp_t a, const fp_t& b) {
     if (a.m.sub_in_place(b.m)) a.m.add_in_place(P);
     return a;
   }
-  constexpr fp_t operator-() const {
-    if (is_zero()) return *this;
-    fp_t r = from_mont(P);
-    r.m.sub_in_place(m);
-    return r;
+
+  // Lazy reduction. When 4P < 2^(64N) (Fp: P < 2^381, limbs hold 384 bits; not Fr), operator*
+  // accepts operands below 2P, not only below P, and still returns a fully reduced result:
+  //  - every CIOS row keeps t < t/2^64 + a + P < 4P < 2^(64N), so no carry leaves the N+1 words;
+  //  - the result is t = (a*b + m*P) / 2^(64N) < 4P^2 / 2^(64N) + P < 2P (as 4P < 2^(64N)),
+  //    so the one final conditional subtraction brings it below P.
+  // sum_unreduced returns a + b < 2P without the subtraction. Its value is NOT a canonical field
+  // element: use it only as an operand of operator* (never compare, add, store or serialise it).
+  static constexpr bool lazy_ok = P.limb[N - 1] < (std::uint64_t{1} << 62);
+  static constexpr fp_t sum_unreduced(fp_t a, const fp_t& b)
+    requires lazy_ok
+  {
+    a.m.add_in_place(b.m);
+    return a;
   }
-  constexpr fp_t dbl() const { return *this + *this; }
 
   // CIOS Montgomery multiplication without the final carry word (valid: top modulus bits spare).
   // At run time on x86-64 with BMI2 + ADX: the same algorithm in MULX/ADCX/ADOX assembly.

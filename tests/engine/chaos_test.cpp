@@ -1,0 +1,100 @@
+// Runtime chaos hooks of the engine: engine::fail_next_allocations makes a device's next N
+// allocations fail through the same path as the seeded device_alloc_fail faults; the partitions
+// that hit them are retried (attempt + 1), and a job succeeds with verifying proofs while N stays
+// below max_attempts.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "engine/engine.hpp"
+#include "fixture.hpp"
+#include "zk/groth16/verifier.hpp"
+
+using namespace cuzk;
+using namespace std::chrono_literals;
+
+namespace {
+
+engine::config chaos_config() {
+  engine::config c;
+  c.host_budget = "256MiB";
+  c.device_budget = "64MiB";
+  c.synthesizers = 2;
+  c.devices = {"cpu"};
+  c.scheduler_threads = 4;
+  c.max_attempts = 3;
+  return c;
+}
+
+engine::request chaos_request(std::mt19937_64& rng, std::size_t n) {
+  engine::request r;
+  r.circuit = test::sample_zkey();
+  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", test::random_sample_witness(rng)});
+  return r;
+}
+
+std::size_t count_alloc_failures(const engine::job_result& r) {
+  std::size_t n = 0;
+  for (auto& why : r.reasons)
+    if (why.find("device 0 allocation failed") != std::string::npos) ++n;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("fail_next_allocations: the failed partitions are retried and the job's proofs verify", "[engine][chaos]") {
+  std::mt19937_64 rng(41);
+  auto key = zk::io::zkey::load(test::sample_zkey());
+  auto c = chaos_config();
+  auto e = engine::engine::start(c);
+  REQUIRE_FALSE(e.fail_next_allocations(1, 1));  // one device only
+
+  SECTION("count below max_attempts: the job succeeds after exactly `count` retries") {
+    const unsigned count = 2;  // < max_attempts: even if one partition takes both, its third attempt runs
+    REQUIRE(e.fail_next_allocations(0, count));
+    auto id = e.submit(chaos_request(rng, 3));
+    auto r = e.await(id, 60s);
+    REQUIRE(r);
+    INFO("reasons: " << r->reasons.size());
+    REQUIRE(r->state == engine::job_state::succeeded);
+    REQUIRE(r->partitions.size() == 3);
+    for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+    REQUIRE(r->attempts == 3 + count);
+    REQUIRE(r->reasons.size() == count);
+    REQUIRE(count_alloc_failures(*r) == count);
+    auto s = e.status();
+    REQUIRE(s.retries == count);
+    REQUIRE(s.faults.empty());  // no worker died: the device answered with an error
+    REQUIRE(s.respawns == 0);
+    // The counter is spent: the next job runs without failures.
+    auto r2 = e.await(e.submit(chaos_request(rng, 2)), 60s);
+    REQUIRE(r2);
+    REQUIRE(r2->state == engine::job_state::succeeded);
+    REQUIRE(r2->attempts == 2);
+    REQUIRE(e.status().retries == count);
+  }
+
+  SECTION("count equal to max_attempts on a one-partition job: the job fails with every reason") {
+    REQUIRE(e.fail_next_allocations(0, c.max_attempts));
+    auto r = e.await(e.submit(chaos_request(rng, 1)), 60s);
+    REQUIRE(r);
+    REQUIRE(r->state == engine::job_state::failed);
+    REQUIRE(r->attempts == c.max_attempts);
+    REQUIRE(count_alloc_failures(*r) == c.max_attempts);
+    REQUIRE(r->partitions.empty());
+    auto ok = e.await(e.submit(chaos_request(rng, 1)), 60s);  // and the device still proves
+    REQUIRE(ok);
+    REQUIRE(ok->state == engine::job_state::succeeded);
+    REQUIRE(zk::groth16::verify(key.vk, ok->partitions[0].public_inputs, ok->partitions[0].proof));
+  }
+
+  // Every reservation went back (hot keys dropped first).
+  auto until = std::chrono::steady_clock::now() + 5s;
+  for (;;) {
+    e.evict_idle_keys();
+    auto s = e.status();
+    if (s.host.in_use == 0 && s.vram[0].in_use == 0) break;
+    REQUIRE(std::chrono::steady_clock::now() < until);
+    std::this_thread::sleep_for(5ms);
+  }
+}
