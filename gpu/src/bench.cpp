@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "cuzk/gpu/cuda_backend.hpp"
 #include "cuzk/gpu/testgen.hpp"
+#include "msm_entry.hpp"
 
 namespace cuzk::gpu {
 
@@ -24,6 +26,11 @@ struct row {
   double med, min;
   bool ok;
 };
+
+void check_cuda(cudaError_t e) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("cuda: ") + cudaGetErrorString(e));
+}
+#define CUZK_CHECK_CUDA(call) check_cuda(call)
 
 double secs_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -56,6 +63,24 @@ row bench_msm(cuda_backend& be, unsigned L, bool resident, int warmup, int reps)
       if constexpr (g2) got = be.msm_g2_device(db, ds, n);
       else got = be.msm_g1_device(db, ds, n);
     });
+    if (std::getenv("CUZK_MSM_PROFILE")) {  // one more run with an event after each stage
+      msm_profile prof;
+      for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
+      msm_profile_hook() = &prof;
+      if constexpr (g2) got = be.msm_g2_device(db, ds, n);
+      else got = be.msm_g1_device(db, ds, n);
+      msm_profile_hook() = nullptr;
+      CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
+      const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
+                             "window sums+combine"};
+      std::printf("  [msm %s 2^%u stages (ms):", g2 ? "g2" : "g1", L);
+      for (int i = 0; i < msm_profile::stages; ++i) {
+        float ms = 0;
+        CUZK_CHECK_CUDA(cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]));
+        std::printf(" %s %.2f%s", names[i], ms, i + 1 < msm_profile::stages ? "," : "]\n");
+      }
+      for (auto& e : prof.ev) cudaEventDestroy(e);
+    }
     device_free(db);
     device_free(ds);
   } else {

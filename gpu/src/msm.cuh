@@ -21,6 +21,7 @@
 
 #include "common.cuh"
 #include "cuzk/gpu/curve.cuh"
+#include "msm_entry.hpp"
 
 namespace cuzk::gpu {
 
@@ -259,18 +260,26 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   X* sp2 = ar.take<X>(slots2);
   X* seg_a = ar.take<X>(std::size_t(sh.nwin) * sh.nseg);
   X* seg_b = ar.take<X>(std::size_t(sh.nwin) * sh.nseg);
+  msm_profile* prof = msm_profile_hook();
+  auto mark = [&](int i) {
+    if (prof) CUZK_CUDA(cudaEventRecord(prof->ev[i], s));
+  };
 
+  mark(0);
   msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, sh.n, sh.c, sh.nwin, sh.nb, k0, v0);
   CUZK_LAUNCHED();
+  mark(1);
   cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
   std::size_t tb = cub_temp;
   CUZK_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, keys, vals, sh.M, 0, int(end_bit), s));
   CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(sh.nwin) * sh.nb * sizeof(X), s));
+  mark(2);
 
   constexpr unsigned acc_threads = 128;
   msm_accumulate_points<F><<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
       keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1);
   CUZK_LAUNCHED();
+  mark(3);
   std::size_t count = slots1;
   uint32_t *ik = sk1, *ok = sk2;
   X *ip = sp1, *op = sp2;
@@ -283,10 +292,12 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
     std::swap(ik, ok);
     std::swap(ip, op);
   }
+  mark(4);
 
   msm_bucket_segments<F><<<blocks_for(std::size_t(sh.nwin) * sh.nseg, 64), 64, 0, s>>>(buckets, sh.nwin, sh.nb,
                                                                                       sh.seg_len, sh.nseg, seg_a);
   CUZK_LAUNCHED();
+  mark(5);
   unsigned cnt = sh.nseg;
   X *in = seg_a, *out = seg_b;
   while (cnt > 1) {
@@ -299,6 +310,7 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   }
   msm_combine_windows<F><<<1, 32, 0, s>>>(in, sh.nwin, sh.c, out_dev);
   CUZK_LAUNCHED();
+  mark(6);
 }
 
 }  // namespace cuzk::gpu

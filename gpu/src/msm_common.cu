@@ -4,6 +4,11 @@
 
 namespace cuzk::gpu {
 
+msm_profile*& msm_profile_hook() {
+  static msm_profile* p = nullptr;
+  return p;
+}
+
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::size_t n, unsigned c, unsigned nwin,
                                   unsigned nb, uint32_t* keys, uint32_t* vals) {
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
