@@ -109,6 +109,12 @@ budget_usage convert(const msg::budget_status& b) {
 
 }  // namespace
 
+// CAF 0.17's actor_system constructor and its scoped actors leave a reference to the system's
+// logger in the calling thread's thread-local storage, and ~actor_system waits for the logger's
+// destructor: a system destroyed on another thread than every one that touched it (the daemon
+// stops the engine on a helper thread, after gRPC threads asked for status) waited forever.
+void forget_logger() { caf::logger::set_current_actor_system(nullptr); }
+
 // Nodes of another wire protocol cannot understand each other: the default build string.
 constexpr const char* wire_protocol = "cuzk-wire/1";
 
@@ -140,8 +146,11 @@ struct engine::impl {
     if (stopped) return msg::make_error(msg::errc::shutting_down, "engine stopped");
     if (!to) return msg::make_error(msg::errc::worker_failed, "no such actor");
     caf::error err;
-    caf::scoped_actor self{*sys};
-    self->request(to, timeout, std::forward<Ts>(xs)...).receive(on_value, [&](caf::error& e) { err = e; });
+    {
+      caf::scoped_actor self{*sys};
+      self->request(to, timeout, std::forward<Ts>(xs)...).receive(on_value, [&](caf::error& e) { err = e; });
+    }
+    forget_logger();
     return err;
   }
 
@@ -284,6 +293,7 @@ engine engine::start(const config& c) {
   p->roster = p->current_roster();
   if (!p->roster.intake) throw engine_error("engine: the supervisor did not start");
   if (coordinator || worker) p->start_cluster(c);
+  forget_logger();
   return engine(std::move(p));
 }
 

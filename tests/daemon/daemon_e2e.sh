@@ -121,6 +121,7 @@ wait "$DAEMON_PID" && trc=0 || trc=$?
 DAEMON_PID=""
 check "SIGTERM drains and exits 0" test $trc = 0
 check "the log says it stopped" grep -q "stopped" "$T/daemon.log"
+check "the engine stopped cleanly (no 10 s shutdown bound hit)" bash -c "! grep -q 'did not stop within' '$T/daemon.log'"
 check "the log has one start banner per run" test "$(grep -c '==== cuzk-daemon start' "$T/daemon.log")" -ge 2
 
 # ---- TCP with a token ----

@@ -2,6 +2,7 @@
 // the cold-key scenario that killed the Rust engine, priorities, cancellation, idempotency, limits.
 #include <catch2/catch.hpp>
 
+#include <future>
 #include <thread>
 
 #include "engine/engine.hpp"
@@ -270,4 +271,25 @@ TEST_CASE("status reports each key's tier, leases and bytes: hot after a proof, 
   }
   REQUIRE(s.keys[0].bytes == 0);
   REQUIRE(s.key_evictions == 1);
+}
+
+TEST_CASE("an engine used from several threads stops promptly from yet another thread", "[engine]") {
+  // The daemon starts the engine on its main thread, serves status and await from gRPC threads and
+  // stops it on a helper thread. CAF 0.17 left logger references in those threads' storage and
+  // ~actor_system waited for them forever.
+  auto e = std::make_unique<engine::engine>(engine::engine::start(small_config()));
+  std::mt19937_64 rng(31);
+  std::thread([&] {
+    auto r = e->await(e->submit(sample_request(rng, 2)), 60s);
+    REQUIRE(r);
+    REQUIRE(r->state == engine::job_state::succeeded);
+    (void)e->status();
+  }).join();
+  auto stopped = std::async(std::launch::async, [&] { e->shutdown(); });
+  bool prompt = stopped.wait_for(20s) == std::future_status::ready;
+  if (!prompt) {
+    FAIL_CHECK("engine shutdown from another thread did not return within 20 s");
+    std::_Exit(1);  // the stuck thread would hang the test binary's exit too
+  }
+  REQUIRE_THROWS_WITH(e->status(), Catch::Contains("shutting_down"));
 }
