@@ -26,13 +26,6 @@ engine::config chaos_config() {
   return c;
 }
 
-engine::request chaos_request(std::mt19937_64& rng, std::size_t n) {
-  engine::request r;
-  r.circuit = test::sample_zkey();
-  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", test::random_sample_witness(rng)});
-  return r;
-}
-
 std::size_t count_alloc_failures(const engine::job_result& r) {
   std::size_t n = 0;
   for (auto& why : r.reasons)
@@ -52,7 +45,7 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
   SECTION("count below max_attempts: the job succeeds after exactly `count` retries") {
     const unsigned count = 2;  // < max_attempts: even if one partition takes both, its third attempt runs
     REQUIRE(e.fail_next_allocations(0, count));
-    auto id = e.submit(chaos_request(rng, 3));
+    auto id = e.submit(test::sample_request(rng, 3));
     auto r = e.await(id, 60s);
     REQUIRE(r);
     INFO("reasons: " << r->reasons.size());
@@ -67,7 +60,7 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
     REQUIRE(s.faults.empty());  // no worker died: the device answered with an error
     REQUIRE(s.respawns == 0);
     // The counter is spent: the next job runs without failures.
-    auto r2 = e.await(e.submit(chaos_request(rng, 2)), 60s);
+    auto r2 = e.await(e.submit(test::sample_request(rng, 2)), 60s);
     REQUIRE(r2);
     REQUIRE(r2->state == engine::job_state::succeeded);
     REQUIRE(r2->attempts == 2);
@@ -76,13 +69,13 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
 
   SECTION("count equal to max_attempts on a one-partition job: the job fails with every reason") {
     REQUIRE(e.fail_next_allocations(0, c.max_attempts));
-    auto r = e.await(e.submit(chaos_request(rng, 1)), 60s);
+    auto r = e.await(e.submit(test::sample_request(rng, 1)), 60s);
     REQUIRE(r);
     REQUIRE(r->state == engine::job_state::failed);
     REQUIRE(r->attempts == c.max_attempts);
     REQUIRE(count_alloc_failures(*r) == c.max_attempts);
     REQUIRE(r->partitions.empty());
-    auto ok = e.await(e.submit(chaos_request(rng, 1)), 60s);  // and the device still proves
+    auto ok = e.await(e.submit(test::sample_request(rng, 1)), 60s);  // and the device still proves
     REQUIRE(ok);
     REQUIRE(ok->state == engine::job_state::succeeded);
     REQUIRE(zk::groth16::verify(key.vk, ok->partitions[0].public_inputs, ok->partitions[0].proof));

@@ -87,19 +87,6 @@ std::size_t alive_nodes(engine::engine& e) {
   return n;
 }
 
-engine::request sample_job(std::mt19937_64& rng, std::size_t n) {
-  engine::request r;
-  r.circuit = test::sample_zkey();
-  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", test::random_sample_witness(rng)});
-  return r;
-}
-
-void require_verifies(const zk::io::zkey& key, const engine::job_result& r, std::size_t n) {
-  REQUIRE(r.state == engine::job_state::succeeded);
-  REQUIRE(r.partitions.size() == n);
-  for (auto& p : r.partitions) REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
-}
-
 }  // namespace
 
 TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify", "[engine][cluster]") {
@@ -119,11 +106,11 @@ TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify
   REQUIRE(joined);
   REQUIRE(w1.status().coordinator->state == "joined");
 
-  auto req = sample_job(rng, 8);
+  auto req = test::sample_request(rng, 8);
   req.randomness = test::fixed_randomness(5);
   auto r = coord.await(coord.submit(req), 60s);
   REQUIRE(r);
-  require_verifies(direct.key, *r, 8);
+  test::require_verifies(direct.key, *r, 8);
   for (std::size_t i = 0; i < 8; ++i) REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
 
   auto s = coord.status();
@@ -143,7 +130,7 @@ TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify
   file_job.partitions.push_back({test::sample_wtns(), nullptr});
   auto f = coord.await(coord.submit(file_job), 60s);
   REQUIRE(f);
-  require_verifies(direct.key, *f, 1);
+  test::require_verifies(direct.key, *f, 1);
 }
 
 TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewhere", "[engine][cluster]") {
@@ -155,7 +142,7 @@ TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewh
   auto w2 = engine::engine::start(worker_config(coord.cluster_port(), "w2", log));
   REQUIRE(eventually([&] { return alive_nodes(coord) == 2; }));
 
-  auto id = coord.submit(sample_job(rng, 12));
+  auto id = coord.submit(test::sample_request(rng, 12));
   // Once w1 holds partitions, it goes away (its engine stops: the connection closes).
   REQUIRE(eventually([&] {
     for (auto& n : coord.status().nodes)
@@ -165,7 +152,7 @@ TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewh
   w1->shutdown();
   auto r = coord.await(id, 60s);
   REQUIRE(r);
-  require_verifies(direct.key, *r, 12);
+  test::require_verifies(direct.key, *r, 12);
   REQUIRE(eventually([&] { return log.has("node w1 (#"); }));
   auto s = coord.status();
   REQUIRE(s.node_losses >= 1);
@@ -189,9 +176,9 @@ TEST_CASE("a worker rejoins a coordinator that restarted on the same port", "[en
   auto second = engine::engine::start(cfg);
   REQUIRE(eventually([&] { return alive_nodes(second) == 1; }, 20s));
   REQUIRE(w.status().coordinator->joins == 2);
-  auto r = second.await(second.submit(sample_job(rng, 2)), 60s);
+  auto r = second.await(second.submit(test::sample_request(rng, 2)), 60s);
   REQUIRE(r);
-  require_verifies(direct.key, *r, 2);
+  test::require_verifies(direct.key, *r, 2);
 }
 
 TEST_CASE("a wrong secret or another build is refused, with the reason on both sides", "[engine][cluster]") {
@@ -243,7 +230,7 @@ TEST_CASE("a node whose key differs is never sent that circuit's work", "[engine
   auto coord = engine::engine::start(coordinator_config(log));
   auto wrong = engine::engine::start(worker_config(coord.cluster_port(), "wrongkey", log, other_key));
   REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
-  auto id = coord.submit(sample_job(rng, 3));
+  auto id = coord.submit(test::sample_request(rng, 3));
   std::this_thread::sleep_for(500ms);
   REQUIRE_FALSE(coord.await(id, 1ms));  // nobody can take it
   REQUIRE(wrong.status().coordinator->tasks == 0);
@@ -251,7 +238,7 @@ TEST_CASE("a node whose key differs is never sent that circuit's work", "[engine
   auto right = engine::engine::start(worker_config(coord.cluster_port(), "rightkey", log));
   auto r = coord.await(id, 60s);
   REQUIRE(r);
-  require_verifies(direct.key, *r, 3);
+  test::require_verifies(direct.key, *r, 3);
   REQUIRE(wrong.status().coordinator->tasks == 0);
   REQUIRE(right.status().coordinator->tasks == 3);
   std::filesystem::remove_all(dir);
@@ -264,9 +251,9 @@ TEST_CASE("a coordinator with local devices also uses its nodes", "[engine][clus
   auto coord = engine::engine::start(coordinator_config(log, false));
   auto w = engine::engine::start(worker_config(coord.cluster_port(), "helper", log));
   REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
-  auto r = coord.await(coord.submit(sample_job(rng, 10)), 60s);
+  auto r = coord.await(coord.submit(test::sample_request(rng, 10)), 60s);
   REQUIRE(r);
-  require_verifies(direct.key, *r, 10);
+  test::require_verifies(direct.key, *r, 10);
   auto s = coord.status();
   REQUIRE(s.nodes.at(0).proofs > 0);
   REQUIRE(s.nodes.at(0).proofs < 10);  // the local pipeline took some

@@ -12,6 +12,8 @@
 
 using namespace cuzk;
 using namespace std::chrono_literals;
+using test::require_verifies;
+using test::sample_request;
 
 namespace {
 
@@ -25,14 +27,6 @@ engine::config small_config() {
   return c;
 }
 
-engine::request sample_request(std::mt19937_64& rng, std::size_t n, engine::priority prio = engine::priority::normal) {
-  engine::request r;
-  r.circuit = test::sample_zkey();
-  r.prio = prio;
-  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", test::random_sample_witness(rng)});
-  return r;
-}
-
 // Polls until every budget is back to zero (releases travel as messages).
 bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 5s) {
   auto until = std::chrono::steady_clock::now() + limit;
@@ -44,19 +38,6 @@ bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 5s) {
     if (zero) return true;
     if (std::chrono::steady_clock::now() > until) return false;
     std::this_thread::sleep_for(5ms);
-  }
-}
-
-void require_verifies(const zk::io::zkey& key, const engine::job_result& r, std::size_t n) {
-  REQUIRE(r.state == engine::job_state::succeeded);
-  REQUIRE(r.partitions.size() == n);
-  REQUIRE(r.compressed.size() == 192 * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    auto& p = r.partitions[i];
-    REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
-    auto bytes = zk::groth16::to_compressed(p.proof);
-    REQUIRE(std::equal(bytes.begin(), bytes.end(), r.compressed.begin() + static_cast<std::ptrdiff_t>(192 * i)));
-    REQUIRE(bytes == p.compressed);
   }
 }
 

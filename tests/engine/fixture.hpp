@@ -7,9 +7,15 @@
 #include <random>
 #include <string>
 
+#include <algorithm>
+#include <catch2/catch.hpp>
+
+#include "engine/engine.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/pce.hpp"
 #include "zk/groth16/prover.hpp"
+#include "zk/groth16/verifier.hpp"
 #include "zk/io/wtns.hpp"
 #include "zk/io/zkey.hpp"
 
@@ -58,5 +64,29 @@ struct direct_prover {
     return zk::groth16::prove(key, pce, w, rnd, *be);
   }
 };
+
+// A job of `n` random witnesses of the sample circuit.
+inline engine::request sample_request(std::mt19937_64& rng, std::size_t n,
+                                      engine::priority prio = engine::priority::normal) {
+  engine::request r;
+  r.circuit = sample_zkey();
+  r.prio = prio;
+  for (std::size_t i = 0; i < n; ++i) r.partitions.push_back({"", random_sample_witness(rng)});
+  return r;
+}
+
+// The job succeeded with n partitions whose proofs verify and whose compressed bytes match.
+inline void require_verifies(const zk::io::zkey& key, const engine::job_result& r, std::size_t n) {
+  REQUIRE(r.state == engine::job_state::succeeded);
+  REQUIRE(r.partitions.size() == n);
+  REQUIRE(r.compressed.size() == 192 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    auto& p = r.partitions[i];
+    REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+    auto bytes = zk::groth16::to_compressed(p.proof);
+    REQUIRE(std::equal(bytes.begin(), bytes.end(), r.compressed.begin() + static_cast<std::ptrdiff_t>(192 * i)));
+    REQUIRE(bytes == p.compressed);
+  }
+}
 
 }  // namespace cuzk::test
