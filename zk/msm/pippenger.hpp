@@ -5,9 +5,10 @@
 //   digit adds the negated point.
 // - Digit w depends only on bits [c*w - 1, c*w + c) of the scalar, so windows are independent and
 //   need no precomputed digit table.
-// - Buckets are affine points updated in batches sharing one inversion (batch_affine.hpp), with
-//   XYZZ overflow buckets for points whose bucket is busy in the current batch; small inputs use
-//   plain XYZZ buckets (cheap mixed addition with a doubling fallback for P + P).
+// - Buckets are affine points updated in batches sharing one inversion (batch_affine.hpp); a point
+//   whose bucket is busy in the current batch waits for the next one (XYZZ overflow buckets only
+//   when many points share a bucket); small inputs use plain XYZZ buckets (cheap mixed addition
+//   with a doubling fallback for P + P).
 // - Work is split into (window, point-range) tasks on the thread pool, each with its own buckets;
 //   each task reduces its buckets by a running sum.
 // - Zero scalars and points at infinity are dropped up front; scalars equal to 1 (most of a PoRep
