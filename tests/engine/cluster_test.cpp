@@ -258,3 +258,28 @@ TEST_CASE("a coordinator with local devices also uses its nodes", "[engine][clus
   REQUIRE(s.nodes.at(0).proofs > 0);
   REQUIRE(s.nodes.at(0).proofs < 10);  // the local pipeline took some
 }
+
+TEST_CASE("answers from a node declared lost are dropped; the job is answered once", "[engine][cluster]") {
+  // A second node under the same name makes the registrar drop the first ("it joined again")
+  // while the first still computes: its answers arrive for attempts that were re-queued.
+  event_log log;
+  std::mt19937_64 rng(26);
+  test::direct_prover direct;
+  auto coord = engine::engine::start(coordinator_config(log));
+  auto first = engine::engine::start(worker_config(coord.cluster_port(), "twin", log));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+  auto id = coord.submit(test::sample_request(rng, 200));
+  REQUIRE(eventually([&] {
+    auto s = coord.status();
+    return !s.nodes.empty() && s.nodes[0].busy > 0 && s.nodes[0].proofs > 5;
+  }));
+  auto second = engine::engine::start(worker_config(coord.cluster_port(), "twin", log));
+  auto r = coord.await(id, 120s);
+  REQUIRE(r);
+  test::require_verifies(direct.key, *r, 200);
+  auto s = coord.status();
+  CHECK(s.stale_results > 0);
+  REQUIRE(s.node_losses >= 1);
+  REQUIRE(s.succeeded == 1);
+  REQUIRE(log.has("it joined again"));
+}
