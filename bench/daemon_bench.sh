@@ -9,7 +9,9 @@
 #      (`cuzk bench-status --wait-ready`, a fresh channel every 2 ms), median of STARTS starts,
 #      without and with `[keys] preload = ["sample"]`.
 #   bench/daemon_bench.sh [BUILD_DIR]      default: build/
-# Environment: N (calls, default 2000), STARTS (default 10).
+#   3. Prove of a 1-partition sample job through gRPC against the same job through the engine
+#      facade (bench/engine_overhead); start-to-ready with a cold page cache too, when run as root.
+# Environment: N (calls, default 2000), STARTS (default 10), PROVES (default 200).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -17,6 +19,7 @@ CUZK="$BUILD/bin/cuzk"
 DAEMON="$BUILD/bin/cuzk-daemon"
 N=${N:-2000}
 STARTS=${STARTS:-10}
+PROVES=${PROVES:-200}
 SAMPLE="$ROOT/tests/fixtures/sample"
 [[ -x $CUZK && -x $DAEMON ]] || { echo "bench: build cuzk and cuzk-daemon in $BUILD first" >&2; exit 1; }
 T=$(mktemp -d /tmp/cuzk-daemon-bench.XXXXXX)
@@ -76,14 +79,27 @@ for transport in unix tcp; do
   for rpc in status await-unknown; do
     echo "round trip, $transport: $("$CUZK" bench-status --addr "$addr" --n "$N" --rpc "$rpc" --json)"
   done
+  # The whole path for a 1-partition job of the tiny sample circuit (against the engine call below).
+  echo "round trip, $transport: $("$CUZK" bench-status --addr "$addr" --n "$PROVES" --warmup 10 --rpc prove \
+    --circuit sample --witness "$SAMPLE/sample.wtns" --json)"
   stop
 done
 
+# The same 1-partition job through the engine facade, no gRPC (bench/engine_overhead).
+if [[ -x $BUILD/bin/engine_overhead ]]; then
+  echo "engine call: $("$BUILD/bin/engine_overhead" "$PROVES" | grep '1-partition job' | head -n 1 | sed 's/^ *//')"
+fi
+
 # ---- 2. start-to-ready ----
+# Cold page cache (binary, libraries, key): only when this user may drop the caches (root).
+cache_modes=(warm)
+(sync && echo 3 >/proc/sys/vm/drop_caches) 2>/dev/null && cache_modes+=(cold)
+for cache in "${cache_modes[@]}"; do
 for preload in no yes; do
   config "$T/d.toml" "unix://$SOCK" "$preload"
   times=()
   for _ in $(seq "$STARTS"); do
+    if [[ $cache == cold ]]; then sync; echo 3 >/proc/sys/vm/drop_caches; fi
     t0=$(date +%s%N)
     "$DAEMON" --config "$T/d.toml" >"$T/daemon.out" 2>&1 &
     PID=$!
@@ -92,5 +108,6 @@ for preload in no yes; do
     times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.1f", (b - a) / 1e6}')")
     stop
   done
-  echo "start-to-ready, preload=$preload: median $(printf '%s\n' "${times[@]}" | median) ms (runs: ${times[*]})"
+  echo "start-to-ready, $cache page cache, preload=$preload: median $(printf '%s\n' "${times[@]}" | median) ms (runs: ${times[*]})"
+done
 done

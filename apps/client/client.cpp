@@ -445,18 +445,23 @@ void register_client(CLI::App& app) {
     auto warmup = std::make_shared<unsigned>(50);
     auto wait_ready = std::make_shared<double>(0);
     auto rpc = std::make_shared<std::string>("status");
+    auto circuit = std::make_shared<std::string>("sample");
+    auto witness = std::make_shared<std::string>();
     add_client_options(cmd, *o);
     cmd->add_option("--rpc", *rpc,
                     "status: GetStatus (asks every engine actor for its status); await-unknown: AwaitProof of "
-                    "a job that does not exist (NOT_FOUND after one journal lookup: the transport alone)")
-        ->check(CLI::IsMember({"status", "await-unknown"}))
+                    "a job that does not exist (NOT_FOUND after one journal lookup: the transport alone); "
+                    "prove: Prove of --circuit with one --witness (the whole path: gRPC, daemon, engine)")
+        ->check(CLI::IsMember({"status", "await-unknown", "prove"}))
         ->capture_default_str();
     cmd->add_option("--n", *n, "measured calls")->capture_default_str();
+    cmd->add_option("--circuit", *circuit, "with --rpc prove: the circuit")->capture_default_str();
+    cmd->add_option("--witness", *witness, "with --rpc prove: a .wtns file");
     cmd->add_option("--warmup", *warmup, "calls before measuring (connection set-up, caches)")->capture_default_str();
     cmd->add_option("--wait-ready", *wait_ready,
                     "instead: poll (a fresh channel every 2 ms) until GetStatus answers, for at most this many "
                     "seconds; prints the milliseconds waited");
-    cmd->callback([o, n, warmup, wait_ready, rpc] {
+    cmd->callback([o, n, warmup, wait_ready, rpc, circuit, witness] {
       run_command([&] {
         using clock = std::chrono::steady_clock;
         if (*wait_ready > 0) {
@@ -483,12 +488,26 @@ void register_client(CLI::App& app) {
         }
         auto stub = connect(*o);
         const bool status_rpc = *rpc == "status";
+        pb::ProveRequest prove_req;
+        if (*rpc == "prove") {
+          if (witness->empty()) throw std::runtime_error("bench-status --rpc prove needs --witness");
+          prove_req.mutable_submit()->set_circuit(*circuit);
+          prove_req.mutable_submit()->add_partitions()->set_witness_wtns(read_file(*witness));
+          prove_req.set_timeout_ms(60000);
+        }
         auto call = [&]() -> grpc::Status {
           grpc::ClientContext ctx;
           prepare(ctx, *o);
           if (status_rpc) {
             pb::GetStatusResponse s;
             return stub->GetStatus(&ctx, pb::GetStatusRequest{}, &s);
+          }
+          if (*rpc == "prove") {
+            pb::AwaitProofResponse r;
+            auto st = stub->Prove(&ctx, prove_req, &r);
+            if (st.ok() && r.status() != pb::AwaitProofResponse::COMPLETED)
+              return grpc::Status(grpc::StatusCode::INTERNAL, "prove did not complete: " + r.error_message());
+            return st;
           }
           pb::AwaitProofRequest req;
           req.set_job_id("bench-no-such-job");
@@ -524,7 +543,7 @@ void register_client(CLI::App& app) {
                                    {"mean_us", mean},     {"calls_per_s", total_s > 0 ? double(us.size()) / total_s : 0}};
           std::cout << j.dump() << "\n";
         } else {
-          std::cout << (status_rpc ? "GetStatus" : "AwaitProof(unknown job)") << " x" << us.size() << " on " << o->addr << ": median " << pct(50) << " us, p90 "
+          std::cout << (status_rpc ? "GetStatus" : *rpc == "prove" ? "Prove" : "AwaitProof(unknown job)") << " x" << us.size() << " on " << o->addr << ": median " << pct(50) << " us, p90 "
                     << pct(90) << " us, p99 " << pct(99) << " us, max " << (us.empty() ? 0 : us.back())
                     << " us, mean " << mean << " us (" << (total_s > 0 ? double(us.size()) / total_s : 0)
                     << " calls/s)\n";
