@@ -1,6 +1,8 @@
-// libFuzzer: zkey::parse on arbitrary bytes. Any exception but input_error, any sanitizer report, or
-// a key that loads but does not survive write + reload is a bug.
+// libFuzzer: zkey::parse and zkey_header::parse on arbitrary bytes. Any exception but input_error,
+// any sanitizer report, a header that disagrees with the full key, or a key that loads but does not
+// survive write + reload is a bug.
 #include <cstdlib>
+#include <optional>
 
 #include "zk/io/zkey.hpp"
 #include "zk/io/zkey_writer.hpp"
@@ -9,6 +11,11 @@ using namespace cuzk::zk;
 using namespace cuzk::zk::io;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  std::optional<zkey_header> header;
+  try {
+    header = zkey_header::parse(file_bytes::copy({data, size}), "fuzz.zkey");
+  } catch (const input_error&) {
+  }
   zkey k;
   try {
     k = zkey::parse(file_bytes::copy({data, size}), "fuzz.zkey");
@@ -23,6 +30,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (auto& p : k.c) acc += p.x.m.limb[3];
   for (auto& p : k.h) acc += p.y.m.limb[2];
   if (k.domain_size != (1u << k.log_domain) || k.n_rows > k.domain_size) std::abort();
+  // A key that loads has a header that reads, with the same sizes and verifying key.
+  if (!header || header->n_vars != k.n_vars || header->domain_size != k.domain_size || header->vk.ic != k.vk.ic ||
+      header->fingerprint.size() != 64)
+    std::abort();
   // Write + reload is the identity on what was loaded.
   auto bytes = serialize_zkey(parts_of(k));
   zkey r = zkey::parse(file_bytes::copy(bytes), "rewritten.zkey");  // must not throw
