@@ -15,17 +15,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-engine::config chaos_config() {
-  engine::config c;
-  c.host_budget = "256MiB";
-  c.device_budget = "64MiB";
-  c.synthesizers = 2;
-  c.devices = {"cpu"};
-  c.scheduler_threads = 4;
-  c.max_attempts = 3;
-  return c;
-}
-
 std::size_t count_alloc_failures(const engine::job_result& r) {
   std::size_t n = 0;
   for (auto& why : r.reasons)
@@ -38,7 +27,7 @@ std::size_t count_alloc_failures(const engine::job_result& r) {
 TEST_CASE("fail_next_allocations: the failed partitions are retried and the job's proofs verify", "[engine][chaos]") {
   std::mt19937_64 rng(41);
   auto key = zk::io::zkey::load(test::sample_zkey());
-  auto c = chaos_config();
+  auto c = test::small_config();  // max_attempts: the default 3
   auto e = engine::engine::start(c);
   REQUIRE_FALSE(e.fail_next_allocations(1, 1));  // one device only
 

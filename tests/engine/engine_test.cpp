@@ -14,18 +14,9 @@ using namespace cuzk;
 using namespace std::chrono_literals;
 using test::require_verifies;
 using test::sample_request;
+using test::small_config;
 
 namespace {
-
-engine::config small_config() {
-  engine::config c;
-  c.host_budget = "256MiB";
-  c.device_budget = "64MiB";
-  c.synthesizers = 2;
-  c.devices = {"cpu"};
-  c.scheduler_threads = 4;
-  return c;
-}
 
 // Polls until every budget is back to zero (releases travel as messages).
 bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 5s) {

@@ -65,6 +65,17 @@ struct direct_prover {
   }
 };
 
+// A small engine on the CPU device: 2 synthesizers, budgets far above the sample circuit's needs.
+inline engine::config small_config() {
+  engine::config c;
+  c.host_budget = "256MiB";
+  c.device_budget = "64MiB";
+  c.synthesizers = 2;
+  c.devices = {"cpu"};
+  c.scheduler_threads = 4;
+  return c;
+}
+
 // A job of `n` random witnesses of the sample circuit.
 inline engine::request sample_request(std::mt19937_64& rng, std::size_t n,
                                       engine::priority prio = engine::priority::normal) {
