@@ -6,6 +6,8 @@
 
 #include <gmpxx.h>
 
+#include "gmp_bigint.hpp"
+
 #include <random>
 
 #include "zk/bls12_381/curves.hpp"
@@ -15,12 +17,8 @@ using namespace cuzk::zk::bls12_381;
 
 namespace {
 
-template <std::size_t N>
-mpz_class to_mpz(const bigint<N>& b) {
-  mpz_class z;
-  mpz_import(z.get_mpz_t(), N, -1, sizeof(std::uint64_t), 0, 0, b.limb.data());
-  return z;
-}
+using cuzk::test::from_mpz;
+using cuzk::test::to_mpz;
 
 // Canonical representations (< P), biased to the edges: 0, 1, 2, P-1, P-2, values whose limbs are
 // all ones below the top limb, 2^64 - 1, and values just under 2^(bits of P).

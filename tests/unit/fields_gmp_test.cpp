@@ -3,6 +3,8 @@
 
 #include <gmpxx.h>
 
+#include "gmp_bigint.hpp"
+
 #include <random>
 #include <vector>
 
@@ -13,21 +15,8 @@ using namespace cuzk::zk::bls12_381;
 
 namespace {
 
-template <std::size_t N>
-mpz_class to_mpz(const bigint<N>& b) {
-  mpz_class z;
-  mpz_import(z.get_mpz_t(), N, -1, sizeof(std::uint64_t), 0, 0, b.limb.data());
-  return z;
-}
-
-template <std::size_t N>
-bigint<N> from_mpz(const mpz_class& z) {
-  bigint<N> b{};
-  REQUIRE(mpz_sizeinbase(z.get_mpz_t(), 2) <= 64 * N);
-  std::size_t count = 0;
-  mpz_export(b.limb.data(), &count, -1, sizeof(std::uint64_t), 0, 0, z.get_mpz_t());
-  return b;
-}
+using cuzk::test::from_mpz;
+using cuzk::test::to_mpz;
 
 template <class F>
 mpz_class modulus() { return to_mpz(F::P); }

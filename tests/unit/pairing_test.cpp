@@ -4,6 +4,8 @@
 
 #include <gmpxx.h>
 
+#include "gmp_bigint.hpp"
+
 #include <random>
 #include <vector>
 
@@ -13,6 +15,9 @@ using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
 
 namespace {
+
+using cuzk::test::from_mpz;
+using cuzk::test::to_mpz;
 
 struct rng_t {
   std::mt19937_64 g;
@@ -37,21 +42,6 @@ struct rng_t {
     return b;
   }
 };
-
-template <std::size_t N>
-bigint<N> from_mpz(const mpz_class& z) {
-  bigint<N> b{};
-  REQUIRE(mpz_sizeinbase(z.get_mpz_t(), 2) <= 64 * N);
-  std::size_t count = 0;
-  mpz_export(b.limb.data(), &count, -1, sizeof(std::uint64_t), 0, 0, z.get_mpz_t());
-  return b;
-}
-template <std::size_t N>
-mpz_class to_mpz(const bigint<N>& b) {
-  mpz_class z;
-  mpz_import(z.get_mpz_t(), N, -1, sizeof(std::uint64_t), 0, 0, b.limb.data());
-  return z;
-}
 
 g1_affine g1_mul(const bigint<4>& k) { return g1_jacobian(g1_curve::generator()).mul(k).to_affine(); }
 g2_affine g2_mul(const bigint<4>& k) { return g2_jacobian(g2_curve::generator()).mul(k).to_affine(); }
