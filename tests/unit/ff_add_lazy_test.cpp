@@ -17,7 +17,6 @@ using namespace cuzk::zk::bls12_381;
 
 namespace {
 
-using cuzk::test::from_mpz;
 using cuzk::test::to_mpz;
 
 // Canonical representations (< P), biased to the edges: 0, 1, 2, P-1, P-2, values whose limbs are
