@@ -14,9 +14,9 @@
 #include <sstream>
 
 #include "zk/error.hpp"
-#include "zk/io/binfile.hpp"
 #include "zk/io/snarkjs_json.hpp"
 #include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
 
 namespace cuzk::daemon {
 
@@ -46,20 +46,16 @@ engine::priority to_engine(pb::Priority p) {
   }
 }
 
-// Reads only what the daemon needs from a key: section 2's counts. Full validation is the key
+// The key's header (sizes, verifying key; zk::io::zkey_header): full validation is the key
 // store's, when the key is loaded.
 circuit_catalog::circuit read_header(const std::string& path) {
-  auto bytes = zk::io::file_bytes::map(path);
-  zk::io::binfile f(path, bytes, "zkey", 1);
-  auto hdr = f.bytes(2, "groth16 header");
-  if (hdr.size() < 4 + 48 + 4 + 32 + 12) f.fail("section 2 (groth16 header) is too short");
-  const std::uint8_t* p = hdr.data() + 4 + 48 + 4 + 32;
+  auto h = zk::io::zkey_header::read(path);
   circuit_catalog::circuit c;
   c.path = path;
-  c.n_vars = zk::io::load_u32(p);
-  c.n_public = zk::io::load_u32(p + 4);
-  c.domain_size = zk::io::load_u32(p + 8);
-  c.file_bytes = bytes->bytes().size();
+  c.n_vars = h.n_vars;
+  c.n_public = h.n_public;
+  c.domain_size = h.domain_size;
+  c.file_bytes = h.size_bytes;
   return c;
 }
 
