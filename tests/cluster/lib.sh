@@ -37,20 +37,14 @@ node_config() {
 
 addr_of() { echo "unix://$T/$1/cuzk.sock"; }
 
-# start_node NAME [daemon args...]: waits for "ready" (60 s).
+# start_node NAME [daemon args...]: waits for "ready".
 start_node() {
   local name=$1
   shift
   : >"$T/$name.out"
   "$DAEMON" --config "$T/$name.toml" "$@" >"$T/$name.out" 2>&1 &
   NODE_PID[$name]=$!
-  for _ in $(seq 600); do
-    grep -q "cuzk-daemon ready" "$T/$name.out" && return 0
-    kill -0 "${NODE_PID[$name]}" 2>/dev/null || { cat "$T/$name.out"; return 1; }
-    sleep 0.1
-  done
-  echo "$name did not become ready"
-  return 1
+  await_ready "$T/$name.out" "${NODE_PID[$name]}"
 }
 
 stop_nodes() {

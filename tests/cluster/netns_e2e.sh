@@ -53,7 +53,7 @@ start_in() {
   : >"$T/$name.out"
   ip netns exec "$ns" "$DAEMON" --config "$T/$name.toml" "$@" >"$T/$name.out" 2>&1 &
   NODE_PID[$name]=$!
-  wait_for 60 grep -q "cuzk-daemon ready" "$T/$name.out" || { cat "$T/$name.out"; return 1; }
+  await_ready "$T/$name.out" "${NODE_PID[$name]}"
 }
 start_in "${NS[0]}" coord
 start_in "${NS[1]}" wa --join 10.77.0.1:7700

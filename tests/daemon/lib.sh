@@ -57,18 +57,25 @@ write_config() {
   } >"$f"
 }
 
-# start_daemon CONFIG: starts it in the background and waits for "ready" (at most 60 s).
+# await_ready OUTFILE PID: waits (at most 60 s) for the daemon writing OUTFILE to print "ready";
+# fails at once, showing its output, if it exits first.
+await_ready() {
+  local out=$1 pid=$2
+  for _ in $(seq 600); do
+    grep -q "cuzk-daemon ready" "$out" && return 0
+    kill -0 "$pid" 2>/dev/null || { cat "$out"; return 1; }
+    sleep 0.1
+  done
+  echo "daemon ($out) did not become ready"
+  return 1
+}
+
+# start_daemon CONFIG: starts it in the background and waits for "ready".
 start_daemon() {
   : >"$T/daemon.out"
   "$DAEMON" --config "$1" >"$T/daemon.out" 2>&1 &
   DAEMON_PID=$!
-  for _ in $(seq 600); do
-    grep -q "cuzk-daemon ready" "$T/daemon.out" && return 0
-    kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$T/daemon.out"; return 1; }
-    sleep 0.1
-  done
-  echo "daemon did not become ready"
-  return 1
+  await_ready "$T/daemon.out" "$DAEMON_PID"
 }
 
 stop_daemon() {
