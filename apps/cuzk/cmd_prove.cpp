@@ -83,9 +83,10 @@ int prove(const prove_options& o) {
   double t_verify = seconds_since(t0);
   if (o.timings)
     std::fprintf(stderr,
-                 "timings (s): load zkey %.3f, load wtns %.3f, pce build %.3f, synthesis %.3f, h %.3f, msm A %.3f, "
+                 "timings (s): load zkey %.3f, load wtns %.3f, pce build %.3f, synthesis %.3f, stage %.3f, h %.3f, "
+                 "msm A %.3f, "
                  "msm B1 %.3f, msm B2 %.3f, msm C %.3f, msm H %.3f, assemble %.3f, verify %.3f\n",
-                 t_key, t_wtns, t_pce, t.synthesis, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.assemble,
+                 t_key, t_wtns, t_pce, t.synthesis, t.stage, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.assemble,
                  t_verify);
   if (!valid) {
     std::cerr << "error: the computed proof does not verify (is the witness for this circuit? try --r1cs); "

@@ -55,14 +55,165 @@ void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   CUZK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
 
+// Host (pageable) -> device copies through two pinned buffers on an upload stream of its own. The
+// backend has one (key points, host scalars, downloads) and every stager one more, so a stager's
+// uploads overlap the backend's kernels. Used by one thread at a time.
+struct staging_context {
+  int device = 0;
+  std::size_t staging_bytes = 0;
+  cudaStream_t stream = nullptr;
+  void* pinned[2] = {nullptr, nullptr};
+  cudaEvent_t pinned_free[2] = {nullptr, nullptr};  // each buffer's last copy is done
+
+  staging_context(int dev, std::size_t bytes) : device(dev), staging_bytes(bytes) {
+    CUZK_CUDA(cudaSetDevice(device));
+    CUZK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (int i = 0; i < 2; ++i) {
+      CUZK_CUDA(cudaHostAlloc(&pinned[i], staging_bytes, cudaHostAllocDefault));
+      CUZK_CUDA(cudaEventCreateWithFlags(&pinned_free[i], cudaEventDisableTiming));
+    }
+  }
+  ~staging_context() {
+    if (stream) cudaStreamSynchronize(stream);
+    for (int i = 0; i < 2; ++i) {
+      if (pinned[i]) cudaFreeHost(pinned[i]);
+      if (pinned_free[i]) cudaEventDestroy(pinned_free[i]);
+    }
+    if (stream) cudaStreamDestroy(stream);
+  }
+  staging_context(const staging_context&) = delete;
+  staging_context& operator=(const staging_context&) = delete;
+
+  // Pageable <-> pinned copies on the host thread pool: one thread's memcpy (~5 GB/s) was most
+  // of a 2^24 proof's transfer time (first device run: h 817 ms against 34 ms on the device).
+  static void host_copy(void* dst, const void* src, std::size_t len) {
+    constexpr std::size_t piece = std::size_t(4) << 20;
+    auto* d = static_cast<unsigned char*>(dst);
+    auto* s = static_cast<const unsigned char*>(src);
+    zk::parallel_for((len + piece - 1) / piece, [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t i = lo; i < hi; ++i) std::memcpy(d + i * piece, s + i * piece, std::min(piece, len - i * piece));
+    });
+  }
+
+  // Enqueues the copy on `stream`; returns when src has been read (the host waits only for a
+  // pinned buffer to come free).
+  void upload(void* dst, const void* src, std::size_t bytes) {
+    auto* d = static_cast<unsigned char*>(dst);
+    auto* s = static_cast<const unsigned char*>(src);
+    for (std::size_t off = 0, i = 0; off < bytes; off += staging_bytes, ++i) {
+      std::size_t len = std::min(staging_bytes, bytes - off);
+      int b = int(i & 1);
+      CUZK_CUDA(cudaEventSynchronize(pinned_free[b]));
+      host_copy(pinned[b], s + off, len);
+      CUZK_CUDA(cudaMemcpyAsync(d + off, pinned[b], len, cudaMemcpyHostToDevice, stream));
+      CUZK_CUDA(cudaEventRecord(pinned_free[b], stream));
+    }
+  }
+
+  // Device -> host after the work already on `after`: chunk i+1 copies over the bus while the
+  // host copies chunk i out.
+  void download(void* dst, const void* src, std::size_t bytes, cudaStream_t after) {
+    auto* d = static_cast<unsigned char*>(dst);
+    auto* s = static_cast<const unsigned char*>(src);
+    std::size_t chunks = (bytes + staging_bytes - 1) / staging_bytes;
+    auto issue = [&](std::size_t i) {
+      int b = int(i & 1);
+      std::size_t off = i * staging_bytes, len = std::min(staging_bytes, bytes - off);
+      CUZK_CUDA(cudaStreamWaitEvent(after, pinned_free[b], 0));  // an upload may still read it
+      CUZK_CUDA(cudaMemcpyAsync(pinned[b], s + off, len, cudaMemcpyDeviceToHost, after));
+      CUZK_CUDA(cudaEventRecord(pinned_free[b], after));
+    };
+    if (chunks) issue(0);
+    for (std::size_t i = 0; i < chunks; ++i) {
+      if (i + 1 < chunks) issue(i + 1);
+      int b = int(i & 1);
+      std::size_t off = i * staging_bytes, len = std::min(staging_bytes, bytes - off);
+      CUZK_CUDA(cudaEventSynchronize(pinned_free[b]));
+      host_copy(d + off, pinned[b], len);
+    }
+  }
+};
+
+// One proof's inputs in device memory, laid out [a | b | c | witness] (32-byte elements: a, b, c
+// Montgomery, the witness canonical). The memory comes from the stream-ordered pool: allocated on
+// the stager's stream, freed on the compute stream after the proof, so no cudaFree synchronizes
+// the device between proofs.
+class cuda_staged final : public zk::groth16::staged_inputs {
+ public:
+  cuda_staged(std::shared_ptr<staging_context> ctx, std::size_t n, std::size_t n_vars)
+      : ctx_(std::move(ctx)), n_(n), n_vars_(n_vars) {
+    CUZK_CUDA(cudaSetDevice(ctx_->device));
+    cudaError_t e = cudaMallocAsync(&dev_, device_bytes(), ctx_->stream);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      dev_ = nullptr;
+      throw std::runtime_error("cuda stage: " + std::to_string(device_bytes() >> 20) +
+                               " MiB of device memory for the proof's inputs are not available (" +
+                               cudaGetErrorString(e) + ")");
+    }
+    CUZK_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+  }
+  ~cuda_staged() override {
+    if (dev_) cudaFreeAsync(dev_, ctx_->stream);
+    if (ready_) cudaEventDestroy(ready_);
+  }
+  std::size_t device_bytes() const override { return (3 * n_ + n_vars_) * 32; }
+
+  fr_d* vec(int i) const { return static_cast<fr_d*>(dev_) + std::size_t(i) * n_; }
+  const uint64_t* witness() const { return reinterpret_cast<const uint64_t*>(vec(3)); }
+  std::size_t n() const { return n_; }
+  std::size_t n_vars() const { return n_vars_; }
+  int device() const { return ctx_->device; }
+  cudaEvent_t ready() const { return ready_; }
+  void fill(const zk::groth16::synthesis& syn, std::span<const scalar> w) {
+    const void* src[3] = {syn.a.data(), syn.b.data(), syn.c.data()};
+    for (int i = 0; i < 3; ++i) ctx_->upload(vec(i), src[i], n_ * 32);
+    ctx_->upload(vec(3), w.data(), n_vars_ * 32);
+    CUZK_CUDA(cudaEventRecord(ready_, ctx_->stream));
+  }
+  // After the proof's last kernel on `s`: the memory goes back to the pool in stream order.
+  void release_after(cudaStream_t s) {
+    if (dev_) CUZK_CUDA(cudaFreeAsync(dev_, s));
+    dev_ = nullptr;
+  }
+
+ private:
+  std::shared_ptr<staging_context> ctx_;
+  void* dev_ = nullptr;
+  std::size_t n_ = 0, n_vars_ = 0;
+  cudaEvent_t ready_ = nullptr;
+};
+
+std::unique_ptr<zk::groth16::staged_inputs> stage_on(const std::shared_ptr<staging_context>& ctx,
+                                                     zk::groth16::synthesis&& syn, std::span<const scalar> w) {
+  std::size_t n = syn.a.size();
+  if (syn.b.size() != n || syn.c.size() != n || n == 0 || (n & (n - 1)))
+    throw std::invalid_argument("cuda stage: a, b and c must have the same power-of-two length");
+  CUZK_CUDA(cudaSetDevice(ctx->device));
+  auto staged = std::make_unique<cuda_staged>(ctx, n, w.size());
+  staged->fill(syn, w);
+  return staged;
+}
+
+class cuda_stager final : public zk::groth16::stager {
+ public:
+  explicit cuda_stager(std::shared_ptr<staging_context> ctx) : ctx_(std::move(ctx)) {}
+  std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
+                                                    std::span<const scalar> w) override {
+    return stage_on(ctx_, std::move(syn), w);
+  }
+
+ private:
+  std::shared_ptr<staging_context> ctx_;
+};
+
 struct cuda_backend::impl {
   cuda_options opt;
   int sms = 0;
-  cudaStream_t compute = nullptr, upload = nullptr;
-  // Two pinned staging buffers, allocated once; each has an event marking its last copy done.
-  void* pinned[2] = {nullptr, nullptr};
-  cudaEvent_t pinned_free[2] = {nullptr, nullptr};
+  cudaStream_t compute = nullptr;
+  std::shared_ptr<staging_context> staging;  // pinned buffers allocated once, reused by every copy
   cudaEvent_t uploaded = nullptr, t0 = nullptr, t1 = nullptr;
+  cudaEvent_t stage_ev[7] = {};  // prove_sums: start, h, A, B1, B2, C, H
   std::mutex mu;  // one operation at a time on this device context
   ntt_engine ntt;
   arena scratch;
@@ -96,82 +247,62 @@ struct cuda_backend::impl {
     CUZK_CUDA(cudaSetDevice(opt.device));
     CUZK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, opt.device));
     CUZK_CUDA(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
-    CUZK_CUDA(cudaStreamCreateWithFlags(&upload, cudaStreamNonBlocking));
-    for (int i = 0; i < 2; ++i) {
-      CUZK_CUDA(cudaHostAlloc(&pinned[i], opt.staging_bytes, cudaHostAllocDefault));
-      CUZK_CUDA(cudaEventCreateWithFlags(&pinned_free[i], cudaEventDisableTiming));
-    }
+    staging = std::make_shared<staging_context>(opt.device, opt.staging_bytes);
     CUZK_CUDA(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
     CUZK_CUDA(cudaEventCreate(&t0));
     CUZK_CUDA(cudaEventCreate(&t1));
-    result = dbuf<unsigned char>(4096);
+    for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
+    result = dbuf<unsigned char>(result_slot_bytes * 16);
+    // Staged inputs come and go every proof: keep their memory in the pool up to 16 GiB between
+    // proofs instead of handing it back at every synchronization.
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, opt.device) == cudaSuccess) {
+      std::uint64_t keep = std::uint64_t(16) << 30;
+      cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+    }
   }
   ~impl() {
     cudaDeviceSynchronize();
-    for (int i = 0; i < 2; ++i) {
-      if (pinned[i]) cudaFreeHost(pinned[i]);
-      if (pinned_free[i]) cudaEventDestroy(pinned_free[i]);
-    }
     for (auto e : {uploaded, t0, t1})
       if (e) cudaEventDestroy(e);
+    for (auto e : stage_ev)
+      if (e) cudaEventDestroy(e);
     if (compute) cudaStreamDestroy(compute);
-    if (upload) cudaStreamDestroy(upload);
   }
 
-  // Pageable <-> pinned copies on the host thread pool: one thread's memcpy (~5 GB/s) was most
-  // of a 2^24 proof's transfer time (first device run: h 817 ms against 34 ms on the device).
-  static void host_copy(void* dst, const void* src, std::size_t len) {
-    constexpr std::size_t piece = std::size_t(4) << 20;
-    auto* d = static_cast<unsigned char*>(dst);
-    auto* s = static_cast<const unsigned char*>(src);
-    zk::parallel_for((len + piece - 1) / piece, [&](std::size_t lo, std::size_t hi) {
-      for (std::size_t i = lo; i < hi; ++i) std::memcpy(d + i * piece, s + i * piece, std::min(piece, len - i * piece));
-    });
-  }
-
-  // Host (pageable) -> device through the pinned buffers on the upload stream; the compute
-  // stream waits for it by event, the host only for a buffer to come free.
+  // Host -> device on the staging stream; the compute stream waits for it by event.
   void upload_async(void* dst, const void* src, std::size_t bytes) {
-    auto* d = static_cast<unsigned char*>(dst);
-    auto* s = static_cast<const unsigned char*>(src);
-    for (std::size_t off = 0, i = 0; off < bytes; off += opt.staging_bytes, ++i) {
-      std::size_t len = std::min(opt.staging_bytes, bytes - off);
-      int b = int(i & 1);
-      CUZK_CUDA(cudaEventSynchronize(pinned_free[b]));
-      host_copy(pinned[b], s + off, len);
-      CUZK_CUDA(cudaMemcpyAsync(d + off, pinned[b], len, cudaMemcpyHostToDevice, upload));
-      CUZK_CUDA(cudaEventRecord(pinned_free[b], upload));
-    }
-    CUZK_CUDA(cudaEventRecord(uploaded, upload));
+    staging->upload(dst, src, bytes);
+    CUZK_CUDA(cudaEventRecord(uploaded, staging->stream));
     CUZK_CUDA(cudaStreamWaitEvent(compute, uploaded, 0));
   }
-  // Device -> host after the compute stream's work, through the two pinned buffers: chunk i+1
-  // copies over the bus while the host copies chunk i out.
-  void download(void* dst, const void* src, std::size_t bytes) {
-    auto* d = static_cast<unsigned char*>(dst);
-    auto* s = static_cast<const unsigned char*>(src);
-    std::size_t chunks = (bytes + opt.staging_bytes - 1) / opt.staging_bytes;
-    auto issue = [&](std::size_t i) {
-      int b = int(i & 1);
-      std::size_t off = i * opt.staging_bytes, len = std::min(opt.staging_bytes, bytes - off);
-      CUZK_CUDA(cudaStreamWaitEvent(compute, pinned_free[b], 0));  // an upload may still read it
-      CUZK_CUDA(cudaMemcpyAsync(pinned[b], s + off, len, cudaMemcpyDeviceToHost, compute));
-      CUZK_CUDA(cudaEventRecord(pinned_free[b], compute));
-    };
-    if (chunks) issue(0);
-    for (std::size_t i = 0; i < chunks; ++i) {
-      if (i + 1 < chunks) issue(i + 1);
-      int b = int(i & 1);
-      std::size_t off = i * opt.staging_bytes, len = std::min(opt.staging_bytes, bytes - off);
-      CUZK_CUDA(cudaEventSynchronize(pinned_free[b]));
-      host_copy(d + off, pinned[b], len);
-    }
-  }
+  void download(void* dst, const void* src, std::size_t bytes) { staging->download(dst, src, bytes, compute); }
 
-  std::size_t free_bytes() {
+  // Device bytes free for planning: what cudaMemGetInfo reports, plus what the stream-ordered
+  // pool keeps for staged inputs but does not use now (make_room hands that back when needed).
+  std::size_t raw_free() {
     std::size_t fr = 0, total = 0;
     CUZK_CUDA(cudaMemGetInfo(&fr, &total));
     return fr > opt.safety_margin ? fr - opt.safety_margin : 0;
+  }
+  std::size_t pool_idle() {
+    cudaMemPool_t pool;
+    std::uint64_t reserved = 0, used = 0;
+    if (cudaDeviceGetDefaultMemPool(&pool, opt.device) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+        cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return reserved > used ? std::size_t(reserved - used) : 0;
+  }
+  std::size_t free_bytes() { return raw_free() + pool_idle(); }
+  // Before a cudaMalloc of `bytes`: idle pool memory goes back to the device if it is needed.
+  void make_room(std::size_t bytes) {
+    if (bytes <= raw_free()) return;
+    cudaMemPool_t pool;
+    if (cudaDeviceGetDefaultMemPool(&pool, opt.device) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+    cudaGetLastError();
   }
 
   template <class Aff>
@@ -188,6 +319,7 @@ struct cuda_backend::impl {
       scratch.release();
       if (bytes > free_bytes()) throw std::runtime_error("cuda msm: the bases do not fit in device memory");
     }
+    make_room(bytes);
     dbuf<unsigned char> d(bytes);
     upload_async(d.get(), b.data(), bytes);
     return bases.emplace(key, resident{std::move(d), sample}).first->second.dev.get();
@@ -202,30 +334,128 @@ struct cuda_backend::impl {
     for (;;) {
       auto sh = make_msm_shape(chunk, sms, opt.force_window_bits);
       std::size_t need = (G2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh));
-      if (need <= avail) return chunk;
+      if (need <= avail) {
+        if (need > scratch.capacity()) make_room(need - scratch.capacity());
+        return chunk;
+      }
       if (chunk <= 1024) throw std::runtime_error("cuda msm: not enough device memory even for a small chunk");
       chunk = (chunk + 1) / 2;
     }
   }
 
-  template <bool G2, class Jac, class Xyzz>
-  Jac msm_resident(const void* dbases, const uint64_t* dscalars, std::size_t n) {
+  // Each MSM chunk's sum goes to a slot of `result`; the host reads them all in one copy after
+  // the last kernel, instead of synchronizing once per MSM.
+  static constexpr std::size_t result_slot_bytes = 384;  // an XYZZ G2 point, the larger kind
+  std::vector<unsigned char> result_host;
+  void ensure_result_slots(std::size_t slots) {
+    if (result.size() < slots * result_slot_bytes) {
+      CUZK_CUDA(cudaStreamSynchronize(compute));
+      result.reset();
+      result = dbuf<unsigned char>(slots * result_slot_bytes);
+    }
+    if (result_host.size() < slots * result_slot_bytes) result_host.resize(slots * result_slot_bytes);
+  }
+  static std::size_t chunks_of(std::size_t n, std::size_t chunk) { return n ? (n + chunk - 1) / chunk : 0; }
+
+  // Enqueues sum s_i b_i in chunks of `chunk` points; chunk j's sum goes to slot first + j.
+  template <bool G2>
+  void msm_enqueue(const void* dbases, const uint64_t* dscalars, std::size_t n, std::size_t chunk,
+                   std::size_t first) {
     constexpr std::size_t aff_bytes = G2 ? 192 : 96;
-    Jac total = Jac::identity();
-    if (n == 0) return total;
-    std::size_t chunk = chunk_points<G2>(n);
-    for (std::size_t off = 0; off < n; off += chunk) {
+    for (std::size_t off = 0, j = first; off < n; off += chunk, ++j) {
       std::size_t len = std::min(chunk, n - off);
       auto sh = make_msm_shape(len, sms, opt.force_window_bits);
       const void* b = static_cast<const unsigned char*>(dbases) + off * aff_bytes;
-      if (G2) ::cuzk::gpu::msm_g2_device(b, dscalars + 4 * off, sh, scratch, result.get(), compute);
-      else ::cuzk::gpu::msm_g1_device(b, dscalars + 4 * off, sh, scratch, result.get(), compute);
+      void* out = result.get() + j * result_slot_bytes;
+      if (G2) ::cuzk::gpu::msm_g2_device(b, dscalars + 4 * off, sh, scratch, out, compute);
+      else ::cuzk::gpu::msm_g1_device(b, dscalars + 4 * off, sh, scratch, out, compute);
+    }
+  }
+  // Copies `slots` results to the host after the compute stream's work (one synchronization).
+  void read_results(std::size_t slots) {
+    if (!slots) return;
+    CUZK_CUDA(cudaMemcpyAsync(result_host.data(), result.get(), slots * result_slot_bytes, cudaMemcpyDeviceToHost,
+                              compute));
+    CUZK_CUDA(cudaStreamSynchronize(compute));
+  }
+  template <class Jac, class Xyzz>
+  Jac sum_results(std::size_t first, std::size_t count) const {
+    Jac total = Jac::identity();
+    for (std::size_t j = first; j < first + count; ++j) {
       Xyzz r;
-      CUZK_CUDA(cudaMemcpyAsync(&r, result.get(), sizeof r, cudaMemcpyDeviceToHost, compute));
-      CUZK_CUDA(cudaStreamSynchronize(compute));
+      std::memcpy(&r, result_host.data() + j * result_slot_bytes, sizeof r);
       total += r.to_jacobian();
     }
     return total;
+  }
+
+  template <bool G2, class Jac, class Xyzz>
+  Jac msm_resident(const void* dbases, const uint64_t* dscalars, std::size_t n) {
+    if (n == 0) return Jac::identity();
+    std::size_t chunk = chunk_points<G2>(n), count = chunks_of(n, chunk);
+    ensure_result_slots(count);
+    msm_enqueue<G2>(dbases, dscalars, n, chunk, 0);
+    read_results(count);
+    return sum_results<Jac, Xyzz>(0, count);
+  }
+
+  // h and the five MSMs of one proof on inputs staged in device memory: one synchronization.
+  zk::groth16::proof_sums prove_device(const zk::groth16::key_points& key, cuda_staged& in,
+                                       zk::groth16::prove_timings* t) {
+    std::lock_guard lock(mu);
+    CUZK_CUDA(cudaSetDevice(opt.device));
+    if (in.device() != opt.device) throw std::invalid_argument("cuda prove: inputs staged on another device");
+    const std::size_t n = in.n(), nv = in.n_vars(), npf = key.n_private_from;
+    if (key.h.size() != n || key.a.size() != nv || key.b1.size() != nv || key.b2.size() != nv ||
+        npf > nv || key.c.size() != nv - npf)
+      throw std::invalid_argument("cuda prove: staged inputs do not match the key's sizes");
+    unsigned L = 0;
+    while ((std::size_t(1) << L) < n) ++L;
+    // A first proof of a key uploads its points (on the staging stream, ordered by event).
+    const void* ba = resident_bases<zk::groth16::g1_affine>(1, key.a);
+    const void* bb1 = resident_bases<zk::groth16::g1_affine>(1, key.b1);
+    const void* bb2 = resident_bases<zk::groth16::g2_affine>(2, key.b2);
+    const void* bc = resident_bases<zk::groth16::g1_affine>(1, key.c);
+    const void* bh = resident_bases<zk::groth16::g1_affine>(1, key.h);
+    ntt.prepare(L, compute);
+    std::size_t c1 = chunk_points<false>(std::max(nv, n)), c2 = chunk_points<true>(nv);
+    std::size_t na = chunks_of(nv, c1), nc = chunks_of(nv - npf, c1), nh = chunks_of(n, c1), nb2 = chunks_of(nv, c2);
+    std::size_t slot_a = 0, slot_b1 = na, slot_b2 = 2 * na, slot_c = slot_b2 + nb2, slot_h = slot_c + nc;
+    ensure_result_slots(slot_h + nh);
+
+    const uint64_t* w = in.witness();
+    CUZK_CUDA(cudaStreamWaitEvent(compute, in.ready(), 0));
+    CUZK_CUDA(cudaEventRecord(stage_ev[0], compute));
+    ntt.compute_h(in.vec(0), in.vec(1), in.vec(2), L, compute);  // h (canonical) ends in a
+    CUZK_CUDA(cudaEventRecord(stage_ev[1], compute));
+    msm_enqueue<false>(ba, w, nv, c1, slot_a);
+    CUZK_CUDA(cudaEventRecord(stage_ev[2], compute));
+    msm_enqueue<false>(bb1, w, nv, c1, slot_b1);
+    CUZK_CUDA(cudaEventRecord(stage_ev[3], compute));
+    msm_enqueue<true>(bb2, w, nv, c2, slot_b2);
+    CUZK_CUDA(cudaEventRecord(stage_ev[4], compute));
+    msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
+    CUZK_CUDA(cudaEventRecord(stage_ev[5], compute));
+    msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(in.vec(0)), n, c1, slot_h);
+    CUZK_CUDA(cudaEventRecord(stage_ev[6], compute));
+    in.release_after(compute);
+    read_results(slot_h + nh);
+
+    zk::groth16::proof_sums out;
+    out.a = sum_results<g1_jacobian, g1_xyzz>(slot_a, na);
+    out.b1 = sum_results<g1_jacobian, g1_xyzz>(slot_b1, na);
+    out.b2 = sum_results<g2_jacobian, g2_xyzz>(slot_b2, nb2);
+    out.c = sum_results<g1_jacobian, g1_xyzz>(slot_c, nc);
+    out.h = sum_results<g1_jacobian, g1_xyzz>(slot_h, nh);
+    if (t) {
+      double* fields[6] = {&t->h, &t->msm_a, &t->msm_b1, &t->msm_b2, &t->msm_c, &t->msm_h};
+      for (int i = 0; i < 6; ++i) {
+        float ms = 0;
+        CUZK_CUDA(cudaEventElapsedTime(&ms, stage_ev[i], stage_ev[i + 1]));
+        *fields[i] = ms * 1e-3;
+      }
+    }
+    return out;
   }
 
   template <bool G2, class Jac, class Xyzz, class Aff>
@@ -270,6 +500,7 @@ void cuda_backend::compute_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, 
       I.scratch.release();
     }
     if (need > I.free_bytes()) throw std::runtime_error("cuda compute_h: the three vectors do not fit in device memory");
+    I.make_room(need);
     I.h_vectors = dbuf<fr_d>(3 * n);
   }
   I.ntt.prepare(L, I.compute);
@@ -282,6 +513,21 @@ void cuda_backend::compute_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, 
   }
   I.ntt.combine_h(dv[0], dv[1], dv[2], L, I.compute);
   I.download(h.data(), dv[0], n * sizeof(scalar));
+}
+
+std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::stage(zk::groth16::synthesis&& syn,
+                                                               std::span<const scalar> witness) {
+  return stage_on(impl_->staging, std::move(syn), witness);
+}
+
+std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
+  return std::make_unique<cuda_stager>(std::make_shared<staging_context>(impl_->opt.device, impl_->opt.staging_bytes));
+}
+
+zk::groth16::proof_sums cuda_backend::prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
+                                                 zk::groth16::prove_timings* t) {
+  if (auto* dev = dynamic_cast<cuda_staged*>(&in)) return impl_->prove_device(key, *dev, t);
+  return backend::prove_sums(key, in, t);  // host inputs: compute_h and the MSMs upload them
 }
 
 g1_jacobian cuda_backend::msm_g1(std::span<const g1_affine> bases, std::span<const scalar> scalars) {
@@ -338,7 +584,20 @@ std::vector<double> cuda_backend::time_ms(int warmup, int reps, const std::funct
 namespace {
 const bool registered = [] {
   zk::groth16::register_backend(
-      "cuda", [] { return std::unique_ptr<zk::groth16::backend>(new cuda_backend()); }, [] { return device_present(); });
+      "cuda", [] { return std::unique_ptr<zk::groth16::backend>(new cuda_backend()); }, [] { return device_present(); },
+      [] {
+        cuda_options o;
+        return std::unique_ptr<zk::groth16::stager>(
+            new cuda_stager(std::make_shared<staging_context>(o.device, o.staging_bytes)));
+      },
+      [] {
+        cudaDeviceProp p{};
+        if (cudaGetDeviceProperties(&p, cuda_options{}.device) != cudaSuccess) {
+          cudaGetLastError();
+          return std::uint64_t{0};
+        }
+        return std::uint64_t(p.totalGlobalMem);
+      });
   return true;
 }();
 }  // namespace

@@ -1,10 +1,16 @@
 // The compute backend of the prover: the h polynomial and the MSMs. The CPU backend lives in zk/;
 // the CUDA backend in gpu/. Given the same inputs, every backend returns the same group elements.
+//
+// A proof's inputs go through two steps so that a device can overlap them: stage() places the
+// synthesis and the witness where the backend computes (device memory, for a GPU), prove_sums()
+// runs h and the five MSMs on them. A stager (make_stager) does the first step from another thread
+// on its own stream, so partition k+1 uploads while partition k computes.
 #pragma once
 
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "zk/bls12_381/curves.hpp"
 
@@ -12,6 +18,64 @@ namespace cuzk::zk::groth16 {
 
 using namespace cuzk::zk::bls12_381;
 using scalar = bigint<4>;  // canonical (normal-form) scalar, < r
+
+// The evaluations of A·w, B·w and C·w = (A·w)∘(B·w) over the domain, Montgomery form, each of
+// domain_size entries (rows past the last constraint are zero).
+struct synthesis {
+  std::vector<fr> a, b, c;
+};
+
+// Wall time of each stage of one proof, in seconds; filled when a caller passes one. A backend
+// that runs the stages asynchronously reports its device time per stage (events), and the host
+// time it waited for none of them.
+struct prove_timings {
+  double synthesis = 0, stage = 0, h = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0, assemble = 0;
+  double total() const { return synthesis + stage + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
+};
+
+// The points of a proving key that the MSMs read; spans into the key, which stays mapped while
+// any proof of it runs (backends may keep device copies keyed by the spans).
+struct key_points {
+  std::span<const g1_affine> a, b1, c, h;
+  std::span<const g2_affine> b2;
+  std::size_t n_private_from = 0;  // c multiplies witness[n_private_from ..]
+};
+
+// The five MSM sums of one proof, before the blinding terms.
+struct proof_sums {
+  g1_jacobian a, b1, c, h;
+  g2_jacobian b2;
+};
+
+// One proof's synthesis and witness where a backend computes on them. Consumed by prove_sums.
+class staged_inputs {
+ public:
+  virtual ~staged_inputs() = default;
+  virtual std::size_t device_bytes() const { return 0; }
+};
+
+// Host-memory staging: what the CPU backend (and any backend given host inputs) computes on. The
+// witness is referenced, not copied: its owner keeps it alive until the proof is done.
+class host_staged final : public staged_inputs {
+ public:
+  host_staged(synthesis&& s, std::span<const scalar> w) : syn(std::move(s)), witness(w) {}
+  synthesis syn;
+  std::span<const scalar> witness;
+};
+
+// Places proofs' inputs on one backend's device, from any one thread at a time.
+class stager {
+ public:
+  virtual ~stager() = default;
+  virtual std::unique_ptr<staged_inputs> stage(synthesis&& syn, std::span<const scalar> witness) = 0;
+};
+
+class host_stager final : public stager {
+ public:
+  std::unique_ptr<staged_inputs> stage(synthesis&& syn, std::span<const scalar> witness) override {
+    return std::make_unique<host_staged>(std::move(syn), witness);
+  }
+};
 
 class backend {
  public:
@@ -27,6 +91,17 @@ class backend {
   // Backends may cache bases across calls keyed by (bases.data(), bases.size()): keys stay mapped.
   virtual g1_jacobian msm_g1(std::span<const g1_affine> bases, std::span<const scalar> scalars) = 0;
   virtual g2_jacobian msm_g2(std::span<const g2_affine> bases, std::span<const scalar> scalars) = 0;
+
+  // stage() on this backend's own thread; make_stager() for another thread (its own stream and
+  // staging buffers on the same device). The host versions by default.
+  virtual std::unique_ptr<staged_inputs> stage(synthesis&& syn, std::span<const scalar> witness) {
+    return host_stager().stage(std::move(syn), witness);
+  }
+  virtual std::unique_ptr<stager> make_stager() { return std::make_unique<host_stager>(); }
+
+  // h and the five MSMs of one proof. The default runs compute_h and the MSMs in sequence on
+  // host_staged inputs; a device backend overrides it for its own staged inputs.
+  virtual proof_sums prove_sums(const key_points& key, staged_inputs& in, prove_timings* t = nullptr);
 };
 
 }  // namespace cuzk::zk::groth16

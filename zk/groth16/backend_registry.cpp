@@ -13,6 +13,8 @@ struct entry {
   std::string name;
   backend_factory factory;
   backend_probe available;
+  stager_factory stager;  // empty: host staging
+  memory_probe memory;    // empty: a host backend
 };
 
 struct registry {
@@ -38,16 +40,19 @@ const entry* find(registry& reg, const std::string& name) {
 
 }  // namespace
 
-void register_backend(const std::string& name, backend_factory factory, backend_probe available) {
+void register_backend(const std::string& name, backend_factory factory, backend_probe available,
+                      stager_factory stager, memory_probe memory) {
   auto& reg = the_registry();
   std::lock_guard lock(reg.mu);
   for (auto& e : reg.entries)
     if (e.name == name) {
       e.factory = std::move(factory);
       e.available = std::move(available);
+      e.stager = std::move(stager);
+      e.memory = std::move(memory);
       return;
     }
-  reg.entries.push_back({name, std::move(factory), std::move(available)});
+  reg.entries.push_back({name, std::move(factory), std::move(available), std::move(stager), std::move(memory)});
 }
 
 std::vector<std::string> registered_backends() {
@@ -94,6 +99,29 @@ std::unique_ptr<backend> make_backend(const std::string& name) {
     f = find(reg, resolved)->factory;
   }
   return f();
+}
+
+std::unique_ptr<stager> make_stager(const std::string& name) {
+  std::string resolved = resolve_backend_name(name);
+  auto& reg = the_registry();
+  stager_factory f;
+  {
+    std::lock_guard lock(reg.mu);
+    f = find(reg, resolved)->stager;
+  }
+  if (!f) return std::make_unique<host_stager>();
+  return f();
+}
+
+std::uint64_t backend_device_memory(const std::string& name) {
+  std::string resolved = resolve_backend_name(name);
+  auto& reg = the_registry();
+  memory_probe f;
+  {
+    std::lock_guard lock(reg.mu);
+    f = find(reg, resolved)->memory;
+  }
+  return f ? f() : 0;
 }
 
 }  // namespace cuzk::zk::groth16

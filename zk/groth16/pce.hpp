@@ -12,18 +12,13 @@
 #include <cstdint>
 #include <vector>
 
+#include "zk/groth16/backend.hpp"
 #include "zk/io/wtns.hpp"
 #include "zk/io/zkey.hpp"
 
 namespace cuzk::zk::groth16 {
 
 using namespace cuzk::zk::bls12_381;
-
-// The evaluations of A·w, B·w and C·w = (A·w)∘(B·w) over the domain, Montgomery form, each of
-// domain_size entries (rows past the last constraint are zero).
-struct synthesis {
-  std::vector<fr> a, b, c;
-};
 
 // One sparse matrix in compressed-row form.
 struct csr_matrix {

@@ -34,8 +34,7 @@ proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witn
   return prove_synthesized(key, std::move(syn), w, rnd, be, timings);
 }
 
-proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
-                        backend& be, prove_timings* timings) {
+void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w) {
   check_witness(key, w);
   const std::size_t n = key.domain_size;
   if (syn.a.size() != n || syn.b.size() != n || syn.c.size() != n)
@@ -45,48 +44,37 @@ proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness&
   if (key.a.size() != key.n_vars || key.b1.size() != key.n_vars || key.b2.size() != key.n_vars ||
       key.c.size() != key.n_vars - n_private_from || key.h.size() != n)
     throw input_error("zkey point sections do not match nVars / domainSize");
+}
 
-  prove_timings local;
-  prove_timings& t = timings ? *timings : local;
+key_points points_of(const io::zkey& key) {
+  return key_points{key.a, key.b1, key.c, key.h, key.b2, std::size_t{key.n_public} + 1};
+}
+
+proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
+                        backend& be, prove_timings* timings) {
+  check_inputs(key, syn, w);
   auto t0 = clock_type::now();
+  auto staged = be.stage(std::move(syn), w.values);
+  if (timings) timings->stage = seconds_since(t0);
+  return prove_staged(key, *staged, rnd, be, timings);
+}
 
-  std::vector<scalar> h(n);
-  be.compute_h(syn.a, syn.b, syn.c, h);
-  // Release the scratch now: the MSMs do not need it.
-  std::vector<fr>().swap(syn.a);
-  std::vector<fr>().swap(syn.b);
-  std::vector<fr>().swap(syn.c);
-  t.h = seconds_since(t0);
+proof prove_staged(const io::zkey& key, staged_inputs& in, const randomness& rnd, backend& be,
+                   prove_timings* timings) {
+  proof_sums sums = be.prove_sums(points_of(key), in, timings);
 
-  std::span<const scalar> ws(w.values);
-  t0 = clock_type::now();
-  g1_jacobian pi_a = be.msm_g1(key.a, ws);
-  t.msm_a = seconds_since(t0);
-  t0 = clock_type::now();
-  g1_jacobian pi_b1 = be.msm_g1(key.b1, ws);
-  t.msm_b1 = seconds_since(t0);
-  t0 = clock_type::now();
-  g2_jacobian pi_b = be.msm_g2(key.b2, ws);
-  t.msm_b2 = seconds_since(t0);
-  t0 = clock_type::now();
-  g1_jacobian pi_c = be.msm_g1(key.c, ws.subspan(n_private_from));
-  t.msm_c = seconds_since(t0);
-  t0 = clock_type::now();
-  g1_jacobian pi_h = be.msm_g1(key.h, h);
-  t.msm_h = seconds_since(t0);
-
-  t0 = clock_type::now();
+  auto t0 = clock_type::now();
   const bigint<4> r = rnd.r.to_canonical(), s = rnd.s.to_canonical();
   const bigint<4> rs = (rnd.r * rnd.s).to_canonical();
   const auto& vk = key.vk;
 
-  pi_a = pi_a + g1_jacobian(vk.alpha1) + g1_jacobian(vk.delta1).mul(r);
-  pi_b = pi_b + g2_jacobian(vk.beta2) + g2_jacobian(vk.delta2).mul(s);
-  pi_b1 = pi_b1 + g1_jacobian(vk.beta1) + g1_jacobian(vk.delta1).mul(s);
-  pi_c = pi_c + pi_h + pi_a.mul(s) + pi_b1.mul(r) - g1_jacobian(vk.delta1).mul(rs);
+  g1_jacobian pi_a = sums.a + g1_jacobian(vk.alpha1) + g1_jacobian(vk.delta1).mul(r);
+  g2_jacobian pi_b = sums.b2 + g2_jacobian(vk.beta2) + g2_jacobian(vk.delta2).mul(s);
+  g1_jacobian pi_b1 = sums.b1 + g1_jacobian(vk.beta1) + g1_jacobian(vk.delta1).mul(s);
+  g1_jacobian pi_c = sums.c + sums.h + pi_a.mul(s) + pi_b1.mul(r) - g1_jacobian(vk.delta1).mul(rs);
 
   proof p{pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
-  t.assemble = seconds_since(t0);
+  if (timings) timings->assemble = seconds_since(t0);
   return p;
 }
 

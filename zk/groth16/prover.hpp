@@ -1,6 +1,8 @@
 // The Groth16 prover, in stages that the engine can run on different actors:
 //   synthesis = constraint_evaluator::evaluate(witness)      (CPU, memory-bound)
 //   proof     = prove_synthesized(key, synthesis, witness)   (h polynomial and MSMs on a backend)
+// and prove_synthesized itself in two: backend::stage (inputs onto the device) and prove_staged, so
+// that a stager can upload the next partition while the device computes this one.
 // Proof assembly is exactly snarkjs's (groth16_prove.js), so snarkjs verifies what this produces.
 #pragma once
 
@@ -16,12 +18,6 @@
 
 namespace cuzk::zk::groth16 {
 
-// Wall time of each stage of one proof, in seconds; filled when a caller passes one.
-struct prove_timings {
-  double synthesis = 0, h = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0, assemble = 0;
-  double total() const { return synthesis + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
-};
-
 // Synthesis then prove_synthesized.
 proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
             backend& be, prove_timings* timings = nullptr);
@@ -33,6 +29,17 @@ proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witn
 // Throws input_error when the witness or synthesis does not fit the key.
 proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
                         backend& be, prove_timings* timings = nullptr);
+
+// Throws input_error when the witness or the synthesis does not fit the key (before staging: the
+// staged inputs no longer say what they were).
+void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w);
+
+// The key's MSM points, as backends take them.
+key_points points_of(const io::zkey& key);
+
+// From inputs staged on be (by be.stage or one of be's stagers), checked by check_inputs.
+proof prove_staged(const io::zkey& key, staged_inputs& in, const randomness& rnd, backend& be,
+                   prove_timings* timings = nullptr);
 
 // The public inputs of a witness: w_1 .. w_nPublic (outputs first), canonical.
 std::vector<bigint<4>> public_inputs(const io::zkey& key, const io::witness& w);

@@ -38,6 +38,14 @@ class cuda_backend : public zk::groth16::backend {
   zk::groth16::g2_jacobian msm_g2(std::span<const zk::groth16::g2_affine> bases,
                                   std::span<const zk::groth16::scalar> scalars) override;
 
+  // Staged inputs live in device memory: the witness is uploaded once for the four MSMs that read
+  // it, h never leaves the device, and the five MSMs run back to back with one synchronization.
+  std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
+                                                    std::span<const zk::groth16::scalar> witness) override;
+  std::unique_ptr<zk::groth16::stager> make_stager() override;
+  zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
+                                     zk::groth16::prove_timings* t = nullptr) override;
+
   // Device-resident entry points (benchmarks, tests): pointers are device memory.
   zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n);
   zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n);
