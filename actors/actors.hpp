@@ -67,6 +67,8 @@ synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, 
                                     std::uint64_t generation);
 device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend, fault_settings faults,
                           std::uint64_t generation);
+// The stager of device `slot`, for that device's backend; spawned detached (uploads block).
+stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::string backend);
 assembler_actor spawn_assembler(caf::actor_system& sys);
 
 struct scheduler_setup {

@@ -3,10 +3,11 @@
 // the blocking kernels run on the device's own thread. Any number of devices: one actor each, with
 // one VRAM budget each (the scheduler reserves a partition's device bytes there before dispatch).
 //
-// Staging (uploading partition k+1 while k computes) belongs here for a CUDA device; for the CPU
-// device it is a no-op, since the synthesis is already in the memory the backend reads.
+// The inputs normally arrive staged by the device's stager actor (uploaded while the previous
+// partition computed); a request with a synthesis instead is staged here first.
 #include "actors/actors.hpp"
 #include "actors/faults.hpp"
+#include "actors/staging.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
@@ -29,14 +30,6 @@ struct device_state {
 
 using device_ptr = device_actor::stateful_pointer<device_state>;
 
-// The synthesis buffers become the backend's scratch: taken over when this is the last handle
-// (the normal case: the scheduler hands its handle over), copied otherwise.
-zk::groth16::synthesis take(synthesis_handle& h) {
-  auto p = std::move(h.ptr);
-  if (p.use_count() == 1) return std::move(const_cast<zk::groth16::synthesis&>(*p));
-  return *p;
-}
-
 device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::string backend_name,
                                    fault_settings faults, std::uint64_t generation) {
   auto& st = self->state;
@@ -57,15 +50,20 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           if (forced) --st.forced_alloc_failures;
           if (forced || st.alloc_coin->flip())
             throw std::runtime_error("injected fault: device " + std::to_string(st.slot) + " allocation failed");
-          if (!req.key.ptr || !req.key.ptr->zkey || !req.synthesis.ptr || !req.witness.ptr)
-            throw std::runtime_error("device: request without key, synthesis or witness");
+          if (!req.key.ptr || !req.key.ptr->zkey || !req.witness.ptr)
+            throw std::runtime_error("device: request without key or witness");
+          if (!req.staged.ptr)
+            req.staged = stage_partition(req.key, req.synthesis, req.witness,
+                                         [&st](zk::groth16::synthesis&& syn, std::span<const zk::groth16::scalar> w) {
+                                           return st.backend->stage(std::move(syn), w);
+                                         });
           const auto& key = *req.key.ptr->zkey;
-          const auto& w = *req.witness.ptr;
           auto rnd = req.fixed_randomness ? req.randomness : zk::groth16::random_randomness();
           device_result r;
           r.task = req.task;
-          r.output.proof = zk::groth16::prove_synthesized(key, take(req.synthesis), w, rnd, *st.backend);
-          r.output.publics = zk::groth16::public_inputs(key, w);
+          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend);
+          r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
+          req.staged = {};  // the device memory and its VRAM grant go back now
           r.elapsed_us = now_us() - t0;
           st.busy_us += r.elapsed_us;
           ++st.proofs;

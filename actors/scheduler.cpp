@@ -1,7 +1,11 @@
 // Scheduler: partitions of every accepted job, dispatched through the pipeline
 //   queued -> keying (key store lease) -> reserving (host budget, for the synthesis buffers)
 //          -> synthesizing -> device_wait -> device_reserving (that device's VRAM budget)
-//          -> proving -> proved -> assembling (verification) -> assembled
+//          -> staging (that device's stager) -> staged -> proving -> proved -> assembling
+//          (verification) -> assembled
+// Each device has a stager: while the device proves partition k, its stager uploads k+1 (one
+// partition staged ahead per device; the VRAM grant is taken before staging and held until the
+// device is done, so the VRAM budget bounds the depth).
 // Priority (CRITICAL > HIGH > NORMAL > LOW, then arrival) decides at partition granularity which
 // queued partition gets the next free synthesizer and which synthesized partition the next free
 // device. Concurrency follows from the budgets: a synthesizer waits for its reservation.
@@ -35,8 +39,8 @@ struct slot_t {
   std::uint64_t busy_us = 0, proofs = 0;
 };
 
-enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, proving, remote,
-                   proved, assembling, assembled };
+enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, staging, staged, proving,
+                   remote, proved, assembling, assembled };
 
 struct node_slot {
   std::string name;
@@ -57,6 +61,7 @@ struct task_t {
   key_handle key;
   keepalive host_reservation;
   synthesis_handle synthesis;
+  staged_handle staged;
   witness_handle witness;
   partition_output output;
 };
@@ -84,7 +89,8 @@ struct scheduler_state {
   budget_actor host_budget;
   assembler_actor assembler;
   bool key_store_alive = true, host_alive = true, assembler_alive = true;
-  std::vector<slot_t> synths, devices;
+  std::vector<slot_t> synths, devices, stagers;  // stagers[d] stages for devices[d]
+  std::vector<std::set<order_key>> staged;       // per device: partitions staged there, waiting
   std::vector<budget_actor> vram;
   std::vector<bool> vram_alive;
   std::map<job_id, job_t> jobs;
@@ -126,7 +132,7 @@ void pump(sched_ptr self);
 
 // Frees whatever worker slot a dispatch held (its answer came back, or the attempt was abandoned).
 void release_ticket(sched_ptr self, std::uint64_t ticket) {
-  for (auto* slots : {&self->state.synths, &self->state.devices})
+  for (auto* slots : {&self->state.synths, &self->state.devices, &self->state.stagers})
     for (auto& s : *slots)
       if (s.ticket == ticket) s.ticket = 0;
   for (auto& [id, n] : self->state.nodes) n.tickets.erase(ticket);
@@ -137,6 +143,8 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
   for (auto& t : j.tasks) {
     st.queue.erase(order_of(j, t.index));
     st.device_queue.erase(order_of(j, t.index));
+    if (t.device >= 0 && static_cast<std::size_t>(t.device) < st.staged.size())
+      st.staged[t.device].erase(order_of(j, t.index));
     // Slots only waiting (for a key or a reservation) are free now; a worker that is computing
     // stays busy until its answer, which is then dropped.
     if (t.ticket && (t.st == stage::keying || t.st == stage::reserving || t.st == stage::device_reserving))
@@ -159,6 +167,9 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
                       reason);
   release_slot(st.synths, t.synth, t.ticket);
   release_slot(st.devices, t.device, t.ticket);
+  release_slot(st.stagers, t.device, t.ticket);
+  if (t.device >= 0 && static_cast<std::size_t>(t.device) < st.staged.size())
+    st.staged[t.device].erase(order_of(j, t.index));
   if (t.st == stage::remote) release_ticket(self, t.ticket);
   t.ticket = 0;
   ++t.step;
@@ -167,6 +178,7 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
   t.key = {};
   t.host_reservation = {};
   t.synthesis = {};
+  t.staged = {};
   t.witness = {};
   st.device_queue.erase(order_of(j, t.index));
   if (!can_retry || t.attempt >= st.settings.max_attempts) {
@@ -237,71 +249,110 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
           });
 }
 
+// Device d proves a partition its stager has placed there.
 void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
-  t.st = stage::device_reserving;
-  t.device = d;
+  t.st = stage::proving;
   st.devices[d].ticket = t.ticket;
   auto step = ++t.step;
   auto ticket = t.ticket;
   auto job = j.id;
   auto index = t.index;
-  auto budget = st.vram[d];
   auto dev = caf::actor_cast<device_actor>(st.devices[d].handle);
-  reserve_request req{t.key.device_bytes, caf::actor_cast<caf::actor_addr>(dev),
+  prove_request preq;
+  preq.task = task_ref{job, index, t.attempt, ticket};
+  preq.key = t.key;
+  preq.staged = std::move(t.staged);  // the device becomes the only holder
+  preq.witness = t.witness;
+  preq.fixed_randomness = j.spec.fixed_randomness;
+  preq.randomness = j.spec.randomness;
+  auto t0 = now_us();
+  self->request(dev, st.settings.step_timeout, std::move(preq))
+      .then(
+          [self, job, index, ticket, step, d, t0](device_result& r) {
+            auto& st = self->state;
+            if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == ticket) {
+              st.devices[d].busy_us += now_us() - t0;
+              ++st.devices[d].proofs;
+            }
+            release_slot(st.devices, d, ticket);
+            if (auto* t = current(self, job, index, ticket, step)) {
+              auto& j = st.jobs.at(job);
+              j.timings.device_us += r.elapsed_us;
+              t->output = std::move(r.output);
+              t->synth = t->device = -1;
+              assemble(self, j, *t);
+            }
+            pump(self);
+          },
+          [self, job, index, ticket, step, d, dev](caf::error& e) {
+            auto& st = self->state;
+            release_slot(st.devices, d, ticket);
+            // Only the worker that answered is gone, not a replacement already in its slot.
+            if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size() &&
+                st.devices[d].handle == caf::actor_cast<caf::actor>(dev))
+              st.devices[d].alive = false;
+            step_failed(self, job, index, ticket, step, "device", e);
+          });
+}
+
+// Device d's stager takes a synthesized partition: VRAM first (that device's budget), then the
+// upload; the partition then waits in the device's staged queue.
+void stage_for(sched_ptr self, job_t& j, task_t& t, int d) {
+  auto& st = self->state;
+  t.st = stage::device_reserving;
+  t.device = d;
+  st.stagers[d].ticket = t.ticket;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  auto budget = st.vram[d];
+  auto stg = caf::actor_cast<stager_actor>(st.stagers[d].handle);
+  reserve_request req{t.key.device_bytes, caf::actor_cast<caf::actor_addr>(stg),
                       "partition " + std::to_string(index) + " of job " + std::to_string(job)};
   self->request(budget, caf::infinite, std::move(req))
       .then(
-          [self, job, index, ticket, step, d, budget, dev](reservation& grant) {
+          [self, job, index, ticket, step, d, budget, stg](reservation& grant) {
             auto token = make_reservation_token(budget, grant);
             auto* t = current(self, job, index, ticket, step);
             if (!t) {
-              release_slot(self->state.devices, d, ticket);
+              release_slot(self->state.stagers, d, ticket);
               pump(self);
               return;
             }
-            auto& j = self->state.jobs.at(job);
-            t->st = stage::proving;
+            t->st = stage::staging;
             auto step2 = ++t->step;
-            prove_request preq;
-            preq.task = task_ref{job, index, t->attempt, ticket};
-            preq.key = t->key;
-            preq.synthesis = std::move(t->synthesis);  // the device becomes the only holder
-            preq.witness = t->witness;
-            preq.fixed_randomness = j.spec.fixed_randomness;
-            preq.randomness = j.spec.randomness;
-            preq.device_reservation = std::move(token);
-            auto t0 = now_us();
-            self->request(dev, self->state.settings.step_timeout, std::move(preq))
+            stage_request sreq;
+            sreq.task = task_ref{job, index, t->attempt, ticket};
+            sreq.key = t->key;
+            sreq.synthesis = std::move(t->synthesis);  // the stager becomes the only holder
+            sreq.witness = t->witness;
+            sreq.device_reservation = std::move(token);
+            self->request(stg, self->state.settings.step_timeout, std::move(sreq))
                 .then(
-                    [self, job, index, ticket, step2, d, t0](device_result& r) {
+                    [self, job, index, ticket, step2, d](stage_result& r) {
                       auto& st = self->state;
-                      if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == ticket) {
-                        st.devices[d].busy_us += now_us() - t0;
-                        ++st.devices[d].proofs;
-                      }
-                      release_slot(st.devices, d, ticket);
+                      release_slot(st.stagers, d, ticket);
                       if (auto* t = current(self, job, index, ticket, step2)) {
                         auto& j = st.jobs.at(job);
-                        j.timings.device_us += r.elapsed_us;
-                        t->output = std::move(r.output);
-                        t->synth = t->device = -1;
-                        assemble(self, j, *t);
+                        t->staged = std::move(r.staged);
+                        t->st = stage::staged;
+                        st.staged[d].insert(order_of(j, index));
                       }
                       pump(self);
                     },
-                    [self, job, index, ticket, step2, d, dev](caf::error& e) {
+                    [self, job, index, ticket, step2, d, stg](caf::error& e) {
                       auto& st = self->state;
-                      release_slot(st.devices, d, ticket);
-                      // Only the worker that answered is gone, not a replacement already in its slot.
-                      if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size() &&
-                          st.devices[d].handle == caf::actor_cast<caf::actor>(dev))
-                        st.devices[d].alive = false;
-                      step_failed(self, job, index, ticket, step2, "device", e);
+                      release_slot(st.stagers, d, ticket);
+                      if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.stagers.size() &&
+                          st.stagers[d].handle == caf::actor_cast<caf::actor>(stg))
+                        st.stagers[d].alive = false;
+                      step_failed(self, job, index, ticket, step2, "stager", e);
                     });
           },
           [self, job, index, ticket, step, d, budget](caf::error& e) {
-            release_slot(self->state.devices, d, ticket);
+            release_slot(self->state.stagers, d, ticket);
             if (is_receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size() &&
                 self->state.vram[d] == budget)
               self->state.vram_alive[d] = false;
@@ -557,13 +608,22 @@ void pump(sched_ptr self) {
     }
   }
   for (auto& key : placed) st.queue.erase(key);
-  for (std::size_t d = 0; d < st.devices.size() && !st.device_queue.empty(); ++d) {
-    auto& slot = st.devices[d];
-    if (!slot.handle || !slot.alive || slot.ticket || !st.vram_alive[d]) continue;
+  for (std::size_t d = 0; d < st.devices.size(); ++d) {
+    // The device takes its staged partition; its stager stages the next (one ahead).
+    auto& dev = st.devices[d];
+    if (dev.handle && dev.alive && !dev.ticket && !st.staged[d].empty()) {
+      auto [prio, seq, job, index] = *st.staged[d].begin();
+      st.staged[d].erase(st.staged[d].begin());
+      auto& j = st.jobs.at(job);
+      prove(self, j, j.tasks[index], static_cast<int>(d));
+    }
+    auto& stg = st.stagers[d];
+    if (st.device_queue.empty() || !st.staged[d].empty()) continue;
+    if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive) continue;
     auto [prio, seq, job, index] = *st.device_queue.begin();
     st.device_queue.erase(st.device_queue.begin());
     auto& j = st.jobs.at(job);
-    prove(self, j, j.tasks[index], static_cast<int>(d));
+    stage_for(self, j, j.tasks[index], static_cast<int>(d));
   }
 }
 
@@ -606,6 +666,14 @@ void on_replaced(sched_ptr self, worker_replaced& r) {
         auto [j, t] = holder_of(self, st.devices[r.slot].ticket);
         auto old = st.devices[r.slot];
         st.devices[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, old.busy_us, old.proofs};
+        if (t) fail_attempt(self, *j, *t, why, true);
+      }
+      break;
+    case role::stager:
+      if (r.slot < st.stagers.size()) {
+        auto [j, t] = holder_of(self, st.stagers[r.slot].ticket);
+        auto old = st.stagers[r.slot];
+        st.stagers[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, old.busy_us, old.proofs};
         if (t) fail_attempt(self, *j, *t, why, true);
       }
       break;
@@ -656,6 +724,11 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
   st.assembler = caf::actor_cast<assembler_actor>(setup.workers.assembler);
   for (auto& s : setup.workers.synthesizers) st.synths.push_back(slot_t{s, bool(s)});
   for (auto& d : setup.workers.devices) st.devices.push_back(slot_t{d, bool(d)});
+  for (std::size_t d = 0; d < st.devices.size(); ++d) {
+    caf::actor a = d < setup.workers.stagers.size() ? setup.workers.stagers[d] : caf::actor{};
+    st.stagers.push_back(slot_t{a, bool(a)});
+  }
+  st.staged.resize(st.devices.size());
   for (auto& v : setup.workers.vram_budgets) {
     st.vram.push_back(caf::actor_cast<budget_actor>(v));
     st.vram_alive.push_back(bool(v));

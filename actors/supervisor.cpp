@@ -60,6 +60,8 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
       return caf::actor_cast<caf::actor>(spawn_synthesizer(sys, slot, s.faults, gen));
     case role::device:
       return caf::actor_cast<caf::actor>(spawn_device(sys, slot, s.devices[slot], s.faults, gen));
+    case role::stager:
+      return caf::actor_cast<caf::actor>(spawn_stager(sys, slot, s.devices[slot]));
     case role::assembler:
       return caf::actor_cast<caf::actor>(spawn_assembler(sys));
     default:
@@ -77,6 +79,7 @@ caf::actor* slot_of(sup_ptr self, role who, std::uint32_t slot) {
     case role::intake: return &r.intake;
     case role::vram_budget: return slot < r.vram_budgets.size() ? &r.vram_budgets[slot] : nullptr;
     case role::device: return slot < r.devices.size() ? &r.devices[slot] : nullptr;
+    case role::stager: return slot < r.stagers.size() ? &r.stagers[slot] : nullptr;
     case role::synthesizer:
     case role::remote_synthesizer: return slot < r.synthesizers.size() ? &r.synthesizers[slot] : nullptr;
   }
@@ -121,6 +124,8 @@ caf::behavior supervisor(sup_ptr self, engine_settings settings) {
     watch(self, r.vram_budgets.back(), role::vram_budget, d);
     r.devices.push_back(spawn_role(self, role::device, d));
     watch(self, r.devices.back(), role::device, d);
+    r.stagers.push_back(spawn_role(self, role::stager, d));
+    watch(self, r.stagers.back(), role::stager, d);
   }
   r.key_store = spawn_role(self, role::key_store, 0);
   watch(self, r.key_store, role::key_store, 0);
@@ -184,6 +189,7 @@ caf::behavior supervisor(sup_ptr self, engine_settings settings) {
         stop(st.r.scheduler);
         for (std::size_t i = 0; i < st.r.synthesizers.size(); ++i)
           if (!st.remote[i]) stop(st.r.synthesizers[i]);
+        for (auto& d : st.r.stagers) stop(d);
         for (auto& d : st.r.devices) stop(d);
         stop(st.r.assembler);
         stop(st.r.key_store);

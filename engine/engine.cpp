@@ -248,7 +248,6 @@ engine engine::start(const config& c) {
   auto p = std::make_unique<impl>();
   auto& s = p->settings;
   s.host_budget_bytes = parse_budget(c.host_budget, c.host_margin_bytes);
-  s.device_budget_bytes = parse_budget(c.device_budget);
   s.key_cache_bytes = parse_budget(c.key_cache);
   const auto& cl = c.cluster;
   const bool coordinator = !cl.listen.empty(), worker = !cl.join.empty();
@@ -266,6 +265,20 @@ engine engine::start(const config& c) {
     }
     if (!zk::groth16::backend_available(name)) throw engine_error("config: backend '" + name + "' cannot run here");
     s.devices.push_back(name);
+  }
+  if (c.device_budget == "auto") {
+    // The smallest device decides (one budget size for every device).
+    std::uint64_t smallest = 0;
+    for (auto& d : s.devices) {
+      std::uint64_t mem = zk::groth16::backend_device_memory(d), budget = 0;
+      if (mem > 0) budget = mem > c.vram_margin_bytes ? (mem - c.vram_margin_bytes) / 2 : 0;
+      else budget = host_memory_limit() / 4;
+      if (budget == 0) throw engine_error("config: device budget auto: device '" + d + "' reports no memory");
+      smallest = smallest ? std::min(smallest, budget) : budget;
+    }
+    s.device_budget_bytes = smallest ? smallest : (std::uint64_t{1} << 30);
+  } else {
+    s.device_budget_bytes = parse_budget(c.device_budget);
   }
   s.synthesizers = c.synthesizers;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())

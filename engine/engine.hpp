@@ -30,7 +30,8 @@ const char* to_string(job_state s);
 
 // Supervised worker roles (for status and the test hook kill_worker).
 enum class worker_role : std::uint8_t {
-  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer
+  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer,
+  stager
 };
 const char* to_string(worker_role r);
 
@@ -68,7 +69,11 @@ struct config {
   std::string host_budget = "auto";  // "auto" (MemTotal or the cgroup limit, minus the margin) or a size
   std::uint64_t host_margin_bytes = std::uint64_t{1} << 30;
   std::vector<std::string> devices{"cpu"};  // compute backend per device actor: "cpu", "cuda", "auto"
-  std::string device_budget = "1GiB";       // VRAM budget per device (CPU device: its working memory)
+  // Budget per device for partitions' working memory (staged inputs, h): "auto" is half of a GPU's
+  // memory less vram_margin_bytes (the other half holds the keys' resident points and MSM
+  // scratch), or for a CPU device a quarter of the host's memory; or a size such as 8GiB.
+  std::string device_budget = "auto";
+  std::uint64_t vram_margin_bytes = std::uint64_t{512} << 20;
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons

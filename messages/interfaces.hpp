@@ -95,17 +95,17 @@ typename Inspector::result_type inspect(Inspector& f, worker_replaced& x) {
 // The current workers, as the supervisor knows them.
 struct roster {
   caf::actor intake, scheduler, key_store, host_budget, assembler;
-  std::vector<caf::actor> synthesizers, devices, vram_budgets;
+  std::vector<caf::actor> synthesizers, devices, vram_budgets, stagers;  // stagers[d] feeds devices[d]
 };
 inline bool operator==(const roster& a, const roster& b) {
   return a.intake == b.intake && a.scheduler == b.scheduler && a.key_store == b.key_store &&
          a.host_budget == b.host_budget && a.assembler == b.assembler && a.synthesizers == b.synthesizers &&
-         a.devices == b.devices && a.vram_budgets == b.vram_budgets;
+         a.devices == b.devices && a.vram_budgets == b.vram_budgets && a.stagers == b.stagers;
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, roster& x) {
   return f(caf::meta::type_name("roster"), x.intake, x.scheduler, x.key_store, x.host_budget, x.assembler,
-           x.synthesizers, x.devices, x.vram_budgets);
+           x.synthesizers, x.devices, x.vram_budgets, x.stagers);
 }
 
 // ---- typed interfaces -------------------------------------------------------------------------
@@ -138,6 +138,10 @@ using device_actor = caf::typed_actor<                            //
     caf::replies_to<prove_request>::with<device_result>,          //
     caf::replies_to<fail_alloc_atom, std::uint32_t>::with<std::uint32_t>,  // -> failures now pending
     caf::replies_to<status_atom>::with<device_status>>;
+
+// One per device, on its own thread: places a partition's inputs on the device (its own upload
+// stream and pinned buffers) while the device computes the previous partition.
+using stager_actor = caf::typed_actor<caf::replies_to<stage_request>::with<stage_result>>;
 
 using assembler_actor = caf::typed_actor<                         //
     caf::replies_to<assemble_request>::with<assembly_ack>,        //

@@ -17,6 +17,7 @@ const char* to_string(role r) {
     case role::scheduler: return "scheduler";
     case role::intake: return "intake";
     case role::remote_synthesizer: return "remote_synthesizer";
+    case role::stager: return "stager";
   }
   return "unknown";
 }
@@ -75,6 +76,9 @@ void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<budget_status>("cuzk.budget_status");
   cfg.add_message_type<synth_request>("cuzk.synth_request");
   cfg.add_message_type<synth_result>("cuzk.synth_result");
+  cfg.add_message_type<staged_handle>("cuzk.staged_handle");
+  cfg.add_message_type<stage_request>("cuzk.stage_request");
+  cfg.add_message_type<stage_result>("cuzk.stage_result");
   cfg.add_message_type<prove_request>("cuzk.prove_request");
   cfg.add_message_type<device_result>("cuzk.device_result");
   cfg.add_message_type<device_status>("cuzk.device_status");

@@ -296,23 +296,66 @@ typename Inspector::result_type inspect(Inspector& f, synth_result& x) {
   return f(caf::meta::type_name("synth_result"), x.task, x.synthesis, x.witness, x.elapsed_us);
 }
 
+// A partition's inputs placed on a device by its stager (zk::groth16::staged_inputs: device memory
+// for a GPU), in-process only. Whoever holds the last handle owns the memory, and the VRAM grant
+// that accounts for it travels with it.
+struct staged_handle {
+  std::shared_ptr<zk::groth16::staged_inputs> ptr;
+  keepalive device_reservation;
+  bool operator==(const staged_handle& o) const { return ptr == o.ptr; }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, staged_handle&) {
+  return f(caf::meta::type_name("staged_handle"));
+}
+
+// To a device's stager: upload this partition (the VRAM grant is already held).
+struct stage_request {
+  task_ref task;
+  key_handle key;
+  synthesis_handle synthesis;
+  witness_handle witness;
+  keepalive device_reservation;
+  bool operator==(const stage_request& o) const {
+    return task == o.task && key == o.key && synthesis == o.synthesis && witness == o.witness;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_request& x) {
+  return f(caf::meta::type_name("stage_request"), x.task, x.key, x.synthesis, x.witness, x.device_reservation);
+}
+
+struct stage_result {
+  task_ref task;
+  staged_handle staged;
+  std::uint64_t elapsed_us = 0;
+  bool operator==(const stage_result&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_result& x) {
+  return f(caf::meta::type_name("stage_result"), x.task, x.staged, x.elapsed_us);
+}
+
+// To a device: prove one partition, from inputs its stager placed (`staged`), or else from the
+// synthesis (the device stages it itself).
 struct prove_request {
   task_ref task;
   key_handle key;
   synthesis_handle synthesis;
+  staged_handle staged;
   witness_handle witness;
   bool fixed_randomness = false;
   zk::groth16::randomness randomness{};
   keepalive device_reservation;  // the VRAM grant, released when the device lets go
   bool operator==(const prove_request& o) const {
-    return task == o.task && key == o.key && synthesis == o.synthesis && witness == o.witness &&
+    return task == o.task && key == o.key && synthesis == o.synthesis && staged == o.staged && witness == o.witness &&
            fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, prove_request& x) {
-  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.synthesis, x.witness, x.fixed_randomness,
-           x.randomness, x.device_reservation);
+  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.synthesis, x.staged, x.witness,
+           x.fixed_randomness, x.randomness, x.device_reservation);
 }
 
 struct device_result {
@@ -451,7 +494,8 @@ typename Inspector::result_type inspect(Inspector& f, intake_status& x) {
 
 // The supervised roles; `slot` numbers instances of a role (synthesizer 3, device 0, ...).
 enum class role : std::uint8_t {
-  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer
+  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer,
+  stager
 };
 const char* to_string(role r);
 

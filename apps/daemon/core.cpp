@@ -142,6 +142,7 @@ void core::start() {
   engine::config ec;
   ec.host_budget = cfg_.memory.total_budget.automatic ? "auto" : std::to_string(cfg_.memory.total_budget.bytes);
   ec.host_margin_bytes = cfg_.memory.safety_margin.bytes;
+  ec.vram_margin_bytes = cfg_.gpus.vram_safety_margin.bytes;
   const std::string backend = cfg_.gpus.backend;
   ec.devices.clear();
   if (backend == "cpu" || cfg_.gpus.devices.empty()) ec.devices.push_back(backend);
@@ -670,7 +671,8 @@ pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
       {"synthesizer", engine::worker_role::synthesizer}, {"device", engine::worker_role::device},
       {"assembler", engine::worker_role::assembler},     {"budget", engine::worker_role::host_budget},
       {"host-budget", engine::worker_role::host_budget}, {"vram-budget", engine::worker_role::vram_budget},
-      {"key-store", engine::worker_role::key_store},     {"scheduler", engine::worker_role::scheduler}};
+      {"key-store", engine::worker_role::key_store},     {"scheduler", engine::worker_role::scheduler},
+      {"stager", engine::worker_role::stager}};
   pb::ChaosResponse r;
   if (req.action() == "kill") {
     auto it = roles.find(req.actor());

@@ -52,12 +52,13 @@ TEST_CASE("fault injection: kills and throwing synthesis and failing devices and
     std::mt19937_64 krng(killer_seed);
     const engine::worker_role roles[] = {engine::worker_role::synthesizer, engine::worker_role::device,
                                          engine::worker_role::assembler,   engine::worker_role::host_budget,
-                                         engine::worker_role::vram_budget};
+                                         engine::worker_role::vram_budget, engine::worker_role::stager};
     while (!stop_killing) {
       std::this_thread::sleep_for(std::chrono::microseconds(krng() % 3000));
-      auto who = roles[krng() % 5];
+      auto who = roles[krng() % 6];
       unsigned slot = who == engine::worker_role::synthesizer ? krng() % 3
-                      : (who == engine::worker_role::device || who == engine::worker_role::vram_budget)
+                      : (who == engine::worker_role::device || who == engine::worker_role::vram_budget ||
+                         who == engine::worker_role::stager)
                           ? krng() % 2
                           : 0;
       if (e.kill_worker(who, slot)) ++kills;

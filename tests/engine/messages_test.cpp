@@ -123,8 +123,15 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, sreq) == sreq);
   synth_result sres{tr, sh, wh, rng()};
   REQUIRE(roundtrip(sys, sres) == sres);
-  prove_request preq{tr, kh, sh, wh, true, {random_fr(rng), random_fr(rng)}, {}};
+  prove_request preq{tr, kh, sh, {}, wh, true, {random_fr(rng), random_fr(rng)}, {}};
   REQUIRE(roundtrip(sys, preq) == preq);
+  stage_request stq{tr, kh, sh, wh, {}};
+  REQUIRE(roundtrip(sys, stq) == stq);
+  stage_result str{tr, {}, rng()};
+  REQUIRE(roundtrip(sys, str) == str);
+  // Staged inputs are device memory of this process: a handle serializes as nothing.
+  staged_handle stg{std::make_shared<zk::groth16::host_staged>(zk::groth16::synthesis{}, std::span<const zk::bigint<4>>{}), {}};
+  REQUIRE(roundtrip(sys, stg).ptr == nullptr);
   device_result dres{tr, out, rng()};
   REQUIRE(roundtrip(sys, dres) == dres);
   device_status dst{"device0", "cpu", rng(), rng(), rng()};
