@@ -61,6 +61,7 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           auto rnd = req.fixed_randomness ? req.randomness : zk::groth16::random_randomness();
           device_result r;
           r.task = req.task;
+          r.started_us = t0;
           r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend);
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
           req.staged = {};  // the device memory and its VRAM grant go back now

@@ -37,6 +37,11 @@ struct slot_t {
   bool alive = true;
   std::uint64_t ticket = 0;  // the dispatch it is busy with; 0 = idle
   std::uint64_t busy_us = 0, proofs = 0;
+  // Devices: the end of the last partition (device clock), whether the next one was already
+  // waiting then (its gap is the engine's, not a lack of work), and the gaps so measured.
+  std::uint64_t last_end_us = 0;
+  bool follows = false;
+  std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
 };
 
 enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, staging, staged, proving,
@@ -57,6 +62,7 @@ struct task_t {
   stage st = stage::queued;
   std::uint64_t ticket = 0, step = 0;
   int synth = -1, device = -1;
+  bool back_to_back = false;  // dispatched to its device the moment the previous partition ended
   std::uint64_t node = 0;  // stage::remote: the node proving it
   key_handle key;
   keepalive host_reservation;
@@ -254,6 +260,7 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
   t.st = stage::proving;
   st.devices[d].ticket = t.ticket;
+  t.back_to_back = st.devices[d].follows;
   auto step = ++t.step;
   auto ticket = t.ticket;
   auto job = j.id;
@@ -272,8 +279,18 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
           [self, job, index, ticket, step, d, t0](device_result& r) {
             auto& st = self->state;
             if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == ticket) {
-              st.devices[d].busy_us += now_us() - t0;
-              ++st.devices[d].proofs;
+              auto& dev = st.devices[d];
+              dev.busy_us += now_us() - t0;
+              ++dev.proofs;
+              auto* t = current(self, job, index, ticket, step);
+              if (t && t->back_to_back && dev.last_end_us && r.started_us >= dev.last_end_us) {
+                auto gap = r.started_us - dev.last_end_us;
+                ++dev.gaps;
+                dev.gap_us += gap;
+                dev.gap_max_us = std::max(dev.gap_max_us, gap);
+              }
+              dev.last_end_us = r.started_us + r.elapsed_us;
+              dev.follows = !st.staged[d].empty();  // read by prove() when pump dispatches it below
             }
             release_slot(st.devices, d, ticket);
             if (auto* t = current(self, job, index, ticket, step)) {
@@ -287,6 +304,7 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
           },
           [self, job, index, ticket, step, d, dev](caf::error& e) {
             auto& st = self->state;
+            if (static_cast<std::size_t>(d) < st.devices.size()) st.devices[d].follows = false;
             release_slot(st.devices, d, ticket);
             // Only the worker that answered is gone, not a replacement already in its slot.
             if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size() &&
@@ -617,6 +635,7 @@ void pump(sched_ptr self) {
       auto& j = st.jobs.at(job);
       prove(self, j, j.tasks[index], static_cast<int>(d));
     }
+    dev.follows = false;  // only the dispatch right after an end counts as back to back
     auto& stg = st.stagers[d];
     if (st.device_queue.empty() || !st.staged[d].empty()) continue;
     if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive) continue;
@@ -784,7 +803,8 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
           s.devices.push_back(device_usage{st.settings.devices.size() > d ? st.settings.devices[d] + ":" +
                                                                                 std::to_string(d)
                                                                           : "device" + std::to_string(d),
-                                           st.devices[d].busy_us, st.devices[d].proofs});
+                                           st.devices[d].busy_us, st.devices[d].proofs, st.devices[d].gaps,
+                                           st.devices[d].gap_us, st.devices[d].gap_max_us});
         s.retries = st.retries;
         s.tasks_queued = st.queue.size();
         for (auto& [id, j] : st.jobs)

@@ -376,7 +376,8 @@ status_report engine::status() {
     r.retries = s.retries;
     r.tasks_queued = s.tasks_queued;
     r.tasks_running = s.tasks_running;
-    for (auto& d : s.devices) r.devices.push_back(device_report{d.name, ms(d.busy_us), d.proofs});
+    for (auto& d : s.devices)
+      r.devices.push_back(device_report{d.name, ms(d.busy_us), d.proofs, d.gaps, ms(d.gap_us), ms(d.gap_max_us)});
   }, msg::status_atom::value);
   p_->ask(p_->supervisor, t, [&](msg::supervisor_status& s) {
     r.respawns = s.respawns;

@@ -131,6 +131,10 @@ struct device_report {
   std::string name;
   double busy_ms = 0;
   std::uint64_t proofs = 0;
+  // Partitions that were already waiting (staged) when the previous one ended, and the device's
+  // idle time before them: the engine's own gap between consecutive partitions.
+  std::uint64_t back_to_back = 0;
+  double gap_ms_total = 0, gap_ms_max = 0;
 };
 
 struct fault_report {

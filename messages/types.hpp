@@ -361,12 +361,13 @@ typename Inspector::result_type inspect(Inspector& f, prove_request& x) {
 struct device_result {
   task_ref task;
   partition_output output;
+  std::uint64_t started_us = 0;  // now_us() when the device began (same process as the scheduler)
   std::uint64_t elapsed_us = 0;
   bool operator==(const device_result&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_result& x) {
-  return f(caf::meta::type_name("device_result"), x.task, x.output, x.elapsed_us);
+  return f(caf::meta::type_name("device_result"), x.task, x.output, x.started_us, x.elapsed_us);
 }
 
 struct device_status {
@@ -430,14 +431,17 @@ typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
            x.reserved_bytes);
 }
 
+// gaps: partitions that were already staged when the previous one ended on the device; gap_us:
+// the device's idle time before them (previous end to this start, as the device measures it).
 struct device_usage {
   std::string name;
   std::uint64_t busy_us = 0, proofs = 0;
+  std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
   bool operator==(const device_usage&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
-  return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs);
+  return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs, x.gaps, x.gap_us, x.gap_max_us);
 }
 
 // The scheduler's view of a cluster node: how much of its capacity it uses.

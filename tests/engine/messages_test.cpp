@@ -132,7 +132,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   // Staged inputs are device memory of this process: a handle serializes as nothing.
   staged_handle stg{std::make_shared<zk::groth16::host_staged>(zk::groth16::synthesis{}, std::span<const zk::bigint<4>>{}), {}};
   REQUIRE(roundtrip(sys, stg).ptr == nullptr);
-  device_result dres{tr, out, rng()};
+  device_result dres{tr, out, rng(), rng()};
   REQUIRE(roundtrip(sys, dres) == dres);
   device_status dst{"device0", "cpu", rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, dst) == dst);
@@ -144,7 +144,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, ks) == ks);
   key_store_status kss{{ks, key_status{"/j", key_tier::warm, 0, 0}}, 1, 2, 3, 4};
   REQUIRE(roundtrip(sys, kss) == kss);
-  device_usage du{"cpu:0", rng(), rng()};
+  device_usage du{"cpu:0", rng(), rng(), rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, du) == du);
   node_load nl{rng(), 2, rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, nl) == nl);
