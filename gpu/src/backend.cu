@@ -11,7 +11,10 @@
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "ntt.cuh"
+#include "synthesis.cuh"
+#include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/pce.hpp"
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::gpu {
@@ -165,6 +168,8 @@ class cuda_staged final : public zk::groth16::staged_inputs {
   std::size_t n_vars() const { return n_vars_; }
   int device() const { return ctx_->device; }
   cudaEvent_t ready() const { return ready_; }
+  cudaStream_t stream() const { return ctx_->stream; }
+  staging_context& staging() const { return *ctx_; }
   void fill(const zk::groth16::synthesis& syn, std::span<const scalar> w) {
     const void* src[3] = {syn.a.data(), syn.b.data(), syn.c.data()};
     for (int i = 0; i < 3; ++i) ctx_->upload(vec(i), src[i], n_ * 32);
@@ -228,6 +233,13 @@ struct cuda_backend::impl {
     std::uint64_t sample = 0;
   };
   std::map<std::tuple<int, const void*, std::size_t>, resident> bases;
+  // Resident constraint matrices (synthesize): per evaluator, with a sample of its coefficients.
+  struct resident_pce {
+    dbuf<unsigned char> dev;
+    csr_view a, b;
+    std::uint64_t sample = 0;
+  };
+  std::map<std::tuple<const void*, std::size_t, std::size_t>, resident_pce> pces;
 
   // FNV-1a over up to 64 evenly spaced points plus the last: microseconds, whatever the size.
   template <class Aff>
@@ -323,6 +335,50 @@ struct cuda_backend::impl {
     dbuf<unsigned char> d(bytes);
     upload_async(d.get(), b.data(), bytes);
     return bases.emplace(key, resident{std::move(d), sample}).first->second.dev.get();
+  }
+
+  // The evaluator's two matrices on the device, uploaded on first use (one allocation: row
+  // starts, signals and coefficients of A then B, each part 256-byte aligned).
+  const resident_pce& resident_matrices(const zk::groth16::constraint_evaluator& pce) {
+    const auto& A = pce.a();
+    const auto& B = pce.b();
+    auto key = std::make_tuple(static_cast<const void*>(&pce), A.entries(), B.entries());
+    auto sample = sample_of(std::span<const zk::groth16::fr>(A.coeff)) ^ (sample_of(std::span<const zk::groth16::fr>(B.coeff)) * 31);
+    auto it = pces.find(key);
+    if (it != pces.end() && it->second.sample == sample) return it->second;
+    if (it != pces.end()) pces.erase(it);
+    auto align = [](std::size_t x) { return (x + 255) & ~std::size_t(255); };
+    auto part_bytes = [&](const zk::groth16::csr_matrix& m) {
+      return align(m.row_start.size() * 8) + align(m.signal.size() * 4) + align(m.coeff.size() * 32);
+    };
+    std::size_t bytes = part_bytes(A) + part_bytes(B);
+    if (bytes > free_bytes()) {
+      bases.clear();
+      pces.clear();
+      h_vectors.reset();
+      scratch.release();
+      if (bytes > free_bytes()) throw std::runtime_error("cuda synthesize: the constraint matrices do not fit in device memory");
+    }
+    make_room(bytes);
+    resident_pce r;
+    r.dev = dbuf<unsigned char>(bytes);
+    r.sample = sample;
+    unsigned char* p = r.dev.get();
+    auto put = [&](const zk::groth16::csr_matrix& m, csr_view& v) {
+      v.rows = m.rows();
+      v.row_start = reinterpret_cast<const uint64_t*>(p);
+      upload_async(p, m.row_start.data(), m.row_start.size() * 8);
+      p += align(m.row_start.size() * 8);
+      v.signal = reinterpret_cast<const uint32_t*>(p);
+      if (!m.signal.empty()) upload_async(p, m.signal.data(), m.signal.size() * 4);
+      p += align(m.signal.size() * 4);
+      v.coeff = reinterpret_cast<const fr_d*>(p);
+      if (!m.coeff.empty()) upload_async(p, m.coeff.data(), m.coeff.size() * 32);
+      p += align(m.coeff.size() * 32);
+    };
+    put(A, r.a);
+    put(B, r.b);
+    return pces.emplace(key, std::move(r)).first->second;
   }
 
   // Points per device run so that scratch fits next to what is resident.
@@ -520,6 +576,26 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::stage(zk::groth16::syn
   return stage_on(impl_->staging, std::move(syn), witness);
 }
 
+std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::groth16::constraint_evaluator& pce,
+                                                                    std::span<const scalar> witness) {
+  if (witness.size() != pce.n_vars())
+    throw zk::input_error("witness has " + std::to_string(witness.size()) + " values, the key expects nVars = " +
+                          std::to_string(pce.n_vars()));
+  auto& I = *impl_;
+  std::lock_guard lock(I.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  const auto& m = I.resident_matrices(pce);  // on the staging stream, before the witness
+  const std::size_t n = pce.domain_size();
+  auto staged = std::make_unique<cuda_staged>(I.staging, n, witness.size());
+  staged->staging().upload(staged->vec(3), witness.data(), witness.size_bytes());
+  synthesize_device(m.a, m.b, staged->vec(3), n, staged->vec(0), staged->vec(1), staged->vec(2), staged->stream());
+  CUZK_CUDA(cudaEventRecord(staged->ready(), staged->stream()));
+  // Waited for here, so that the prover's synthesis time is the synthesis (the proof would wait
+  // for it anyway).
+  CUZK_CUDA(cudaEventSynchronize(staged->ready()));
+  return staged;
+}
+
 std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
   return std::make_unique<cuda_stager>(std::make_shared<staging_context>(impl_->opt.device, impl_->opt.staging_bytes));
 }
@@ -559,6 +635,7 @@ void cuda_backend::release_caches() {
   std::lock_guard lock(impl_->mu);
   CUZK_CUDA(cudaStreamSynchronize(impl_->compute));
   impl_->bases.clear();
+  impl_->pces.clear();
   impl_->scratch.release();
   impl_->scalars.reset();
   impl_->h_vectors.reset();

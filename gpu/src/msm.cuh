@@ -60,6 +60,9 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::siz
 
 constexpr uint32_t no_key = 0xffffffffu;
 
+// Each thread's pairs are added in order; a point is loaded when its turn comes. (Software
+// pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%
+// of this on the H200 and slower for G2: docs/benchmarks.md, 2026-12-02 16:25.)
 template <class F>
 __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
                                       std::size_t M, unsigned K, unsigned nb,

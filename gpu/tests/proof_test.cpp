@@ -1,6 +1,7 @@
 // Whole Groth16 proofs on the CUDA backend against the CPU backend, byte for byte with the same r
-// and s: staged by the backend itself, by a stager on another thread (two partitions staged before
-// either is proved, as the engine's stager does), in forced MSM chunks, and from host inputs.
+// and s: synthesized on the device, synthesized on the host and staged by the backend, staged by a
+// stager on another thread (two partitions staged before either is proved, as the engine's stager
+// does), in forced MSM chunks, and from host inputs.
 #include <catch2/catch.hpp>
 
 #include <future>
@@ -25,7 +26,7 @@ struct chain {
   zk::io::witness w;
 };
 
-chain make_chain(std::uint32_t n, std::uint64_t seed) {
+chain make_chain(std::uint32_t n, std::uint64_t seed, std::uint64_t input_seed = 1) {
   chain ch;
   auto& cs = ch.cs;
   cs.n_pub_out = 1;
@@ -36,7 +37,8 @@ chain make_chain(std::uint32_t n, std::uint64_t seed) {
   auto wire_of = [n](std::uint32_t k) { return k == n ? 1u : k + 2; };  // x_k
   std::uint64_t st = seed;
   std::vector<fr> x(n + 1);
-  x[0] = gpu::testgen::random_fr(st);
+  std::uint64_t in = input_seed;
+  x[0] = gpu::testgen::random_fr(in);
   for (std::uint32_t k = 0; k < n; ++k) {
     fr c = gpu::testgen::random_fr(st);
     zk::io::r1cs::constraint con;
@@ -71,12 +73,19 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
   REQUIRE(g16::verify(key.vk, publics, want));
 
   gpu::cuda_backend be;
-  SECTION("staged by the backend (its own staging stream)") {
+  SECTION("synthesized on the device (the matrices resident, only the witness uploaded)") {
     g16::prove_timings t;
     REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t) == want);
-    REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t) == want);  // bases now resident
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t) == want);  // matrices and bases now resident
     CHECK(t.h > 0);
     CHECK(t.msm_b2 > 0);
+    // Another witness of the same circuit (x_0 changed): the resident matrices serve it too.
+    auto other = make_chain((1u << 14) - 5, 41, 2);
+    REQUIRE(other.w.values != ch.w.values);
+    REQUIRE(g16::prove(key, pce, other.w, rnd, be) == g16::prove(key, pce, other.w, rnd, cpu));
+  }
+  SECTION("synthesized on the host, staged by the backend") {
+    REQUIRE(g16::prove_synthesized(key, pce.evaluate(ch.w), ch.w, rnd, be) == want);
   }
   SECTION("staged by a stager on another thread, two ahead") {
     auto stager = be.make_stager();

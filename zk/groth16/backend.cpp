@@ -1,5 +1,7 @@
 #include "zk/groth16/backend.hpp"
 
+#include "zk/groth16/pce.hpp"
+
 #include <chrono>
 #include <stdexcept>
 
@@ -14,6 +16,10 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 }  // namespace
+
+std::unique_ptr<staged_inputs> backend::synthesize(const constraint_evaluator& pce, std::span<const scalar> witness) {
+  return stage(pce.evaluate(witness), witness);
+}
 
 proof_sums backend::prove_sums(const key_points& key, staged_inputs& in, prove_timings* timings) {
   auto* host = dynamic_cast<host_staged*>(&in);

@@ -19,6 +19,8 @@ namespace cuzk::zk::groth16 {
 using namespace cuzk::zk::bls12_381;
 using scalar = bigint<4>;  // canonical (normal-form) scalar, < r
 
+class constraint_evaluator;  // zk/groth16/pce.hpp
+
 // The evaluations of A·w, B·w and C·w = (A·w)∘(B·w) over the domain, Montgomery form, each of
 // domain_size entries (rows past the last constraint are zero).
 struct synthesis {
@@ -98,6 +100,12 @@ class backend {
     return host_stager().stage(std::move(syn), witness);
   }
   virtual std::unique_ptr<stager> make_stager() { return std::make_unique<host_stager>(); }
+
+  // Synthesis and staging in one step, where the backend computes: by default pce.evaluate on
+  // the host, then stage(); the CUDA backend uploads only the witness and evaluates the key's
+  // matrices on the device (kept resident there, like the points). The witness must outlive the
+  // staged inputs.
+  virtual std::unique_ptr<staged_inputs> synthesize(const constraint_evaluator& pce, std::span<const scalar> witness);
 
   // h and the five MSMs of one proof. The default runs compute_h and the MSMs in sequence on
   // host_staged inputs; a device backend overrides it for its own staged inputs.

@@ -64,15 +64,15 @@ constraint_evaluator constraint_evaluator::build(const io::zkey& key) {
   return pce;
 }
 
-synthesis constraint_evaluator::evaluate(const io::witness& w) const {
-  if (w.values.size() != n_vars_)
-    throw input_error("witness has " + std::to_string(w.values.size()) + " values, the key expects nVars = " +
+synthesis constraint_evaluator::evaluate(std::span<const bigint<4>> w) const {
+  if (w.size() != n_vars_)
+    throw input_error("witness has " + std::to_string(w.size()) + " values, the key expects nVars = " +
                       std::to_string(n_vars_));
   synthesis s;
   s.a.resize(domain_size_);
   s.b.resize(domain_size_);
   s.c.resize(domain_size_);
-  const bigint<4>* wv = w.values.data();
+  const bigint<4>* wv = w.data();
   auto rows = [&](std::size_t lo, std::size_t hi) {
     for (std::size_t row = lo; row < hi; ++row) {
       fr a = row_dot(a_, row, wv), b = row_dot(b_, row, wv);

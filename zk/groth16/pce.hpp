@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "zk/groth16/backend.hpp"
@@ -44,7 +45,8 @@ class constraint_evaluator {
 
   // a = A·w, b = B·w, c = a∘b; parallel over rows. Throws input_error when the witness length
   // differs from the key's nVars.
-  synthesis evaluate(const io::witness& w) const;
+  synthesis evaluate(const io::witness& w) const { return evaluate(std::span<const bigint<4>>(w.values)); }
+  synthesis evaluate(std::span<const bigint<4>> w) const;
 
   // Bytes held by the matrices.
   std::size_t memory_bytes() const { return a_.memory_bytes() + b_.memory_bytes(); }

@@ -28,10 +28,13 @@ void check_witness(const io::zkey& key, const io::witness& w) {
 proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
             backend& be, prove_timings* timings) {
   check_witness(key, w);
+  check_key(key);
+  if (pce.n_vars() != key.n_vars || pce.domain_size() != key.domain_size)
+    throw input_error("constraint evaluator does not match the key's nVars / domainSize");
   auto t0 = clock_type::now();
-  synthesis syn = pce.evaluate(w);
+  auto staged = be.synthesize(pce, w.values);
   if (timings) timings->synthesis = seconds_since(t0);
-  return prove_synthesized(key, std::move(syn), w, rnd, be, timings);
+  return prove_staged(key, *staged, rnd, be, timings);
 }
 
 void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w) {
@@ -40,9 +43,13 @@ void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& 
   if (syn.a.size() != n || syn.b.size() != n || syn.c.size() != n)
     throw input_error("synthesis has " + std::to_string(syn.a.size()) + " rows, the key's domain is " +
                       std::to_string(n));
+  check_key(key);
+}
+
+void check_key(const io::zkey& key) {
   const std::size_t n_private_from = std::size_t{key.n_public} + 1;
   if (key.a.size() != key.n_vars || key.b1.size() != key.n_vars || key.b2.size() != key.n_vars ||
-      key.c.size() != key.n_vars - n_private_from || key.h.size() != n)
+      key.n_vars < n_private_from || key.c.size() != key.n_vars - n_private_from || key.h.size() != key.domain_size)
     throw input_error("zkey point sections do not match nVars / domainSize");
 }
 

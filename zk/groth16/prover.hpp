@@ -18,7 +18,8 @@
 
 namespace cuzk::zk::groth16 {
 
-// Synthesis then prove_synthesized.
+// Synthesis (backend::synthesize: on the host, or on the device for the CUDA backend) then
+// prove_staged.
 proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
             backend& be, prove_timings* timings = nullptr);
 
@@ -33,6 +34,8 @@ proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness&
 // Throws input_error when the witness or the synthesis does not fit the key (before staging: the
 // staged inputs no longer say what they were).
 void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w);
+// The key's point sections against its nVars and domain size.
+void check_key(const io::zkey& key);
 
 // The key's MSM points, as backends take them.
 key_points points_of(const io::zkey& key);

@@ -43,6 +43,8 @@ class cuda_backend : public zk::groth16::backend {
   std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
                                                     std::span<const zk::groth16::scalar> witness) override;
   std::unique_ptr<zk::groth16::stager> make_stager() override;
+  std::unique_ptr<zk::groth16::staged_inputs> synthesize(const zk::groth16::constraint_evaluator& pce,
+                                                         std::span<const zk::groth16::scalar> witness) override;
   zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                      zk::groth16::prove_timings* t = nullptr) override;
 
