@@ -107,6 +107,13 @@ struct scheduler_state {
 
 using sched_ptr = scheduler_actor::stateful_pointer<scheduler_state>;
 
+// "cpu:0", "cpu:1" for unnumbered backends; a backend named with its ordinal ("cuda:1") as is.
+std::string device_label(const engine_settings& s, std::size_t d) {
+  if (d >= s.devices.size()) return "device" + std::to_string(d);
+  const auto& name = s.devices[d];
+  return name.find(':') == std::string::npos ? name + ":" + std::to_string(d) : name;
+}
+
 order_key order_of(const job_t& j, std::uint32_t index) {
   return {-static_cast<int>(j.spec.prio), j.seq, j.id, index};
 }
@@ -800,9 +807,7 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         auto& st = self->state;
         scheduler_status s;
         for (std::size_t d = 0; d < st.devices.size(); ++d)
-          s.devices.push_back(device_usage{st.settings.devices.size() > d ? st.settings.devices[d] + ":" +
-                                                                                std::to_string(d)
-                                                                          : "device" + std::to_string(d),
+          s.devices.push_back(device_usage{device_label(st.settings, d),
                                            st.devices[d].busy_us, st.devices[d].proofs, st.devices[d].gaps,
                                            st.devices[d].gap_us, st.devices[d].gap_max_us});
         s.retries = st.retries;

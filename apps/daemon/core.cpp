@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "zk/error.hpp"
+#include "zk/groth16/backend_registry.hpp"
 #include "zk/io/snarkjs_json.hpp"
 #include "zk/io/wtns.hpp"
 #include "zk/io/zkey.hpp"
@@ -24,6 +25,27 @@ namespace fs = std::filesystem;
 using grpc::StatusCode;
 
 namespace {
+
+// One engine device per GPU: those [gpus] devices lists, or every visible GPU when it lists none
+// ("cuda:0", "cuda:1", ...); the CPU backend is one device. A GPU that is not there fails the
+// engine's start with the backend's one-line reason.
+std::vector<std::string> device_names(const config::gpus_section& g) {
+  std::string backend = g.backend;
+  try {
+    if (backend == "auto") backend = zk::groth16::resolve_backend_name("auto");
+  } catch (const std::exception&) {
+    backend = "cpu";
+  }
+  if (backend == "cpu") return {"cpu"};
+  std::vector<std::string> out;
+  if (g.devices.empty()) {
+    int n = std::max(1, zk::groth16::backend_device_count(backend));
+    for (int i = 0; i < n; ++i) out.push_back(backend + ":" + std::to_string(i));
+  } else {
+    for (int d : g.devices) out.push_back(backend + ":" + std::to_string(d));
+  }
+  return out;
+}
 
 std::int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -143,11 +165,7 @@ void core::start() {
   ec.host_budget = cfg_.memory.total_budget.automatic ? "auto" : std::to_string(cfg_.memory.total_budget.bytes);
   ec.host_margin_bytes = cfg_.memory.safety_margin.bytes;
   ec.vram_margin_bytes = cfg_.gpus.vram_safety_margin.bytes;
-  const std::string backend = cfg_.gpus.backend;
-  ec.devices.clear();
-  if (backend == "cpu" || cfg_.gpus.devices.empty()) ec.devices.push_back(backend);
-  else
-    for (std::size_t i = 0; i < cfg_.gpus.devices.size(); ++i) ec.devices.push_back(backend);
+  ec.devices = device_names(cfg_.gpus);
   ec.synthesizers = cfg_.synthesis.threads;
   ec.max_attempts = cfg_.scheduler.max_attempts;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;

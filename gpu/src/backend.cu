@@ -22,14 +22,16 @@ namespace cuzk::gpu {
 using namespace zk::bls12_381;
 using zk::groth16::scalar;
 
-bool device_present() {
+int device_count() {
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess) {
     cudaGetLastError();
-    return false;
+    return 0;
   }
-  return n > 0;
+  return n;
 }
+
+bool device_present() { return device_count() > 0; }
 
 std::string device_description() {
   if (!device_present()) return "no CUDA device";
@@ -284,6 +286,7 @@ struct cuda_backend::impl {
     }
   }
   ~impl() {
+    cudaSetDevice(opt.device);
     cudaDeviceSynchronize();
     for (auto e : {uploaded, t0, t1})
       if (e) cudaEventDestroy(e);
@@ -575,6 +578,9 @@ struct cuda_backend::impl {
 };
 
 cuda_backend::cuda_backend(cuda_options opt) : impl_(std::make_unique<impl>(opt)) {}
+std::string cuda_backend::name() const {
+  return impl_->opt.device == 0 ? "cuda" : "cuda:" + std::to_string(impl_->opt.device);
+}
 cuda_backend::~cuda_backend() = default;
 
 static unsigned log2_exact(std::size_t n, const char* what) {
@@ -677,6 +683,7 @@ void cuda_backend::compute_h_device(void* a, void* b, void* c, unsigned log_n) {
 void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(impl_->compute)); }
 void cuda_backend::release_caches() {
   std::lock_guard lock(impl_->mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
   CUZK_CUDA(cudaStreamSynchronize(impl_->compute));
   impl_->bases.clear();
   impl_->pces.clear();
@@ -705,16 +712,23 @@ std::vector<double> cuda_backend::time_ms(int warmup, int reps, const std::funct
 
 namespace {
 const bool registered = [] {
+  auto options = [](int ordinal) {
+    cuda_options o;
+    o.device = ordinal;
+    return o;
+  };
   zk::groth16::register_backend(
-      "cuda", [] { return std::unique_ptr<zk::groth16::backend>(new cuda_backend()); }, [] { return device_present(); },
-      [] {
-        cuda_options o;
+      "cuda",
+      [options](int ordinal) { return std::unique_ptr<zk::groth16::backend>(new cuda_backend(options(ordinal))); },
+      [] { return device_count(); },
+      [options](int ordinal) {
+        auto o = options(ordinal);
         return std::unique_ptr<zk::groth16::stager>(
             new cuda_stager(std::make_shared<staging_context>(o.device, o.staging_bytes)));
       },
-      [] {
+      [](int ordinal) {
         cudaDeviceProp p{};
-        if (cudaGetDeviceProperties(&p, cuda_options{}.device) != cudaSuccess) {
+        if (cudaGetDeviceProperties(&p, ordinal) != cudaSuccess) {
           cudaGetLastError();
           return std::uint64_t{0};
         }

@@ -73,6 +73,32 @@ TEST_CASE("engine proofs equal the direct prover's with the same randomness", "[
   REQUIRE(budgets_drain(e));
 }
 
+TEST_CASE("several devices (cpu:0, cpu:1) share a job's partitions, each with its own stager", "[engine]") {
+  std::mt19937_64 rng(17);
+  auto c = small_config();
+  c.devices = {"cpu:0", "cpu:1"};
+  c.synthesizers = 4;
+  auto e = engine::engine::start(c);
+  test::direct_prover direct;
+  auto req = sample_request(rng, 20);
+  req.randomness = test::fixed_randomness(5);
+  auto r = e.await(e.submit(req), 120s);
+  REQUIRE(r);
+  REQUIRE(r->state == engine::job_state::succeeded);
+  require_verifies(direct.key, *r, 20);
+  for (std::size_t i = 0; i < 20; ++i)
+    REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
+  auto s = e.status();
+  REQUIRE(s.devices.size() == 2);
+  // A device holds one partition staged and one proving: the rest must go to the other.
+  REQUIRE(s.devices[0].proofs > 0);
+  REQUIRE(s.devices[1].proofs > 0);
+  REQUIRE(s.devices[0].proofs + s.devices[1].proofs == 20);
+  REQUIRE(s.devices[0].back_to_back + s.devices[1].back_to_back <= 20);
+  REQUIRE(s.devices[0].gap_ms_max <= s.devices[0].gap_ms_total + 1e-9);
+  REQUIRE(budgets_drain(e));
+}
+
 TEST_CASE("a cold key with many partitions at once: evaluator built once and accounted memory within budget",
           "[engine]") {
   // The Rust engine's failure: the first proof built the constraint cache at full concurrency.

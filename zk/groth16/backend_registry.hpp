@@ -1,8 +1,12 @@
 // Compute backends by name, so that the command line and the engine can choose one ("cpu", "cuda",
 // "auto") without depending on the libraries that implement them. The CPU backend is always
 // registered; the CUDA library registers "cuda" from a static initializer when it is linked.
+//
+// A name may carry a device ordinal: "cuda:1" is the second GPU ("cuda" = "cuda:0"). Host
+// backends accept any ordinal ("cpu:3"), which is how tests simulate several devices.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -12,28 +16,32 @@
 
 namespace cuzk::zk::groth16 {
 
-using backend_factory = std::function<std::unique_ptr<backend>()>;
-// Whether the backend can run here (a CUDA backend: a device is present). Empty = always.
-using backend_probe = std::function<bool()>;
-
+using backend_factory = std::function<std::unique_ptr<backend>(int ordinal)>;
+// How many devices of this kind are present (a CUDA backend: visible GPUs). Empty = a host backend
+// (always available, any ordinal).
+using device_counter = std::function<int()>;
 // A stager for the backend's device, independent of any backend object (the engine's stager actor
 // owns one while the device actor owns the backend). Empty = host staging.
-using stager_factory = std::function<std::unique_ptr<stager>()>;
-
-// Bytes of memory the backend's device has (a GPU's total), or 0 for a host backend.
-using memory_probe = std::function<std::uint64_t()>;
+using stager_factory = std::function<std::unique_ptr<stager>(int ordinal)>;
+// Bytes of memory the device has (a GPU's total). Empty = a host backend (0).
+using memory_probe = std::function<std::uint64_t(int ordinal)>;
 
 // Registers (or replaces) a backend. Safe to call from static initializers.
-void register_backend(const std::string& name, backend_factory factory, backend_probe available = {},
+void register_backend(const std::string& name, backend_factory factory, device_counter devices = {},
                       stager_factory stager = {}, memory_probe memory = {});
 
 // Registered names, in registration order ("cpu" first).
 std::vector<std::string> registered_backends();
 
+// A registered name (with or without an ordinal) whose device is present.
 bool backend_available(const std::string& name);
 
-// "auto": "cuda" when registered and available, else "cpu". Throws std::invalid_argument for an
-// unknown name, std::runtime_error for a registered backend that cannot run here.
+// Devices of the named kind present here: a GPU count, or 1 for a host backend (0 if unknown).
+int backend_device_count(const std::string& name);
+
+// "auto": "cuda" when registered and available, else "cpu". Otherwise the name itself, checked.
+// Throws std::invalid_argument for an unknown name or a malformed ordinal, std::runtime_error for
+// a registered backend that cannot run here (no such device).
 std::string resolve_backend_name(const std::string& name);
 std::unique_ptr<backend> make_backend(const std::string& name);
 std::unique_ptr<stager> make_stager(const std::string& name);

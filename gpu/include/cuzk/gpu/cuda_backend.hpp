@@ -15,6 +15,7 @@ namespace cuzk::gpu {
 
 // True when a CUDA device can be used (false, never an exception, on a machine without one).
 bool device_present();
+int device_count();  // visible CUDA devices (0 without a driver or device)
 std::string device_description();
 
 struct cuda_options {
@@ -29,7 +30,7 @@ class cuda_backend : public zk::groth16::backend {
  public:
   explicit cuda_backend(cuda_options opt = {});
   ~cuda_backend() override;
-  std::string name() const override { return "cuda"; }
+  std::string name() const override;  // "cuda" for device 0, "cuda:N" for device N
 
   void compute_h(std::span<zk::groth16::fr> a, std::span<zk::groth16::fr> b, std::span<zk::groth16::fr> c,
                  std::span<zk::groth16::scalar> h) override;
