@@ -21,6 +21,7 @@
 // idempotent. A failed step (error, timeout, dead worker) re-queues the partition with attempt + 1;
 // after max_attempts the job fails with every reason collected. The answer to the job_ticket
 // request (from intake) is the job's outcome, delivered exactly once.
+#include <algorithm>
 #include <map>
 #include <set>
 #include <tuple>
@@ -633,8 +634,8 @@ void pump(sched_ptr self) {
     }
   }
   for (auto& key : placed) st.queue.erase(key);
+  // Each device takes its staged partition.
   for (std::size_t d = 0; d < st.devices.size(); ++d) {
-    // The device takes its staged partition; its stager stages the next (one ahead).
     auto& dev = st.devices[d];
     if (dev.handle && dev.alive && !dev.ticket && !st.staged[d].empty()) {
       auto [prio, seq, job, index] = *st.staged[d].begin();
@@ -643,8 +644,23 @@ void pump(sched_ptr self) {
       prove(self, j, j.tasks[index], static_cast<int>(d));
     }
     dev.follows = false;  // only the dispatch right after an end counts as back to back
+  }
+  // Then the stagers stage the next partitions (one ahead per device): idle devices first, and
+  // among those the one that has proved least, so a partition does not queue behind a busy device
+  // while another has nothing to do, and equal devices share the work.
+  if (st.device_queue.empty()) return;
+  std::vector<std::size_t> order(st.devices.size());
+  for (std::size_t d = 0; d < order.size(); ++d) order[d] = d;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
+    auto& a = st.devices[x];
+    auto& b = st.devices[y];
+    return std::make_pair(a.ticket != 0, a.proofs) < std::make_pair(b.ticket != 0, b.proofs);
+  });
+  for (auto d : order) {
+    if (st.device_queue.empty()) break;
+    auto& dev = st.devices[d];
     auto& stg = st.stagers[d];
-    if (st.device_queue.empty() || !st.staged[d].empty()) continue;
+    if (!st.staged[d].empty()) continue;
     if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive) continue;
     auto [prio, seq, job, index] = *st.device_queue.begin();
     st.device_queue.erase(st.device_queue.begin());
@@ -675,33 +691,33 @@ void fail_where(sched_ptr self, Pred pred, const std::string& reason) {
   }
 }
 
+// A worker's replacement takes its slot (keeping the slot's counters); the partition the dead one
+// held, if any, is retried.
+void replace_worker(sched_ptr self, std::vector<slot_t>& slots, const worker_replaced& r, const std::string& why) {
+  if (r.slot >= slots.size()) return;
+  auto [j, t] = holder_of(self, slots[r.slot].ticket);
+  auto& slot = slots[r.slot];
+  slot.handle = r.fresh;
+  slot.alive = bool(r.fresh);
+  slot.ticket = 0;
+  slot.last_end_us = 0;
+  slot.follows = false;
+  if (t) fail_attempt(self, *j, *t, why, true);
+}
+
 void on_replaced(sched_ptr self, worker_replaced& r) {
   auto& st = self->state;
   std::string why = std::string(to_string(r.who)) + " " + std::to_string(r.slot) + " died (" + r.reason + ")";
   switch (r.who) {
     case role::synthesizer:
     case role::remote_synthesizer:
-      if (r.slot < st.synths.size()) {
-        auto [j, t] = holder_of(self, st.synths[r.slot].ticket);
-        st.synths[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, st.synths[r.slot].busy_us, 0};
-        if (t) fail_attempt(self, *j, *t, why, true);
-      }
+      replace_worker(self, st.synths, r, why);
       break;
     case role::device:
-      if (r.slot < st.devices.size()) {
-        auto [j, t] = holder_of(self, st.devices[r.slot].ticket);
-        auto old = st.devices[r.slot];
-        st.devices[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, old.busy_us, old.proofs};
-        if (t) fail_attempt(self, *j, *t, why, true);
-      }
+      replace_worker(self, st.devices, r, why);
       break;
     case role::stager:
-      if (r.slot < st.stagers.size()) {
-        auto [j, t] = holder_of(self, st.stagers[r.slot].ticket);
-        auto old = st.stagers[r.slot];
-        st.stagers[r.slot] = slot_t{r.fresh, bool(r.fresh), 0, old.busy_us, old.proofs};
-        if (t) fail_attempt(self, *j, *t, why, true);
-      }
+      replace_worker(self, st.stagers, r, why);
       break;
     case role::vram_budget:
       if (r.slot < st.vram.size()) {
