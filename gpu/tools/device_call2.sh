@@ -2,21 +2,13 @@
 # Second device call of 2026-12-02 (kept as the record of what ran): tests with the register-radix
 # NTT, NTT A/B against the one-stage-per-step kernel, compute_h, MSM with per-stage events, the
 # host-scalar MSM after the threaded staging copies, and the 2^24 cuzk-setup proof again.
-set -u -o pipefail
-OUT=${OUT:-/tmp/out}; mkdir -p "$OUT/logs"
-S=$OUT/call2.txt; : >"$S"
-R=.device/run
+. "$(dirname "$0")/device_lib.sh"
 export CUZK_NTT_KERNEL=reg  # the register-radix NTT under test (the fallback below switches to stage)
-nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader | tee -a "$S"
-t0=$SECONDS
-timeout 200 $R cuzk_gpu_tests "[device]" --durations yes >"$OUT/logs/tests.log" 2>&1; rc=$?
-echo "tests rc=$rc ($((SECONDS - t0)) s)" | tee -a "$S"
-grep -E "test cases|assertions|FAILED|with expansion" "$OUT/logs/tests.log" | head -12 | tee -a "$S"
-if grep -q "FAILED" "$OUT/logs/tests.log" && grep -B3 FAILED "$OUT/logs/tests.log" | grep -qi "ntt\|compute_h"; then
+dev_header
+dev_tests --durations yes
+if grep -q "FAILED" "$L/tests.log" && grep -B3 FAILED "$L/tests.log" | grep -qi "ntt\|compute_h"; then
   echo "NTT tests failed: falling back to CUZK_NTT_KERNEL=stage" | tee -a "$S"; export CUZK_NTT_KERNEL=stage
 fi
-b() { local name=$1; shift; timeout 150 "$@" >"$OUT/logs/$name.log" 2>&1; echo "$name rc=$?" >>"$S"
-  grep -E "^\||stages|MISMATCH|error" "$OUT/logs/$name.log" | grep -v -- "---" | grep -v "^| benchmark" | tee -a "$S"; }
 b ntt_new $R cuzk_gpu_bench ntt 20,24,26,27 reps=10 warmup=2
 CUZK_NTT_KERNEL=stage b ntt_old $R cuzk_gpu_bench ntt 24,27 reps=10 warmup=2
 b h $R cuzk_gpu_bench h 20,24 reps=5
