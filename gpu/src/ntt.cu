@@ -1,6 +1,5 @@
 #include "ntt.cuh"
 
-#include <cstdlib>
 #include <cstring>
 
 #include "zk/ntt/domain.hpp"
@@ -88,139 +87,14 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
   }
 }
 
-// The same pass with each thread holding 8 elements in registers for up to 3 stages (radix 2^3):
-// shared memory is read and written once per 3 stages instead of once per stage, one barrier per 3
-// stages, and the first and last groups read and write global memory directly. Thread u of a group
-// whose stages touch row bits [b, b+M) owns the 2^M elements that differ only in those bits (times
-// 8 / 2^M such sets). Same tables, same results as ntt_pass.
-template <bool DIT, int M>
-__device__ __forceinline__ void radix_group(fr_d* sh, const fr_d* roots, fr_d* base, const fr_d* __restrict__ tw,
-                                            size_t l0, size_t S, unsigned k, unsigned t, unsigned s_top,
-                                            bool from_global, bool to_global) {
-  constexpr int X = 1 << M, U = 8 / X;
-  const unsigned tmask = (1u << t) - 1;
-  const unsigned b_lo = DIT ? k - 1 - s_top : k - M - s_top;  // lowest row bit of this group
-  const unsigned p_lo = b_lo + t;                             // the same bit in the tile index
-  const unsigned lowmask = (1u << p_lo) - 1;
-  fr_d v[8];
-  unsigned eb[U];
-#pragma unroll
-  for (int u = 0; u < U; ++u) {
-    unsigned unit = threadIdx.x + u * blockDim.x;
-    eb[u] = (unit & lowmask) | ((unit >> p_lo) << (p_lo + M));
-  }
-#pragma unroll
-  for (int u = 0; u < U; ++u)
-#pragma unroll
-    for (int x = 0; x < X; ++x) {
-      unsigned e = eb[u] | (unsigned(x) << p_lo);
-      if (from_global) {
-        size_t off = size_t(e >> t) * S + (e & tmask);
-        fr_d a = ld(base + off);
-        if (DIT && tw) a = a * ld(tw + off + l0);
-        v[u * X + x] = a;
-      } else {
-        v[u * X + x] = ld(sh + e);
-      }
-    }
-#pragma unroll
-  for (int i = 0; i < M; ++i) {
-    const int bit = DIT ? i : M - 1 - i;
-    const unsigned s = DIT ? s_top - i : s_top + i;
-    const unsigned hmask = (1u << (k - 1 - s)) - 1;
-#pragma unroll
-    for (int u = 0; u < U; ++u)
-#pragma unroll
-      for (int x = 0; x < X; ++x) {
-        if ((x >> bit) & 1) continue;
-        const int x1 = x | (1 << bit);
-        const unsigned j = ((eb[u] | (unsigned(x) << p_lo)) >> t) & hmask;
-        fr_d& a = v[u * X + x];
-        fr_d& b = v[u * X + x1];
-        if (DIT) {
-          fr_d y = j ? b * ld(roots + (j << s)) : b;
-          b = a - y;
-          a = a + y;
-        } else {
-          fr_d d = a - b;
-          a = a + b;
-          b = j ? d * ld(roots + (j << s)) : d;
-        }
-      }
-  }
-#pragma unroll
-  for (int u = 0; u < U; ++u)
-#pragma unroll
-    for (int x = 0; x < X; ++x) {
-      unsigned e = eb[u] | (unsigned(x) << p_lo);
-      if (to_global) {
-        size_t off = size_t(e >> t) * S + (e & tmask);
-        fr_d a = v[u * X + x];
-        if (!DIT && tw) a = a * ld(tw + off + l0);
-        st(base + off, a);
-      } else {
-        st(sh + e, v[u * X + x]);
-      }
-    }
-}
-
-// Launch with 2^(k+t-3) threads (k + t >= 3); shared memory as ntt_pass.
-template <bool DIT>
-__global__ void __launch_bounds__(256) ntt_pass_reg(fr_d* data, unsigned r, unsigned k, unsigned t,
-                                                    const fr_d* __restrict__ small, const fr_d* __restrict__ tw) {
-  extern __shared__ uint4 shraw[];
-  fr_d* sh = reinterpret_cast<fr_d*>(shraw);
-  const unsigned T = 1u << (k + t);
-  fr_d* roots = sh + T;
-  const size_t S = size_t(1) << (r - k);
-  const size_t lblocks = S >> t;
-  const size_t hi = blockIdx.x / lblocks;
-  const size_t l0 = (blockIdx.x % lblocks) << t;
-  fr_d* base = data + (hi << r) + l0;
-  for (unsigned x = threadIdx.x; x < (1u << (k - 1)); x += blockDim.x) st(roots + x, ld(small + (size_t(x) << (small_log - k))));
-  __syncthreads();
-  const unsigned groups = (k + 2) / 3;
-  unsigned done = 0;
-  for (unsigned g = 0; g < groups; ++g) {
-    const unsigned m = std::min(3u, k - done);
-    const unsigned s_top = DIT ? k - 1 - done : done;
-    const bool first = g == 0, last = g + 1 == groups;
-    if (m == 3) radix_group<DIT, 3>(sh, roots, base, tw, l0, S, k, t, s_top, first, last);
-    else if (m == 2) radix_group<DIT, 2>(sh, roots, base, tw, l0, S, k, t, s_top, first, last);
-    else radix_group<DIT, 1>(sh, roots, base, tw, l0, S, k, t, s_top, first, last);
-    done += m;
-    if (!last) __syncthreads();
-  }
-}
-
-// Which pass kernel runs: CUZK_NTT_KERNEL=reg (register radix) or =stage (one stage per step);
-// unset: the default below. The register-radix kernel passes the [device][ntt] tests but measured
-// slower on the H200 (7.6 ms against 5.96 at 2^24, equal at 2^27: docs/benchmarks.md), so it
-// stays opt-in.
-constexpr bool register_radix_default = false;
-bool use_register_radix() {
-  static const bool v = [] {
-    const char* e = std::getenv("CUZK_NTT_KERNEL");
-    if (e && std::strcmp(e, "stage") == 0) return false;
-    if (e && std::strcmp(e, "reg") == 0) return true;
-    return register_radix_default;
-  }();
-  return v;
-}
-
 template <bool DIT>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
                  cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
-  if (use_register_radix() && k + t >= 3) {
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass_reg<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
-    ntt_pass_reg<DIT><<<blocks, 1u << (k + t - 3), shm, s>>>(d, r, k, t, small, tw);
-  } else {
-    CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
-    unsigned threads = std::min<unsigned>(ntt_threads, 1u << (k - 1 + t));
-    ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw);
-  }
+  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  unsigned threads = std::min<unsigned>(ntt_threads, 1u << (k - 1 + t));
+  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw);
   CUZK_LAUNCHED();
 }
 

@@ -2,6 +2,7 @@
 # Second device call of 2026-12-02 (kept as the record of what ran): tests with the register-radix
 # NTT, NTT A/B against the one-stage-per-step kernel, compute_h, MSM with per-stage events, the
 # host-scalar MSM after the threaded staging copies, and the 2^24 cuzk-setup proof again.
+# (The register-radix kernel that CUZK_NTT_KERNEL selected was removed after it measured slower.)
 . "$(dirname "$0")/device_lib.sh"
 export CUZK_NTT_KERNEL=reg  # the register-radix NTT under test (the fallback below switches to stage)
 dev_header

@@ -4,6 +4,7 @@
 # compute_h, MSM with per-stage events, the host-scalar MSM, then a 2^22 chain key: `cuzk bench
 # prove` (staged inputs, five MSMs back to back) and the engine stream of issue 4 on the same key.
 #   run(command="tar -C .device -xJf .device/payload.tar.xz && gpu/tools/device_call3.sh", carry=[".device"])
+# (The register-radix kernel that CUZK_NTT_KERNEL selected was removed after this run measured it.)
 . "$(dirname "$0")/device_lib.sh"
 export CUZK_NTT_KERNEL=reg
 dev_header
