@@ -101,8 +101,15 @@ struct staging_context {
   }
 
   // Enqueues the copy on `stream`; returns when src has been read (the host waits only for a
-  // pinned buffer to come free).
+  // pinned buffer to come free). Pinned (page-locked) sources are copied by DMA directly.
   void upload(void* dst, const void* src, std::size_t bytes) {
+    if (bytes == 0) return;
+    if (is_pinned(src)) {
+      CUZK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream));
+      CUZK_CUDA(cudaEventRecord(pinned_free[0], stream));
+      CUZK_CUDA(cudaEventSynchronize(pinned_free[0]));  // the contract: src is read on return
+      return;
+    }
     auto* d = static_cast<unsigned char*>(dst);
     auto* s = static_cast<const unsigned char*>(src);
     for (std::size_t off = 0, i = 0; off < bytes; off += staging_bytes, ++i) {
@@ -113,6 +120,15 @@ struct staging_context {
       CUZK_CUDA(cudaMemcpyAsync(d + off, pinned[b], len, cudaMemcpyHostToDevice, stream));
       CUZK_CUDA(cudaEventRecord(pinned_free[b], stream));
     }
+  }
+
+  static bool is_pinned(const void* p) {
+    cudaPointerAttributes a{};
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+      cudaGetLastError();
+      return false;
+    }
+    return a.type == cudaMemoryTypeHost;
   }
 
   // Device -> host after the work already on `after`: chunk i+1 copies over the bus while the

@@ -3,6 +3,7 @@
 // test needs a device: without one it WARNs "SKIP" and returns (ctest runs "[device]" through
 // main.cpp, which exits 77 = skipped).
 #include <catch2/catch.hpp>
+#include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cstring>
@@ -195,6 +196,25 @@ TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload; n
   for (auto& p : ps.pts) p = -p;
   auto r4 = be.msm_g1(ps.pts, s);
   REQUIRE(r4 == -r1);
+}
+
+TEST_CASE("device G1 MSM from pinned host scalars (direct DMA) equals the pageable path", "[device][msm]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  const std::size_t n = 50000;
+  auto ps = gpu::testgen::progression<g1_curve>(1000, 21, true);
+  std::vector<g1_affine> bases(n);
+  for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % 1000];
+  auto scalars = gpu::testgen::random_scalars(n, 22);
+  void* pinned = nullptr;
+  REQUIRE(cudaHostAlloc(&pinned, n * 32, cudaHostAllocDefault) == cudaSuccess);
+  std::memcpy(pinned, scalars.data(), n * 32);
+  std::span<const bigint<4>> pinned_scalars(static_cast<const bigint<4>*>(pinned), n);
+  auto a = be.msm_g1(bases, pinned_scalars);
+  auto b = be.msm_g1(bases, scalars);
+  cudaFreeHost(pinned);
+  REQUIRE(a == b);
+  REQUIRE(a == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
 }
 
 TEST_CASE("cuda backend is registered", "[device]") {
