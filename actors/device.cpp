@@ -3,11 +3,10 @@
 // the blocking kernels run on the device's own thread. Any number of devices: one actor each, with
 // one VRAM budget each (the scheduler reserves a partition's device bytes there before dispatch).
 //
-// The inputs normally arrive staged by the device's stager actor (uploaded while the previous
-// partition computed); a request with a synthesis instead is staged here first.
+// The inputs arrive staged by the device's stager actor (uploaded while the previous partition
+// computed).
 #include "actors/actors.hpp"
 #include "actors/faults.hpp"
-#include "actors/staging.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
@@ -50,13 +49,8 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           if (forced) --st.forced_alloc_failures;
           if (forced || st.alloc_coin->flip())
             throw std::runtime_error("injected fault: device " + std::to_string(st.slot) + " allocation failed");
-          if (!req.key.ptr || !req.key.ptr->zkey || !req.witness.ptr)
-            throw std::runtime_error("device: request without key or witness");
-          if (!req.staged.ptr)
-            req.staged = stage_partition(req.key, req.synthesis, req.witness,
-                                         [&st](zk::groth16::synthesis&& syn, std::span<const zk::groth16::scalar> w) {
-                                           return st.backend->stage(std::move(syn), w);
-                                         });
+          if (!req.key.ptr || !req.key.ptr->zkey || !req.witness.ptr || !req.staged.ptr)
+            throw std::runtime_error("device: request without key, witness or staged inputs");
           const auto& key = *req.key.ptr->zkey;
           auto rnd = req.fixed_randomness ? req.randomness : zk::groth16::random_randomness();
           device_result r;

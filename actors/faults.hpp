@@ -41,11 +41,6 @@ class faulty_backend final : public zk::groth16::backend {
     kernel("msm_g2");
     return inner_->msm_g2(bases, scalars);
   }
-  std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
-                                                    std::span<const zk::groth16::scalar> witness) override {
-    return inner_->stage(std::move(syn), witness);
-  }
-  std::unique_ptr<zk::groth16::stager> make_stager() override { return inner_->make_stager(); }
   // Host inputs go through this wrapper's kernels (each may fail); the inner backend's own staged
   // inputs get one coin for the whole proof.
   zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,

@@ -5,10 +5,10 @@
 // scheduler reserves the partition's VRAM before it asks; the grant travels with the staged
 // handle until the device is done with it. For a CPU device staging keeps the buffers in place.
 #include "actors/actors.hpp"
-#include "actors/staging.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/prover.hpp"
 
 namespace cuzk::actors {
 
@@ -22,6 +22,33 @@ struct stager_state {
 
 using stager_ptr = stager_actor::stateful_pointer<stager_state>;
 
+// The synthesis buffers become the stager's: taken over when this is the last handle (the normal
+// case: the scheduler hands its handle over), copied otherwise.
+zk::groth16::synthesis take_synthesis(synthesis_handle& h) {
+  auto p = std::move(h.ptr);
+  h.reservation.ptr.reset();
+  if (p.use_count() == 1) return std::move(const_cast<zk::groth16::synthesis&>(*p));
+  return *p;
+}
+
+// Checks the inputs against the key, then stages them. The handle keeps the witness alive (host
+// staging refers to it in place), and the synthesis' host-budget grant goes with the buffers:
+// kept while host staging holds them, released as soon as a device has its own copy.
+staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key, synthesis_handle& syn,
+                              const witness_handle& witness) {
+  if (!key.ptr || !key.ptr->zkey || !syn.ptr || !witness.ptr)
+    throw std::runtime_error("staging: request without key, synthesis or witness");
+  zk::groth16::check_inputs(*key.ptr->zkey, *syn.ptr, *witness.ptr);
+  auto w = witness.ptr;
+  auto host_grant = syn.reservation.ptr;
+  std::unique_ptr<zk::groth16::staged_inputs> in = stager.stage(take_synthesis(syn), std::span(w->values));
+  if (in->device_bytes() > 0) host_grant.reset();
+  staged_handle h;
+  h.ptr = std::shared_ptr<zk::groth16::staged_inputs>(
+      in.release(), [w, host_grant](zk::groth16::staged_inputs* p) { delete p; });
+  return h;
+}
+
 stager_actor::behavior_type stager(stager_ptr self, std::uint32_t slot, std::string backend) {
   self->state.slot = slot;
   self->state.stager = zk::groth16::make_stager(backend);
@@ -31,10 +58,7 @@ stager_actor::behavior_type stager(stager_ptr self, std::uint32_t slot, std::str
         try {
           stage_result r;
           r.task = req.task;
-          r.staged = stage_partition(req.key, req.synthesis, req.witness,
-                                     [self](zk::groth16::synthesis&& syn, std::span<const zk::groth16::scalar> w) {
-                                       return self->state.stager->stage(std::move(syn), w);
-                                     });
+          r.staged = stage_partition(*self->state.stager, req.key, req.synthesis, req.witness);
           r.staged.device_reservation = std::move(req.device_reservation);
           r.elapsed_us = now_us() - t0;
           return r;

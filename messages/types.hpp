@@ -336,26 +336,24 @@ typename Inspector::result_type inspect(Inspector& f, stage_result& x) {
   return f(caf::meta::type_name("stage_result"), x.task, x.staged, x.elapsed_us);
 }
 
-// To a device: prove one partition, from inputs its stager placed (`staged`), or else from the
-// synthesis (the device stages it itself).
+// To a device: prove one partition from the inputs its stager placed there (the staged handle
+// carries the VRAM grant).
 struct prove_request {
   task_ref task;
   key_handle key;
-  synthesis_handle synthesis;
   staged_handle staged;
   witness_handle witness;
   bool fixed_randomness = false;
   zk::groth16::randomness randomness{};
-  keepalive device_reservation;  // the VRAM grant, released when the device lets go
   bool operator==(const prove_request& o) const {
-    return task == o.task && key == o.key && synthesis == o.synthesis && staged == o.staged && witness == o.witness &&
+    return task == o.task && key == o.key && staged == o.staged && witness == o.witness &&
            fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, prove_request& x) {
-  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.synthesis, x.staged, x.witness,
-           x.fixed_randomness, x.randomness, x.device_reservation);
+  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.staged, x.witness, x.fixed_randomness,
+           x.randomness);
 }
 
 struct device_result {

@@ -123,7 +123,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, sreq) == sreq);
   synth_result sres{tr, sh, wh, rng()};
   REQUIRE(roundtrip(sys, sres) == sres);
-  prove_request preq{tr, kh, sh, {}, wh, true, {random_fr(rng), random_fr(rng)}, {}};
+  prove_request preq{tr, kh, {}, wh, true, {random_fr(rng), random_fr(rng)}};
   REQUIRE(roundtrip(sys, preq) == preq);
   stage_request stq{tr, kh, sh, wh, {}};
   REQUIRE(roundtrip(sys, stq) == stq);
