@@ -188,6 +188,16 @@ const std::map<std::string, section_schema>& schema() {
            }
          }},
         {"vram_safety_margin", [](daemon_config& c, const toml::node& n) { size_value(n, false, &c.gpus.vram_safety_margin); }},
+        {"shifted_bases",
+         [](daemon_config& c, const toml::node& n) {
+           c.gpus.shifted_bases_off = n.is_string() && str(n) == "off";
+           if (c.gpus.shifted_bases_off) return;
+           try {
+             size_value(n, true, &c.gpus.shifted_bases);
+           } catch (const std::invalid_argument&) {
+             throw std::invalid_argument("\"auto\", \"off\" or a size like \"40GiB\"");
+           }
+         }},
         {"backend",
          [](daemon_config& c, const toml::node& n) {
            c.gpus.backend = str(n);
@@ -337,7 +347,8 @@ std::string daemon_config::to_toml() const {
                              {"safety_margin", memory.safety_margin.to_string()},
                              {"pinned_budget", memory.pinned_budget.to_string()}}},
       {"gpus", toml::table{{"vram_safety_margin", gpus.vram_safety_margin.to_string()},
-                           {"backend", gpus.backend}}},
+                           {"backend", gpus.backend},
+                           {"shifted_bases", gpus.shifted_bases_off ? std::string("off") : gpus.shifted_bases.to_string()}}},
       {"scheduler", toml::table{{"max_queued_jobs", std::int64_t(scheduler.max_queued_jobs)},
                                 {"max_partitions", std::int64_t(scheduler.max_partitions)},
                                 {"max_attempts", std::int64_t(scheduler.max_attempts)}}},

@@ -280,6 +280,14 @@ engine engine::start(const config& c) {
   } else {
     s.device_budget_bytes = parse_budget(c.device_budget);
   }
+  {
+    // Every device backend this process makes: the shifted copies must leave the budget free.
+    zk::groth16::backend_settings bs;
+    bs.keep_free_bytes = s.device_budget_bytes;
+    if (c.shifted_bases == "auto") bs.shifted_bases_bytes = zk::groth16::backend_settings::as_much_as_fits;
+    else if (c.shifted_bases != "off") bs.shifted_bases_bytes = parse_budget(c.shifted_bases);
+    zk::groth16::set_backend_settings(bs);
+  }
   s.synthesizers = c.synthesizers;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
     s.synthesizers = std::max(1u, std::thread::hardware_concurrency());

@@ -74,6 +74,9 @@ struct config {
   // scratch), or for a CPU device a quarter of the host's memory; or a size such as 8GiB.
   std::string device_budget = "auto";
   std::uint64_t vram_margin_bytes = std::uint64_t{512} << 20;
+  // Precomputed shifted copies of the keys' bases on GPU devices (faster MSMs for more memory):
+  // "off", "auto" (as many as fit beside the device budget) or a size such as 40GiB (at most that).
+  std::string shifted_bases = "off";
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons

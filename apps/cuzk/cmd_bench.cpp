@@ -1,8 +1,9 @@
 // `cuzk bench`: GPU primitive benchmarks (gpu/src/bench.cpp does the work).
-//   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident] [--reps N] [--warmup N]
+//   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident [--shifted]] [--reps N] [--warmup N]
 //   cuzk bench ntt --log-size 20,24,26,27
 //   cuzk bench h   --log-size 20,24          (compute_h on device-resident vectors)
-//   cuzk bench prove <zkey> <wtns> [--backend auto|cpu|cuda] [--reps N] [--warmup N]
+//   cuzk bench prove <zkey> <wtns> [--backend auto|cpu|cuda] [--shifted-bases off|auto|SIZE] [--reps N]
+//                    [--warmup N]
 //                                             (whole proofs from one loaded key, by stage)
 #include <CLI/CLI.hpp>
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,9 +34,25 @@ namespace cuzk::cli {
 namespace {
 
 struct prove_bench_options {
-  std::string zkey, wtns, backend = "auto", proof, pub;
+  std::string zkey, wtns, backend = "auto", proof, pub, shifted = "off";
   unsigned reps = 5, warmup = 1;
 };
+
+// "40GiB", "512MiB", "4096": bytes; nullopt for anything else.
+std::optional<std::uint64_t> size_in_bytes(const std::string& v) {
+  std::size_t pos = 0;
+  double x = 0;
+  try {
+    x = std::stod(v, &pos);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  const std::string unit = v.substr(pos);
+  const std::pair<const char*, double> units[] = {{"", 1}, {"B", 1}, {"KiB", 0x1p10}, {"MiB", 0x1p20}, {"GiB", 0x1p30}, {"TiB", 0x1p40}};
+  for (auto [name, scale] : units)
+    if (unit == name && x >= 0) return std::uint64_t(x * scale);
+  return std::nullopt;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -55,10 +73,14 @@ int prove_bench(const prove_bench_options& o) {
   t0 = now_ns();
   auto pce = g16::constraint_evaluator::build(key);
   double t_pce = seconds_since(t0);
-  auto be = g16::make_backend(backend_name);
-  std::printf("prove bench: %s, %u rows (domain 2^%u), %u wires, backend %s; key load %.3f s, pce build %.3f s\n",
-              o.zkey.c_str(), key.n_rows, key.log_domain, key.n_vars,
-              backend_name.c_str(), t_key, t_pce);
+  g16::backend_settings bs;
+  if (o.shifted == "auto") bs.shifted_bases_bytes = g16::backend_settings::as_much_as_fits;
+  else if (o.shifted != "off") bs.shifted_bases_bytes = *size_in_bytes(o.shifted);  // checked by the option
+  auto be = g16::make_backend(backend_name, bs);
+  std::printf("prove bench: %s, %u rows (domain 2^%u), %u wires, backend %s, shifted bases %s; key load %.3f s, "
+              "pce build %.3f s\n",
+              o.zkey.c_str(), key.n_rows, key.log_domain, key.n_vars, backend_name.c_str(), o.shifted.c_str(), t_key,
+              t_pce);
   // With the CUDA backend, "stage" is the upload of a, b, c and the witness, and h and the MSMs are
   // device times between CUDA events (the five run back to back with one synchronization).
   const char* names[] = {"synthesis", "stage (inputs to the device)", "h", "msm A", "msm B1", "msm B2", "msm C",
@@ -107,6 +129,11 @@ void register_prove_bench(CLI::App* sub) {
   p->add_option("--backend", opt->backend, "auto | cpu | cuda");
   p->add_option("--reps", opt->reps, "timed proofs (median reported)");
   p->add_option("--warmup", opt->warmup, "untimed proofs first (the first uploads the key to a GPU)");
+  p->add_option("--shifted-bases", opt->shifted,
+                "precomputed shifted copies of the key's bases on a GPU: off, auto (as many as fit) or a size")
+      ->check([](const std::string& v) {
+        return v == "off" || v == "auto" || size_in_bytes(v) ? std::string() : "off, auto or a size like 40GiB";
+      });
   p->add_option("--proof", opt->proof, "write the last proof here (proof.json)");
   p->add_option("--public", opt->pub, "write the last public signals here (public.json)");
   p->callback([opt] {
@@ -137,6 +164,7 @@ void register_bench(CLI::App& app) {
   auto* msm = sub->add_subcommand("msm", "multi-scalar multiplication");
   msm->add_option("--curve", opt->curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}));
   msm->add_flag("--resident", opt->resident, "bases and scalars already in device memory");
+  msm->add_flag("--shifted", opt->shifted, "with --resident: also time the MSM on precomputed shifted bases");
   add_common(msm);
   auto* ntt = sub->add_subcommand("ntt", "natural-order NTT over Fr");
   add_common(ntt);

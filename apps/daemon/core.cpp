@@ -165,6 +165,9 @@ void core::start() {
   ec.host_budget = cfg_.memory.total_budget.automatic ? "auto" : std::to_string(cfg_.memory.total_budget.bytes);
   ec.host_margin_bytes = cfg_.memory.safety_margin.bytes;
   ec.vram_margin_bytes = cfg_.gpus.vram_safety_margin.bytes;
+  ec.shifted_bases = cfg_.gpus.shifted_bases_off         ? "off"
+                     : cfg_.gpus.shifted_bases.automatic ? "auto"
+                                                         : std::to_string(cfg_.gpus.shifted_bases.bytes);
   ec.devices = device_names(cfg_.gpus);
   ec.synthesizers = cfg_.synthesis.threads;
   ec.max_attempts = cfg_.scheduler.max_attempts;

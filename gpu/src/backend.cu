@@ -1,6 +1,7 @@
 // cuda_backend: device context (streams, pinned staging, caches, memory plan) around the NTT and
 // MSM engines, and its registration as "cuda".
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -252,10 +253,24 @@ struct cuda_backend::impl {
   // Resident bases: (kind, host pointer, count) -> device copy, with a checksum of sampled points:
   // a key evicted and another mapped at the same address with the same size must not be served
   // the old points (the mapping's address is all the pointer says).
+  // With shifted sets (msm.cuh), dev holds `sets` copies of the n points, set j = 2^(c j) P.
   struct resident {
     dbuf<unsigned char> dev;
     std::uint64_t sample = 0;
+    std::size_t n = 0, point_bytes = 0;
+    unsigned shift_c = 0;  // 0: plain bases
   };
+  // Where an MSM's bases live: plain, or shifted sets `stride` points apart.
+  struct msm_bases {
+    const void* ptr = nullptr;
+    std::size_t stride = 0;  // 0: plain
+    unsigned c = 0;          // the sets' window bits
+  };
+  static msm_bases bases_of(const resident& r) {
+    return {r.dev.get(), r.shift_c ? r.n : 0, r.shift_c};
+  }
+  // Shifted sets made from device bases the caller owns (benchmarks): (kind, pointer, n).
+  std::map<std::tuple<int, const void*, std::size_t>, resident> device_shifted;
   std::map<std::tuple<int, const void*, std::size_t>, resident> bases;
   // Resident constraint matrices (synthesize): per evaluator, with a sample of its coefficients.
   struct resident_pce {
@@ -350,11 +365,11 @@ struct cuda_backend::impl {
   }
 
   template <class Aff>
-  const void* resident_bases(int kind, std::span<const Aff> b) {
+  msm_bases resident_bases(int kind, std::span<const Aff> b) {
     auto key = std::make_tuple(kind, static_cast<const void*>(b.data()), b.size());
     auto sample = sample_of(b);
     auto it = bases.find(key);
-    if (it != bases.end() && it->second.sample == sample) return it->second.dev.get();
+    if (it != bases.end() && it->second.sample == sample) return bases_of(it->second);
     if (it != bases.end()) bases.erase(it);
     std::size_t bytes = b.size_bytes();
     if (bytes > free_bytes()) {
@@ -367,7 +382,60 @@ struct cuda_backend::impl {
     make_room(bytes);
     dbuf<unsigned char> d(bytes);
     upload_async(d.get(), b.data(), bytes);
-    return bases.emplace(key, resident{std::move(d), sample}).first->second.dev.get();
+    resident r{std::move(d), sample, b.size(), sizeof(Aff), 0};
+    if (shifted_allowed(kind, r.n)) shift(kind, r);
+    return bases_of(bases.emplace(key, std::move(r)).first->second);
+  }
+
+  // Device bytes the shifted sets of resident bases take beyond their plain copies.
+  std::size_t shifted_extra() const {
+    std::size_t total = 0;
+    for (const auto& [k, r] : bases)
+      if (r.shift_c) total += r.dev.size() - r.n * r.point_bytes;
+    return total;
+  }
+  // The policy: shifted sets when the options allow them, their extra bytes fit the budget, and
+  // what stays free covers keep_free plus both MSM lanes' scratch and two staged proofs.
+  bool shifted_allowed(int kind, std::size_t n) {
+    if (!opt.shifted_bases_bytes || opt.force_window_bits || n < 2) return false;
+    const unsigned c = shifted_window_bits(n), sets = (255 + c) / c;
+    if (std::size_t(sets) * n >= (std::size_t(1) << 31)) return false;  // 31-bit point indices
+    const std::size_t pb = kind == 2 ? 192 : 96, bytes = sets * n * pb, extra = bytes - n * pb;
+    if (extra > opt.shifted_bases_bytes || shifted_extra() > opt.shifted_bases_bytes - extra) return false;
+    auto sh = make_msm_shape(n, sms, c, true);
+    std::size_t reserve = opt.keep_free_bytes + msm_g1_scratch(sh) + msm_g2_scratch(sh) + 8 * n * 32;
+    return free_bytes() >= bytes + reserve;
+  }
+  // Replaces r's plain points by their shifted sets (set 0 is the plain copy).
+  void shift(int kind, resident& r) {
+    const unsigned c = shifted_window_bits(r.n), sets = (255 + c) / c;
+    const std::size_t bytes = std::size_t(sets) * r.n * r.point_bytes;
+    make_room(bytes);
+    dbuf<unsigned char> d(bytes);
+    if (kind == 2) msm_g2_shift(r.dev.get(), r.n, c, sets, d.get(), compute);
+    else msm_g1_shift(r.dev.get(), r.n, c, sets, d.get(), compute);
+    CUZK_CUDA(cudaStreamSynchronize(compute));  // before the plain copy is freed
+    r.dev = std::move(d);
+    r.shift_c = c;
+  }
+  // Shifted sets of device bases the caller owns (built once per pointer and size).
+  msm_bases device_shifted_bases(int kind, const void* dev, std::size_t n) {
+    auto key = std::make_tuple(kind, dev, n);
+    auto it = device_shifted.find(key);
+    if (it != device_shifted.end()) return bases_of(it->second);
+    const unsigned c = shifted_window_bits(n), sets = (255 + c) / c;
+    if (std::size_t(sets) * n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: too many points for shifted sets");
+    const std::size_t pb = kind == 2 ? 192 : 96;
+    if (std::size_t(sets) * n * pb > free_bytes()) throw std::runtime_error("cuda msm: the shifted sets do not fit in device memory");
+    resident r;
+    r.n = n;
+    r.point_bytes = pb;
+    make_room(std::size_t(sets) * n * pb);
+    r.dev = dbuf<unsigned char>(std::size_t(sets) * n * pb);
+    if (kind == 2) msm_g2_shift(dev, n, c, sets, r.dev.get(), compute);
+    else msm_g1_shift(dev, n, c, sets, r.dev.get(), compute);
+    r.shift_c = c;
+    return bases_of(device_shifted.emplace(key, std::move(r)).first->second);
   }
 
   // The evaluator's two matrices on the device, uploaded on first use (one allocation: row
@@ -417,15 +485,22 @@ struct cuda_backend::impl {
 
   // Points per device run so that the scratch in `ar` fits next to what is resident (and, when
   // `reserve` is given, next to that many more bytes another lane will take).
+  msm_shape shape_of(std::size_t len, const msm_bases& mb) const {
+    return mb.stride ? make_msm_shape(len, sms, mb.c, true) : make_msm_shape(len, sms, opt.force_window_bits);
+  }
   template <bool G2>
-  std::size_t chunk_points(std::size_t n, arena& ar, std::size_t reserve = 0) {
+  std::size_t scratch_need(std::size_t len, const msm_bases& mb) const {
+    auto sh = shape_of(len, mb);
+    return G2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh);
+  }
+  template <bool G2>
+  std::size_t chunk_points(std::size_t n, const msm_bases& mb, arena& ar, std::size_t reserve = 0) {
     if (opt.force_msm_chunk) return std::min(n, opt.force_msm_chunk);
     std::size_t avail = free_bytes() + ar.capacity();
     avail = avail > reserve ? avail - reserve : 0;
     std::size_t chunk = n;
     for (;;) {
-      auto sh = make_msm_shape(chunk, sms, opt.force_window_bits);
-      std::size_t need = (G2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh));
+      std::size_t need = scratch_need<G2>(chunk, mb);
       if (need <= avail) {
         if (need > ar.capacity()) make_room(need - ar.capacity() + reserve);
         return chunk;
@@ -435,8 +510,8 @@ struct cuda_backend::impl {
     }
   }
   template <bool G2>
-  std::size_t chunk_points(std::size_t n) {
-    return chunk_points<G2>(n, scratch);
+  std::size_t chunk_points(std::size_t n, const msm_bases& mb) {
+    return chunk_points<G2>(n, mb, scratch);
   }
 
   // Each MSM chunk's sum goes to a slot of `result`; the host reads them all in one copy after
@@ -454,22 +529,23 @@ struct cuda_backend::impl {
   static std::size_t chunks_of(std::size_t n, std::size_t chunk) { return n ? (n + chunk - 1) / chunk : 0; }
 
   // Enqueues sum s_i b_i in chunks of `chunk` points; chunk j's sum goes to slot first + j.
+  // (A chunk of shifted bases is the same point range of every set: the stride stays.)
   template <bool G2>
-  void msm_enqueue(const void* dbases, const uint64_t* dscalars, std::size_t n, std::size_t chunk,
+  void msm_enqueue(const msm_bases& mb, const uint64_t* dscalars, std::size_t n, std::size_t chunk,
                    std::size_t first) {
-    msm_enqueue<G2>(dbases, dscalars, n, chunk, first, scratch, compute);
+    msm_enqueue<G2>(mb, dscalars, n, chunk, first, scratch, compute);
   }
   template <bool G2>
-  void msm_enqueue(const void* dbases, const uint64_t* dscalars, std::size_t n, std::size_t chunk,
+  void msm_enqueue(const msm_bases& mb, const uint64_t* dscalars, std::size_t n, std::size_t chunk,
                    std::size_t first, arena& ar, cudaStream_t st) {
     constexpr std::size_t aff_bytes = G2 ? 192 : 96;
     for (std::size_t off = 0, j = first; off < n; off += chunk, ++j) {
       std::size_t len = std::min(chunk, n - off);
-      auto sh = make_msm_shape(len, sms, opt.force_window_bits);
-      const void* b = static_cast<const unsigned char*>(dbases) + off * aff_bytes;
+      auto sh = shape_of(len, mb);
+      const void* b = static_cast<const unsigned char*>(mb.ptr) + off * aff_bytes;
       void* out = result.get() + j * result_slot_bytes;
-      if (G2) ::cuzk::gpu::msm_g2_device(b, dscalars + 4 * off, sh, ar, out, st);
-      else ::cuzk::gpu::msm_g1_device(b, dscalars + 4 * off, sh, ar, out, st);
+      if (G2) ::cuzk::gpu::msm_g2_device(b, dscalars + 4 * off, sh, mb.stride, ar, out, st);
+      else ::cuzk::gpu::msm_g1_device(b, dscalars + 4 * off, sh, mb.stride, ar, out, st);
     }
   }
   // Copies `slots` results to the host after the compute stream's work (one synchronization).
@@ -491,11 +567,11 @@ struct cuda_backend::impl {
   }
 
   template <bool G2, class Jac, class Xyzz>
-  Jac msm_resident(const void* dbases, const uint64_t* dscalars, std::size_t n) {
+  Jac msm_resident(const msm_bases& mb, const uint64_t* dscalars, std::size_t n) {
     if (n == 0) return Jac::identity();
-    std::size_t chunk = chunk_points<G2>(n), count = chunks_of(n, chunk);
+    std::size_t chunk = chunk_points<G2>(n, mb), count = chunks_of(n, chunk);
     ensure_result_slots(count);
-    msm_enqueue<G2>(dbases, dscalars, n, chunk, 0);
+    msm_enqueue<G2>(mb, dscalars, n, chunk, 0);
     read_results(count);
     return sum_results<Jac, Xyzz>(0, count);
   }
@@ -513,18 +589,24 @@ struct cuda_backend::impl {
     unsigned L = 0;
     while ((std::size_t(1) << L) < n) ++L;
     // A first proof of a key uploads its points (on the staging stream, ordered by event).
-    const void* ba = resident_bases<zk::groth16::g1_affine>(1, key.a);
-    const void* bb1 = resident_bases<zk::groth16::g1_affine>(1, key.b1);
-    const void* bb2 = resident_bases<zk::groth16::g2_affine>(2, key.b2);
-    const void* bc = resident_bases<zk::groth16::g1_affine>(1, key.c);
-    const void* bh = resident_bases<zk::groth16::g1_affine>(1, key.h);
+    const msm_bases ba = resident_bases<zk::groth16::g1_affine>(1, key.a);
+    const msm_bases bb1 = resident_bases<zk::groth16::g1_affine>(1, key.b1);
+    const msm_bases bb2 = resident_bases<zk::groth16::g2_affine>(2, key.b2);
+    const msm_bases bc = resident_bases<zk::groth16::g1_affine>(1, key.c);
+    const msm_bases bh = resident_bases<zk::groth16::g1_affine>(1, key.h);
     ntt.prepare(L, compute);
+    // The G1 lane's chunk is planned for the most demanding of its four MSMs (one scratch arena).
+    std::size_t g1_need = 0, g1_len = std::max(nv, n);
+    const msm_bases* g1_most = &ba;
+    for (const msm_bases* mb : {&ba, &bb1, &bc, &bh}) {
+      std::size_t need = scratch_need<false>(g1_len, *mb);
+      if (need > g1_need) g1_need = need, g1_most = mb;
+    }
     // The G2 MSM gets the side lane when its scratch fits whole next to the G1 lane's.
-    std::size_t g1_need = msm_g1_scratch(make_msm_shape(std::max(nv, n), sms, opt.force_window_bits));
-    std::size_t c2 = chunk_points<true>(nv, side_scratch, std::max(g1_need, scratch.capacity()) - scratch.capacity());
+    std::size_t c2 = chunk_points<true>(nv, bb2, side_scratch, std::max(g1_need, scratch.capacity()) - scratch.capacity());
     const bool two_lanes = c2 == nv && !opt.force_msm_chunk;
-    if (!two_lanes) c2 = chunk_points<true>(nv);
-    std::size_t c1 = chunk_points<false>(std::max(nv, n));
+    if (!two_lanes) c2 = chunk_points<true>(nv, bb2);
+    std::size_t c1 = chunk_points<false>(g1_len, *g1_most);
     std::size_t na = chunks_of(nv, c1), nc = chunks_of(nv - npf, c1), nh = chunks_of(n, c1), nb2 = chunks_of(nv, c2);
     std::size_t slot_a = 0, slot_b1 = na, slot_b2 = 2 * na, slot_c = slot_b2 + nb2, slot_h = slot_c + nc;
     ensure_result_slots(slot_h + nh);
@@ -583,7 +665,7 @@ struct cuda_backend::impl {
     std::lock_guard lock(mu);
     CUZK_CUDA(cudaSetDevice(opt.device));
     if (b.empty()) return Jac::identity();
-    const void* db = resident_bases<Aff>(G2 ? 2 : 1, b);
+    const msm_bases db = resident_bases<Aff>(G2 ? 2 : 1, b);
     if (scalars.size() < 4 * s.size()) {
       scalars.reset();
       scalars = dbuf<uint64_t>(4 * s.size());
@@ -678,13 +760,30 @@ g1_jacobian cuda_backend::msm_g1(std::span<const g1_affine> bases, std::span<con
 g2_jacobian cuda_backend::msm_g2(std::span<const g2_affine> bases, std::span<const scalar> scalars) {
   return impl_->msm_host<true, g2_jacobian, g2_xyzz>(bases, scalars);
 }
-g1_jacobian cuda_backend::msm_g1_device(const void* bases, const void* scalars, std::size_t n) {
+g1_jacobian cuda_backend::msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted) {
   std::lock_guard lock(impl_->mu);
-  return impl_->msm_resident<false, g1_jacobian, g1_xyzz>(bases, static_cast<const uint64_t*>(scalars), n);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  impl::msm_bases mb{bases};
+  if (shifted) mb = impl_->device_shifted_bases(1, bases, n);
+  return impl_->msm_resident<false, g1_jacobian, g1_xyzz>(mb, static_cast<const uint64_t*>(scalars), n);
 }
-g2_jacobian cuda_backend::msm_g2_device(const void* bases, const void* scalars, std::size_t n) {
+g2_jacobian cuda_backend::msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted) {
   std::lock_guard lock(impl_->mu);
-  return impl_->msm_resident<true, g2_jacobian, g2_xyzz>(bases, static_cast<const uint64_t*>(scalars), n);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  impl::msm_bases mb{bases};
+  if (shifted) mb = impl_->device_shifted_bases(2, bases, n);
+  return impl_->msm_resident<true, g2_jacobian, g2_xyzz>(mb, static_cast<const uint64_t*>(scalars), n);
+}
+unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool g2) {
+  std::lock_guard lock(impl_->mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  auto mb = impl_->device_shifted_bases(g2 ? 2 : 1, bases, n);
+  CUZK_CUDA(cudaStreamSynchronize(impl_->compute));
+  return mb.c;
+}
+std::size_t cuda_backend::shifted_bytes() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->shifted_extra();
 }
 void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse) {
   std::lock_guard lock(impl_->mu);
@@ -702,6 +801,7 @@ void cuda_backend::release_caches() {
   CUZK_CUDA(cudaSetDevice(impl_->opt.device));
   CUZK_CUDA(cudaStreamSynchronize(impl_->compute));
   impl_->bases.clear();
+  impl_->device_shifted.clear();
   impl_->pces.clear();
   impl_->scratch.release();
   impl_->side_scratch.release();
@@ -728,14 +828,18 @@ std::vector<double> cuda_backend::time_ms(int warmup, int reps, const std::funct
 
 namespace {
 const bool registered = [] {
-  auto options = [](int ordinal) {
+  auto options = [](int ordinal, const zk::groth16::backend_settings& s = {}) {
     cuda_options o;
     o.device = ordinal;
+    o.shifted_bases_bytes = std::size_t(std::min<std::uint64_t>(s.shifted_bases_bytes, SIZE_MAX));
+    o.keep_free_bytes = std::size_t(std::min<std::uint64_t>(s.keep_free_bytes, SIZE_MAX));
     return o;
   };
   zk::groth16::register_backend(
       "cuda",
-      [options](int ordinal) { return std::unique_ptr<zk::groth16::backend>(new cuda_backend(options(ordinal))); },
+      [options](int ordinal, const zk::groth16::backend_settings& s) {
+        return std::unique_ptr<zk::groth16::backend>(new cuda_backend(options(ordinal, s)));
+      },
       [] { return device_count(); },
       [options](int ordinal) {
         auto o = options(ordinal);

@@ -15,12 +15,17 @@
 //    the segment results, then one thread combines the windows (Horner, c doublings each).
 // Zero digits are skipped; points at infinity (all-zero bytes) are skipped; P + P and P - P take
 // the doubling/identity branches of the formulas.
+//
+// With precomputed shifted bases (shifted.cuh: set j = 2^(c j) P), the digit of window j points at
+// set j's copy of the point and every window shares one set of buckets: same additions, one
+// bucket reduction, no window combination.
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
 
 #include "common.cuh"
 #include "cuzk/gpu/curve.cuh"
+#include "cuzk/gpu/shifted.cuh"
 #include "msm_entry.hpp"
 
 namespace cuzk::gpu {
@@ -28,13 +33,17 @@ namespace cuzk::gpu {
 struct msm_shape {
   std::size_t n;
   unsigned c, nwin, nb;  // window bits, windows, buckets per window (2^(c-1) + 1, bucket 0 unused)
+  bool shifted;          // digits index shifted base sets; all windows share one set of buckets
+  unsigned bucket_windows;  // sets of buckets: nwin, or 1 when shifted
   std::size_t M;         // n * nwin digit pairs
   unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
 };
 
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0);
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false);
+// Window bits of shifted sets for n points (>= 12, so at most max_shifted_sets sets).
+unsigned shifted_window_bits(std::size_t n);
 
 template <class T>
 __device__ __forceinline__ T load16(const T* p) {
@@ -55,8 +64,19 @@ __device__ __forceinline__ void store16(T* p, const T& v) {
   for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
 }
 
+// Window w of scalar i: key = w * key_stride + |digit|, value = (w * set_stride + i) | sign << 31.
+// Plain bases: key_stride = buckets per window, set_stride = 0. Shifted: 0 and the set stride.
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::size_t n, unsigned c, unsigned nwin,
-                                  unsigned nb, uint32_t* keys, uint32_t* vals);
+                                  unsigned key_stride, std::size_t set_stride, uint32_t* keys, uint32_t* vals);
+
+// Sets j < sets of each base (shifted.cuh): sets[j * n + i] = 2^(c j) bases[i].
+template <class F>
+__global__ void msm_shift_bases_kernel(const affine_d<F>* __restrict__ bases, std::size_t n, unsigned c,
+                                       unsigned sets, affine_d<F>* out) {
+  std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  shifted_copies<F>(load16(bases + i), c, sets, out + i, n);
+}
 
 constexpr uint32_t no_key = 0xffffffffu;
 
@@ -209,8 +229,9 @@ template <class F>
 std::size_t msm_scratch_bytes(const msm_shape& sh, std::size_t cub_temp) {
   using X = xyzz_d<F>;
   std::size_t slots1 = 2 * sh.T1, slots2 = 2 * ((slots1 + sh.K2 - 1) / sh.K2);
-  return 4 * sh.M * sizeof(uint32_t) + cub_temp + std::size_t(sh.nwin) * sh.nb * sizeof(X) +
-         (slots1 + slots2) * (sizeof(X) + 4) + 2 * std::size_t(sh.nwin) * sh.nseg * sizeof(X) + sizeof(X) + 4096;
+  return 4 * sh.M * sizeof(uint32_t) + cub_temp + std::size_t(sh.bucket_windows) * sh.nb * sizeof(X) +
+         (slots1 + slots2) * (sizeof(X) + 4) + 2 * std::size_t(sh.bucket_windows) * sh.nseg * sizeof(X) + sizeof(X) +
+         4096;
 }
 
 // Bump allocator over one device arena, kept across calls (no cudaMalloc per MSM).
@@ -242,11 +263,14 @@ class arena {
 std::size_t msm_cub_temp_bytes(std::size_t M, unsigned end_bit);
 unsigned msm_key_bits(const msm_shape& sh);
 
-// sum scalars[i] * bases[i] over device arrays; the result (XYZZ) is written to out_dev.
+// sum scalars[i] * bases[i] over device arrays; the result (XYZZ) is written to out_dev. With a
+// shifted shape, bases[j * set_stride + i] must hold 2^(c j) P_i for every window j.
 template <class F>
-void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, xyzz_d<F>* out_dev,
-             cudaStream_t s) {
+void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride,
+             arena& ar, xyzz_d<F>* out_dev, cudaStream_t s) {
   using X = xyzz_d<F>;
+  if (sh.shifted != (set_stride != 0)) throw std::logic_error("cuda msm: shifted shape without shifted bases");
+  const unsigned BW = sh.bucket_windows;
   unsigned end_bit = msm_key_bits(sh);
   std::size_t cub_temp = msm_cub_temp_bytes(sh.M, end_bit);
   ar.reserve(msm_scratch_bytes<F>(sh, cub_temp));
@@ -255,27 +279,28 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   uint32_t* v0 = ar.take<uint32_t>(sh.M);
   uint32_t* v1 = ar.take<uint32_t>(sh.M);
   void* temp = ar.take<unsigned char>(cub_temp);
-  X* buckets = ar.take<X>(std::size_t(sh.nwin) * sh.nb);
+  X* buckets = ar.take<X>(std::size_t(BW) * sh.nb);
   std::size_t slots1 = 2 * sh.T1, slots2 = 2 * ((slots1 + sh.K2 - 1) / sh.K2);
   uint32_t* sk1 = ar.take<uint32_t>(slots1);
   X* sp1 = ar.take<X>(slots1);
   uint32_t* sk2 = ar.take<uint32_t>(slots2);
   X* sp2 = ar.take<X>(slots2);
-  X* seg_a = ar.take<X>(std::size_t(sh.nwin) * sh.nseg);
-  X* seg_b = ar.take<X>(std::size_t(sh.nwin) * sh.nseg);
+  X* seg_a = ar.take<X>(std::size_t(BW) * sh.nseg);
+  X* seg_b = ar.take<X>(std::size_t(BW) * sh.nseg);
   msm_profile* prof = msm_profile_hook();
   auto mark = [&](int i) {
     if (prof) CUZK_CUDA(cudaEventRecord(prof->ev[i], s));
   };
 
   mark(0);
-  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, sh.n, sh.c, sh.nwin, sh.nb, k0, v0);
+  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, sh.n, sh.c, sh.nwin, sh.shifted ? 0 : sh.nb,
+                                                          set_stride, k0, v0);
   CUZK_LAUNCHED();
   mark(1);
   cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
   std::size_t tb = cub_temp;
   CUZK_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, keys, vals, sh.M, 0, int(end_bit), s));
-  CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(sh.nwin) * sh.nb * sizeof(X), s));
+  CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(BW) * sh.nb * sizeof(X), s));
   mark(2);
 
   constexpr unsigned acc_threads = 128;
@@ -297,8 +322,8 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   }
   mark(4);
 
-  msm_bucket_segments<F><<<blocks_for(std::size_t(sh.nwin) * sh.nseg, 64), 64, 0, s>>>(buckets, sh.nwin, sh.nb,
-                                                                                      sh.seg_len, sh.nseg, seg_a);
+  msm_bucket_segments<F><<<blocks_for(std::size_t(BW) * sh.nseg, 64), 64, 0, s>>>(buckets, BW, sh.nb, sh.seg_len,
+                                                                                 sh.nseg, seg_a);
   CUZK_LAUNCHED();
   mark(5);
   unsigned cnt = sh.nseg;
@@ -306,14 +331,23 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   while (cnt > 1) {
     constexpr unsigned G = 32;
     unsigned ng = (cnt + G - 1) / G;
-    msm_group_sums<F><<<blocks_for(std::size_t(sh.nwin) * ng, 64), 64, 0, s>>>(in, sh.nwin, cnt, G, ng, out);
+    msm_group_sums<F><<<blocks_for(std::size_t(BW) * ng, 64), 64, 0, s>>>(in, BW, cnt, G, ng, out);
     CUZK_LAUNCHED();
     cnt = ng;
     std::swap(in, out);
   }
-  msm_combine_windows<F><<<1, 32, 0, s>>>(in, sh.nwin, sh.c, out_dev);
+  msm_combine_windows<F><<<1, 32, 0, s>>>(in, BW, sh.c, out_dev);
   CUZK_LAUNCHED();
   mark(6);
+}
+
+// The shifted sets of n device bases into `out` (sets * n points).
+template <class F>
+void msm_shift_run(const affine_d<F>* bases, std::size_t n, unsigned c, unsigned sets, affine_d<F>* out,
+                   cudaStream_t s) {
+  if (sets > max_shifted_sets) throw std::logic_error("cuda msm: too many shifted sets");
+  if (n) msm_shift_bases_kernel<F><<<blocks_for(n, 64), 64, 0, s>>>(bases, n, c, sets, out);
+  CUZK_LAUNCHED();
 }
 
 }  // namespace cuzk::gpu

@@ -10,7 +10,7 @@ msm_profile*& msm_profile_hook() {
 }
 
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::size_t n, unsigned c, unsigned nwin,
-                                  unsigned nb, uint32_t* keys, uint32_t* vals) {
+                                  unsigned key_stride, std::size_t set_stride, uint32_t* keys, uint32_t* vals) {
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const uint4* p = reinterpret_cast<const uint4*>(scalars + 4 * i);
@@ -37,38 +37,55 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::siz
       neg = 0;
       carry = 0;
     }
-    keys[std::size_t(w) * n + i] = w * nb + mag;
-    vals[std::size_t(w) * n + i] = uint32_t(i) | (neg << 31);
+    keys[std::size_t(w) * n + i] = w * key_stride + mag;
+    vals[std::size_t(w) * n + i] = uint32_t(w * set_stride + i) | (neg << 31);
   }
 }
 
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c) {
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted) {
   if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 points in one run");
   msm_shape sh{};
   sh.n = n;
-  unsigned best = 2;
-  double best_cost = 1e300;
-  for (unsigned c = 2; c <= 22; ++c) {
-    double nwin = double((255 + c) / c);
-    double cost = nwin * (double(n) + 3.0 * double(1u << (c - 1)));
-    if (cost < best_cost) best_cost = cost, best = c;
+  sh.c = force_c ? force_c : shifted_window_bits(n);
+  if (!force_c && !shifted) {
+    // Windows x (points + a bucket's reduction, ~3 additions' worth, per bucket).
+    double best_cost = 1e300;
+    for (unsigned c = 2; c <= 22; ++c) {
+      double nwin = double((255 + c) / c);
+      double cost = nwin * (double(n) + 3.0 * double(1u << (c - 1)));
+      if (cost < best_cost) best_cost = cost, sh.c = c;
+    }
   }
-  sh.c = force_c ? force_c : best;
   sh.nwin = (255 + sh.c) / sh.c;
   sh.nb = (1u << (sh.c - 1)) + 1;
+  sh.shifted = shifted;
+  sh.bucket_windows = shifted ? 1 : sh.nwin;
+  if (shifted && sh.nwin > max_shifted_sets) throw std::invalid_argument("cuda msm: window too narrow for shifted bases");
   sh.M = n * sh.nwin;
   std::size_t per = sh.M / (std::size_t(std::max(num_sms, 1)) * 1024);
   sh.K1 = unsigned(std::clamp<std::size_t>(per, 8, 256));
   sh.T1 = (sh.M + sh.K1 - 1) / sh.K1;
   sh.K2 = 16;
-  std::size_t total = std::size_t(sh.nwin) * sh.nb;
+  std::size_t total = std::size_t(sh.bucket_windows) * sh.nb;
   sh.seg_len = unsigned(std::clamp<std::size_t>(total / 65536, 8, 256));
   sh.nseg = (sh.nb - 1 + sh.seg_len - 1) / sh.seg_len;
   return sh;
 }
 
+unsigned shifted_window_bits(std::size_t n) {
+  // One bucket reduction for all windows: windows x points + ~5 additions' worth per bucket (the
+  // measured cost of a bucket in the reduction against a point in the accumulation, H200).
+  unsigned best = 22;
+  double best_cost = 1e300;
+  for (unsigned c = 12; c <= 24; ++c) {
+    double cost = double((255 + c) / c) * double(n) + 5.0 * double(1u << (c - 1));
+    if (cost < best_cost) best_cost = cost, best = c;
+  }
+  return best;
+}
+
 unsigned msm_key_bits(const msm_shape& sh) {
-  uint32_t maxkey = sh.nwin * sh.nb - 1;
+  uint32_t maxkey = sh.bucket_windows * sh.nb - 1;
   unsigned bits = 1;
   while (bits < 32 && (maxkey >> bits)) ++bits;
   return bits;

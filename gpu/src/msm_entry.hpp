@@ -10,10 +10,14 @@ namespace cuzk::gpu {
 struct msm_shape;
 class arena;
 
-void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, void* out_dev,
-                   cudaStream_t s);
-void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, void* out_dev,
-                   cudaStream_t s);
+// set_stride: 0 for plain bases; for a shifted shape, the distance in points between sets.
+void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
+                   void* out_dev, cudaStream_t s);
+void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
+                   void* out_dev, cudaStream_t s);
+// out[j * n + i] = 2^(c j) bases[i] for j < sets (device arrays; out holds sets * n points).
+void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);
+void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);
 std::size_t msm_g1_scratch(const msm_shape& sh);
 std::size_t msm_g2_scratch(const msm_shape& sh);
 

@@ -4,9 +4,13 @@
 
 namespace cuzk::gpu {
 
-void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, void* out_dev,
-                   cudaStream_t s) {
-  msm_run<fp_d>(static_cast<const g1_affine_d*>(bases), scalars, sh, ar, static_cast<g1_xyzz_d*>(out_dev), s);
+void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
+                   void* out_dev, cudaStream_t s) {
+  msm_run<fp_d>(static_cast<const g1_affine_d*>(bases), scalars, sh, set_stride, ar, static_cast<g1_xyzz_d*>(out_dev),
+                s);
+}
+void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s) {
+  msm_shift_run<fp_d>(static_cast<const g1_affine_d*>(bases), n, c, sets, static_cast<g1_affine_d*>(out), s);
 }
 std::size_t msm_g1_scratch(const msm_shape& sh) {
   return msm_scratch_bytes<fp_d>(sh, msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));

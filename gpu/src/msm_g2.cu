@@ -24,6 +24,7 @@ struct fp_call {
   __device__ __forceinline__ fp_call dbl() const { return {f.dbl()}; }
   friend __device__ __forceinline__ fp_call operator*(const fp_call& a, const fp_call& b) { return {fp_mul_call(a.f, b.f)}; }
   __device__ __forceinline__ fp_call sqr() const { return {fp_mul_call(f, f)}; }
+  __device__ __forceinline__ fp_call inverse() const { return {f.inverse()}; }
 };
 static_assert(sizeof(fp_call) == sizeof(fp_d));
 using fp2_call = fp2_d<fp_call>;
@@ -31,9 +32,14 @@ static_assert(sizeof(fp2_call) == sizeof(fp2_dev));
 
 }  // namespace
 
-void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, arena& ar, void* out_dev,
-                   cudaStream_t s) {
-  msm_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), scalars, sh, ar, static_cast<xyzz_d<fp2_call>*>(out_dev), s);
+void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
+                   void* out_dev, cudaStream_t s) {
+  msm_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), scalars, sh, set_stride, ar,
+                    static_cast<xyzz_d<fp2_call>*>(out_dev), s);
+}
+void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s) {
+  msm_shift_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), n, c, sets,
+                          static_cast<affine_d<fp2_call>*>(out), s);
 }
 std::size_t msm_g2_scratch(const msm_shape& sh) {
   return msm_scratch_bytes<fp2_call>(sh, msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));

@@ -224,3 +224,56 @@ TEST_CASE("cuda backend is registered", "[device]") {
   REQUIRE(zk::groth16::backend_available("cuda"));
   REQUIRE(zk::groth16::make_backend("cuda")->name() == "cuda");
 }
+
+TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[device][msm][shifted]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  // Device-resident bases, shifted on first use: random scalars, zeros, r - 1, infinity, repeats.
+  auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, std::vector<bigint<4>> scalars) {
+    using Curve = decltype(curve_tag);
+    constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
+    auto ps = gpu::testgen::progression<Curve>(D, seed, true);
+    if (scalars.empty()) scalars = gpu::testgen::random_scalars(n, seed + 1);
+    std::vector<zk::affine_t<Curve>> bases(n);
+    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
+    device_vec db(n * sizeof(bases[0])), ds(n * 32);
+    gpu::copy_to_device(db.p, bases.data(), n * sizeof(bases[0]));
+    gpu::copy_to_device(ds.p, scalars.data(), n * 32);
+    zk::jacobian_t<Curve> got;
+    if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n, true);
+    else got = be.msm_g1_device(db.p, ds.p, n, true);
+    INFO((g2 ? "g2" : "g1") << " n = " << n << ", D = " << D);
+    REQUIRE(got == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+    be.release_caches();
+  };
+  run(g1_curve{}, 1, 1, 300, {});
+  run(g1_curve{}, 1 << 10, 1 << 10, 301, {});
+  run(g1_curve{}, 12345, 4096, 302, {});
+  run(g1_curve{}, 1 << 18, 1 << 14, 303, {});
+  run(g1_curve{}, (1 << 20) + 3, 1 << 16, 304, {});
+  run(g1_curve{}, 5000, 3, 305, std::vector<bigint<4>>(5000, r_minus_1));
+  run(g1_curve{}, 5000, 3, 306, std::vector<bigint<4>>(5000));
+  run(g2_curve{}, 4097, 512, 307, {});
+  run(g2_curve{}, 3000, 3, 308, std::vector<bigint<4>>(3000, r_minus_1));
+
+  // Key bases through the policy: a backend allowed shifted sets uses them for host-span bases,
+  // in chunks too, with the same results as the plain backend.
+  gpu::cuda_options o;
+  o.shifted_bases_bytes = SIZE_MAX;
+  gpu::cuda_backend shifted(o);
+  check_msm<g1_curve>(shifted, 30000, 999, 310, true);
+  REQUIRE(shifted.shifted_bytes() > 0);
+  check_msm<g2_curve>(shifted, 3000, 100, 311, true);
+  o.force_msm_chunk = 777;
+  gpu::cuda_backend chunked(o);
+  check_msm<g1_curve>(chunked, 5000, 1234, 312, true);
+  REQUIRE(chunked.shifted_bytes() > 0);
+  // A budget too small for the sets: plain bases, same result.
+  o.force_msm_chunk = 0;
+  o.shifted_bases_bytes = 1000;
+  gpu::cuda_backend small(o);
+  check_msm<g1_curve>(small, 5000, 1234, 313, true);
+  REQUIRE(small.shifted_bytes() == 0);
+}

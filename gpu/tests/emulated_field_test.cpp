@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cuzk/gpu/curve.cuh"
+#include "cuzk/gpu/shifted.cuh"
 #include "zk/bls12_381/curves.hpp"
 
 using namespace cuzk;
@@ -19,14 +20,14 @@ template <class D, class H>
 D to_dev(const H& h) {
   static_assert(sizeof(D) == sizeof(H));
   D d;
-  std::memcpy(&d, &h, sizeof d);
+  std::memcpy(static_cast<void*>(&d), &h, sizeof d);
   return d;
 }
 template <class H, class D>
 H to_host(const D& d) {
   static_assert(sizeof(D) == sizeof(H));
   H h;
-  std::memcpy(&h, &d, sizeof h);
+  std::memcpy(static_cast<void*>(&h), &d, sizeof h);
   return h;
 }
 
@@ -102,4 +103,44 @@ TEST_CASE("emulated device Fp2 and XYZZ formulas match zk/curve", "[gpu][emulate
   neg.Y = -neg.Y;
   neg.add(d);  // P + (-P)
   REQUIRE(neg.is_identity());
+}
+
+TEST_CASE("emulated device inversion and shifted base sets match zk", "[gpu][emulated]") {
+  using namespace zk::bls12_381;
+  std::mt19937_64 rng(4242);
+  for (int it = 0; it < 20; ++it) {
+    fp a = random_field<fp>(rng);
+    REQUIRE(to_host<fp>(to_dev<gpu::fp_d>(a).inverse()) == a.inverse());
+    fr b = random_field<fr>(rng);
+    REQUIRE(to_host<fr>(to_dev<gpu::fr_d>(b).inverse()) == b.inverse());
+    fp2 c{random_field<fp>(rng), random_field<fp>(rng)};
+    REQUIRE(to_host<fp2>(to_dev<gpu::fp2_dev>(c).inverse()) * c == fp2::one());
+  }
+  REQUIRE(gpu::fp_d::zero().inverse().is_zero());
+
+  // Sets j = 2^(c j) P against doublings on the host; infinity stays all-zero in every set.
+  auto check = [&](auto curve_tag, unsigned c, unsigned sets) {
+    using Curve = decltype(curve_tag);
+    using aff = zk::affine_t<Curve>;
+    using jac = zk::jacobian_t<Curve>;
+    using F = std::conditional_t<std::is_same_v<Curve, g1_curve>, gpu::fp_d, gpu::fp2_dev>;
+    auto g = jac(Curve::generator());
+    std::vector<aff> pts = batch_normalize(std::vector<jac>{g.mul(zk::bigint<1>{{123457}}), g, jac::identity()});
+    for (const aff& p : pts) {
+      const std::size_t stride = 3;  // sets interleaved with other points' slots, as on the device
+      std::vector<gpu::affine_d<F>> out(sets * stride);
+      gpu::shifted_copies<F>(to_dev<gpu::affine_d<F>>(p), c, sets, out.data(), stride);
+      jac want = jac(p);
+      for (unsigned j = 0; j < sets; ++j) {
+        INFO("set " << j << ", c = " << c);
+        aff got = to_host<aff>(out[j * stride]);
+        REQUIRE(jac(got) == want);
+        if (p.is_identity()) REQUIRE(got.is_identity());
+        for (unsigned k = 0; k < c; ++k) want = want.dbl();
+      }
+    }
+  };
+  check(g1_curve{}, 13, 4);
+  check(g1_curve{}, 22, 12);
+  check(g2_curve{}, 16, 3);
 }

@@ -108,6 +108,17 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     gpu::cuda_backend chunked(o);
     REQUIRE(g16::prove(key, pce, ch.w, rnd, chunked) == want);
   }
+  SECTION("key bases with precomputed shifted sets (the daemon's default), plain and chunked") {
+    gpu::cuda_options o;
+    o.shifted_bases_bytes = SIZE_MAX;
+    gpu::cuda_backend shifted(o);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, shifted) == want);
+    REQUIRE(shifted.shifted_bytes() > 0);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, shifted) == want);  // the sets reused
+    o.force_msm_chunk = 3000;
+    gpu::cuda_backend chunked(o);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, chunked) == want);
+  }
   SECTION("host-staged inputs (the generic path)") {
     g16::host_stager host;
     auto in = host.stage(pce.evaluate(ch.w), ch.w.values);

@@ -12,12 +12,14 @@ namespace {
 
 // A device-like backend with two devices, recording the ordinal each factory was given.
 std::atomic<int> last_backend{-1}, last_stager{-1};
+std::atomic<std::uint64_t> last_shifted{0};
 
 void register_fake() {
   register_backend(
       "fake2",
-      [](int ordinal) {
+      [](int ordinal, const backend_settings& s) {
         last_backend = ordinal;
+        last_shifted = s.shifted_bases_bytes;
         return make_cpu_backend();
       },
       [] { return 2; },
@@ -51,6 +53,22 @@ TEST_CASE("backend names carry device ordinals; host backends take any", "[regis
   make_stager("fake2:1");
   REQUIRE(last_stager == 1);
   REQUIRE(backend_device_memory("fake2:1") == 1001);
+}
+
+TEST_CASE("backend settings reach the factory: explicit, or the process's", "[registry]") {
+  register_fake();
+  backend_settings s;
+  s.shifted_bases_bytes = 12345;
+  make_backend("fake2:1", s);
+  REQUIRE(last_shifted == 12345);
+  auto saved = current_backend_settings();
+  s.shifted_bases_bytes = backend_settings::as_much_as_fits;
+  set_backend_settings(s);
+  make_backend("fake2");
+  REQUIRE(last_shifted == backend_settings::as_much_as_fits);
+  set_backend_settings(saved);
+  make_backend("fake2");
+  REQUIRE(last_shifted == saved.shifted_bases_bytes);
 }
 
 TEST_CASE("bad backend names are refused with the reason", "[registry]") {

@@ -33,6 +33,25 @@ devices = [0, 1]
   CHECK(again.gpus.devices == c.gpus.devices);
 }
 
+TEST_CASE("gpus.shifted_bases: auto by default, off, or a size; printed back", "[config]") {
+  auto d = daemon_config::parse("", "empty.toml");
+  CHECK(d.gpus.shifted_bases.automatic);
+  CHECK_FALSE(d.gpus.shifted_bases_off);
+  auto off = daemon_config::parse("[gpus]\nshifted_bases = \"off\"\n", "t.toml");
+  CHECK(off.gpus.shifted_bases_off);
+  CHECK(daemon_config::parse(off.to_toml(), "printed.toml").gpus.shifted_bases_off);
+  auto sized = daemon_config::parse("[gpus]\nshifted_bases = \"40GiB\"\n", "t.toml");
+  CHECK_FALSE(sized.gpus.shifted_bases.automatic);
+  CHECK(sized.gpus.shifted_bases.bytes == 40ull << 30);
+  CHECK(daemon_config::parse(sized.to_toml(), "printed.toml").gpus.shifted_bases.bytes == 40ull << 30);
+  try {
+    daemon_config::parse("[gpus]\nshifted_bases = \"lots\"\n", "bad.toml");
+    FAIL("no error");
+  } catch (const config_error& e) {
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("bad.toml:2: key 'gpus.shifted_bases': expected \"auto\", \"off\""));
+  }
+}
+
 TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
   auto message_of = [](const std::string& text) {
     try {

@@ -20,13 +20,14 @@ struct entry {
 struct registry {
   std::mutex mu;
   std::vector<entry> entries;
+  backend_settings settings;
 };
 
 // Constructed on first use, so that static initializers in other libraries may register.
 registry& the_registry() {
   static registry* r = [] {
     auto* reg = new registry;
-    reg->entries.push_back({"cpu", [](int) { return make_cpu_backend(); }, {}, {}, {}});
+    reg->entries.push_back({"cpu", [](int, const backend_settings&) { return make_cpu_backend(); }, {}, {}, {}});
     return reg;
   }();
   return *r;
@@ -107,10 +108,24 @@ std::string resolve_backend_name(const std::string& name) {
   return name;
 }
 
-std::unique_ptr<backend> make_backend(const std::string& name) {
+std::unique_ptr<backend> make_backend(const std::string& name) { return make_backend(name, current_backend_settings()); }
+
+std::unique_ptr<backend> make_backend(const std::string& name, const backend_settings& settings) {
   std::string resolved = resolve_backend_name(name);
   auto [base, ordinal] = split(resolved);
-  return lookup(base).factory(ordinal);
+  return lookup(base).factory(ordinal, settings);
+}
+
+void set_backend_settings(const backend_settings& settings) {
+  auto& reg = the_registry();
+  std::lock_guard lock(reg.mu);
+  reg.settings = settings;
+}
+
+backend_settings current_backend_settings() {
+  auto& reg = the_registry();
+  std::lock_guard lock(reg.mu);
+  return reg.settings;
 }
 
 std::unique_ptr<stager> make_stager(const std::string& name) {

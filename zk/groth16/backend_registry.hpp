@@ -16,7 +16,17 @@
 
 namespace cuzk::zk::groth16 {
 
-using backend_factory = std::function<std::unique_ptr<backend>(int ordinal)>;
+// Tuning a device backend honours (a host backend ignores it). The daemon sets the process's
+// settings from its configuration once, before it makes any backend.
+struct backend_settings {
+  static constexpr std::uint64_t as_much_as_fits = ~std::uint64_t{0};
+  // Device bytes that precomputed shifted copies of resident key bases may take (0: none).
+  std::uint64_t shifted_bases_bytes = 0;
+  // Device bytes those copies must leave free (the memory the engine budgets for staged proofs).
+  std::uint64_t keep_free_bytes = 0;
+};
+
+using backend_factory = std::function<std::unique_ptr<backend>(int ordinal, const backend_settings&)>;
 // How many devices of this kind are present (a CUDA backend: visible GPUs). Empty = a host backend
 // (always available, any ordinal).
 using device_counter = std::function<int()>;
@@ -43,7 +53,11 @@ int backend_device_count(const std::string& name);
 // Throws std::invalid_argument for an unknown name or a malformed ordinal, std::runtime_error for
 // a registered backend that cannot run here (no such device).
 std::string resolve_backend_name(const std::string& name);
+// make_backend(name) uses the process's settings (default: none of the optional tuning).
 std::unique_ptr<backend> make_backend(const std::string& name);
+std::unique_ptr<backend> make_backend(const std::string& name, const backend_settings& settings);
+void set_backend_settings(const backend_settings& settings);
+backend_settings current_backend_settings();
 std::unique_ptr<stager> make_stager(const std::string& name);
 std::uint64_t backend_device_memory(const std::string& name);
 

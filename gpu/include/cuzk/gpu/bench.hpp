@@ -14,6 +14,7 @@ struct bench_options {
   std::string curve = "g1";      // msm: "g1" or "g2"
   std::vector<unsigned> log_sizes;
   bool resident = false;         // msm: bases and scalars already on the device
+  bool shifted = false;          // msm --resident: also on precomputed shifted bases
   int warmup = 1;
   int reps = 5;
 };

@@ -24,6 +24,12 @@ struct cuda_options {
   std::size_t staging_bytes = std::size_t(64) << 20;   // each of the two pinned staging buffers
   unsigned force_window_bits = 0;                      // MSM window (0: chosen by size); tests use it
   std::size_t force_msm_chunk = 0;                     // MSM points per device run (0: by free memory)
+  // Precomputed shifted copies of resident bases (one per MSM window, so that an MSM reduces one
+  // window's buckets): the device bytes they may take beyond the plain copies, in all. 0: none;
+  // SIZE_MAX: as many as fit. A set of bases gets them whole or not at all, in the order the
+  // bases are first used, and only while keep_free_bytes (plus the MSMs' scratch) stays free.
+  std::size_t shifted_bases_bytes = 0;
+  std::size_t keep_free_bytes = 0;
 };
 
 class cuda_backend : public zk::groth16::backend {
@@ -49,9 +55,14 @@ class cuda_backend : public zk::groth16::backend {
   zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                      zk::groth16::prove_timings* t = nullptr) override;
 
-  // Device-resident entry points (benchmarks, tests): pointers are device memory.
-  zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n);
-  zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n);
+  // Device-resident entry points (benchmarks, tests): pointers are device memory. `shifted` runs
+  // on the bases' shifted sets, made on first use for that pointer and size (shift_bases_device
+  // makes them ahead and returns their window bits).
+  zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
+  zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
+  unsigned shift_bases_device(const void* bases, std::size_t n, bool g2);
+  // Device bytes the shifted sets of resident key bases take beyond their plain copies.
+  std::size_t shifted_bytes() const;
   // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device.
   void ntt_device(void* data, unsigned log_n, bool inverse);
   // compute_h on device vectors; h ends in a (canonical).

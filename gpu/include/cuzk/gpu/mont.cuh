@@ -148,6 +148,29 @@ struct mont_t {
   CUZK_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
   CUZK_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
 
+  // a^(p-2) = 1/a by Fermat (0 for 0): square-and-multiply over the public exponent. Used only
+  // when bases are precomputed (shifted copies back to affine), never in an MSM's inner loop.
+  CUZK_HD mont_t inverse() const {
+    uint32_t e[N];
+    uint32_t borrow = 2;
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      uint32_t m = P::mod(i);
+      e[i] = m - borrow;
+      borrow = m < borrow ? 1 : 0;
+    }
+    mont_t r = one();
+#pragma unroll 1
+    for (int i = N - 1; i >= 0; --i) {
+#pragma unroll 1
+      for (int b = 31; b >= 0; --b) {
+        r = r.sqr();
+        if ((e[i] >> b) & 1) r = r * *this;
+      }
+    }
+    return r;
+  }
+
   // Montgomery form -> canonical integer (a Montgomery product with the integer 1).
   CUZK_HD mont_t from_mont() const {
     mont_t one_int = zero();
@@ -172,6 +195,11 @@ struct fp2_d {
     return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
   }
   CUZK_HD fp2_d sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
+  // 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2): one base-field inversion.
+  CUZK_HD fp2_d inverse() const {
+    F t = (c0.sqr() + c1.sqr()).inverse();
+    return {c0 * t, -(c1 * t)};
+  }
   CUZK_HD fp2_d& operator+=(const fp2_d& b) { return *this = *this + b; }
   CUZK_HD fp2_d& operator-=(const fp2_d& b) { return *this = *this - b; }
   CUZK_HD fp2_d& operator*=(const fp2_d& b) { return *this = *this * b; }
