@@ -65,24 +65,27 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
       if constexpr (g2) got = be.msm_g2_device(db, ds, n);
       else got = be.msm_g1_device(db, ds, n);
     });
-    if (std::getenv("CUZK_MSM_PROFILE")) {  // one more run with an event after each stage
+    // CUZK_MSM_PROFILE: one more run with an event after each stage.
+    auto profile = [&](bool on_shifted) {
+      if (!std::getenv("CUZK_MSM_PROFILE")) return;
       msm_profile prof;
       for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
       msm_profile_hook() = &prof;
-      if constexpr (g2) got = be.msm_g2_device(db, ds, n);
-      else got = be.msm_g1_device(db, ds, n);
+      if constexpr (g2) be.msm_g2_device(db, ds, n, on_shifted);
+      else be.msm_g1_device(db, ds, n, on_shifted);
       msm_profile_hook() = nullptr;
       CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
       const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
                              "window sums+combine"};
-      std::printf("  [msm %s 2^%u stages (ms):", g2 ? "g2" : "g1", L);
+      std::printf("  [msm %s 2^%u%s stages (ms):", g2 ? "g2" : "g1", L, on_shifted ? " shifted" : "");
       for (int i = 0; i < msm_profile::stages; ++i) {
         float ms = 0;
         CUZK_CHECK_CUDA(cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]));
         std::printf(" %s %.2f%s", names[i], ms, i + 1 < msm_profile::stages ? "," : "]\n");
       }
       for (auto& e : prof.ev) cudaEventDestroy(e);
-    }
+    };
+    profile(false);
     if (shifted) {
       // The same MSM on precomputed shifted sets (made once, timed apart).
       auto ts = std::chrono::steady_clock::now();
@@ -96,6 +99,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
       char sname[128];
       std::snprintf(sname, sizeof sname, "msm %s 2^%u resident shifted (c = %u, %u sets, built in %.2f s)",
                     g2 ? "g2" : "g1", L, c, (255 + c) / c, t_shift);
+      profile(true);
       extra.push_back({sname, median(stimes), *std::min_element(stimes.begin(), stimes.end()), got_s == want});
       be.release_caches();  // the sets are large: gone before the next size
     }
