@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <set>
 #include <mutex>
 #include <tuple>
 
@@ -269,6 +270,14 @@ struct cuda_backend::impl {
   static msm_bases bases_of(const resident& r) {
     return {r.dev.get(), r.shift_c ? r.n : 0, r.shift_c};
   }
+  // Key bases that lost their shifted sets to an eviction: they stay plain from then on, so that
+  // keys taking turns in too little memory do not rebuild sets (seconds each) at every proof.
+  std::set<std::tuple<int, const void*, std::size_t>> shifted_evicted;
+  void evict_bases() {
+    for (const auto& [k, r] : bases)
+      if (r.shift_c) shifted_evicted.insert(k);
+    bases.clear();
+  }
   // Shifted sets made from device bases the caller owns (benchmarks): (kind, pointer, n).
   std::map<std::tuple<int, const void*, std::size_t>, resident> device_shifted;
   std::map<std::tuple<int, const void*, std::size_t>, resident> bases;
@@ -373,7 +382,7 @@ struct cuda_backend::impl {
     if (it != bases.end()) bases.erase(it);
     std::size_t bytes = b.size_bytes();
     if (bytes > free_bytes()) {
-      bases.clear();  // make room: the cache is only an optimisation
+      evict_bases();  // make room: the cache is only an optimisation
       h_vectors.reset();
       scratch.release();
       side_scratch.release();
@@ -383,7 +392,7 @@ struct cuda_backend::impl {
     dbuf<unsigned char> d(bytes);
     upload_async(d.get(), b.data(), bytes);
     resident r{std::move(d), sample, b.size(), sizeof(Aff), 0};
-    if (shifted_allowed(kind, r.n)) shift(kind, r);
+    if (shifted_allowed(kind, r.n) && !shifted_evicted.count(key)) shift(kind, r);
     return bases_of(bases.emplace(key, std::move(r)).first->second);
   }
 
@@ -454,7 +463,7 @@ struct cuda_backend::impl {
     };
     std::size_t bytes = part_bytes(A) + part_bytes(B);
     if (bytes > free_bytes()) {
-      bases.clear();
+      evict_bases();
       pces.clear();
       h_vectors.reset();
       scratch.release();
@@ -700,7 +709,7 @@ void cuda_backend::compute_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, 
     I.h_vectors.reset();
     std::size_t need = 3 * n * sizeof(fr_d) + ntt_engine::table_bytes(L);
     if (need > I.free_bytes() + I.scratch.capacity()) {
-      I.bases.clear();
+      I.evict_bases();
       I.scratch.release();
     }
     if (need > I.free_bytes()) throw std::runtime_error("cuda compute_h: the three vectors do not fit in device memory");

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdlib>
 
 #include "msm.cuh"
 
@@ -67,7 +68,18 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shif
   sh.T1 = (sh.M + sh.K1 - 1) / sh.K1;
   sh.K2 = 16;
   std::size_t total = std::size_t(sh.bucket_windows) * sh.nb;
-  sh.seg_len = unsigned(std::clamp<std::size_t>(total / 65536, 8, 256));
+  // Buckets per reduction segment. A segment ends with a double-and-add by its start (up to c - 1
+  // bits), so short segments pay for that and long ones for too few threads. Measured on the H200
+  // (G1): 13 windows of 2^19 buckets best at ~104, the plain rule (19.1 ms; 64: 24.5, 128: 21.5);
+  // one shifted window of 2^21 (c = 22) best at 64 (6.7-7.1 ms; 32: 13.6, 128: 10.3); of 2^23
+  // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). CUZK_MSM_SEG_LEN overrides it, for such runs.
+  static const unsigned env_seg = [] {
+    const char* e = std::getenv("CUZK_MSM_SEG_LEN");
+    return e ? unsigned(std::atoi(e)) : 0u;
+  }();
+  sh.seg_len = env_seg  ? env_seg
+               : shifted ? unsigned(std::clamp<std::size_t>(total / 32768, 64, 128))
+                         : unsigned(std::clamp<std::size_t>(total / 65536, 8, 256));
   sh.nseg = (sh.nb - 1 + sh.seg_len - 1) / sh.seg_len;
   return sh;
 }

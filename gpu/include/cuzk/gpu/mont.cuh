@@ -190,10 +190,37 @@ struct mont_t {
       t[2 * i] = ptx::madc_lo_cc(a[i], a[i], t[2 * i]);
       t[2 * i + 1] = ptx::madc_hi_cc(a[i], a[i], t[2 * i + 1]);
     }
-    // REDC of the low half by the CIOS rows, then + the high half.
+    wide w;
+#pragma unroll
+    for (int i = 0; i < 2 * N; ++i) w.v[i] = t[i];
+    return redc(w);
+  }
+
+  // Double-width values for lazy reduction (Fp2 products): a * b unreduced, sums and differences
+  // modulo 2^(64N), and REDC.
+  struct wide {
+    uint32_t v[2 * N];
+  };
+  // a * b for any a, b < 2^(32N) (so sums of two reduced values too).
+  CUZK_HD static wide mul_wide(const mont_t& a, const mont_t& b) {
+    uint32_t t[2 * N + 2];
+#pragma unroll
+    for (int i = 0; i < 2 * N + 2; ++i) t[i] = 0;
+    // Row i adds a * b_i at limb i; the sum of rows 0..i is below 2^(32 (N + i + 1)), so the
+    // row's top limb (N + i + 1) only ever receives a zero carry.
+#pragma unroll
+    for (int i = 0; i < N; ++i) mul_add_row(t + i, a.v, b.v[i]);
+    wide w;
+#pragma unroll
+    for (int i = 0; i < 2 * N; ++i) w.v[i] = t[i];
+    return w;
+  }
+  // REDC(t) = t / R mod p for t < p R: REDC of the low half by the CIOS rows (<= p), plus the
+  // high half (< p), then one conditional subtraction.
+  CUZK_HD static mont_t redc(const wide& t) {
     uint32_t acc[N + 2];
 #pragma unroll
-    for (int i = 0; i < N; ++i) acc[i] = t[i];
+    for (int i = 0; i < N; ++i) acc[i] = t.v[i];
     acc[N] = acc[N + 1] = 0;
 #pragma unroll
     for (int i = 0; i < N; ++i) {
@@ -204,11 +231,45 @@ struct mont_t {
       acc[N + 1] = 0;
     }
     mont_t r;
-    r.v[0] = ptx::add_cc(acc[0], t[N]);
+    r.v[0] = ptx::add_cc(acc[0], t.v[N]);
 #pragma unroll
-    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(acc[i], t[N + i]);
-    r.v[N - 1] = ptx::addc(acc[N - 1], t[2 * N - 1]);
+    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(acc[i], t.v[N + i]);
+    r.v[N - 1] = ptx::addc(acc[N - 1], t.v[2 * N - 1]);
     reduce_once(r.v);
+    return r;
+  }
+  // a + b without the reduction (< 2p for reduced a, b: the modulus leaves the top bit spare).
+  CUZK_HD static mont_t add_unreduced(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
+    r.v[N - 1] = ptx::addc(a.v[N - 1], b.v[N - 1]);
+    return r;
+  }
+  CUZK_HD static wide wide_add(const wide& a, const wide& b) {
+    wide r;
+    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
+    r.v[2 * N - 1] = ptx::addc(a.v[2 * N - 1], b.v[2 * N - 1]);
+    return r;
+  }
+  CUZK_HD static wide wide_sub(const wide& a, const wide& b) {
+    wide r;
+    r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
+#pragma unroll
+    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
+    r.v[2 * N - 1] = ptx::subc(a.v[2 * N - 1], b.v[2 * N - 1]);
+    return r;
+  }
+  // a - b + p^2 (modulo 2^(64N)): in [0, 2p^2) for a, b < p^2.
+  CUZK_HD static wide wide_sub_plus_p2(const wide& a, const wide& b) {
+    wide d = wide_sub(a, b), r;
+    r.v[0] = ptx::add_cc(d.v[0], P::mod_sq(0));
+#pragma unroll
+    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::addc_cc(d.v[i], P::mod_sq(i));
+    r.v[2 * N - 1] = ptx::addc(d.v[2 * N - 1], P::mod_sq(2 * N - 1));
     return r;
   }
   CUZK_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
@@ -257,9 +318,14 @@ struct fp2_d {
   friend CUZK_HD fp2_d operator-(const fp2_d& a, const fp2_d& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   CUZK_HD fp2_d operator-() const { return {-c0, -c1}; }
   CUZK_HD fp2_d dbl() const { return {c0.dbl(), c1.dbl()}; }
+  // Karatsuba with lazy reduction: three double-width products and two reductions (not three):
+  // c0 = REDC(a0 b0 - a1 b1 + p^2), c1 = REDC((a0 + a1)(b0 + b1) - a0 b0 - a1 b1), both < p R.
   friend CUZK_HD fp2_d operator*(const fp2_d& a, const fp2_d& b) {
-    F v0 = a.c0 * b.c0, v1 = a.c1 * b.c1;
-    return {v0 - v1, (a.c0 + a.c1) * (b.c0 + b.c1) - v0 - v1};
+    auto t0 = F::mul_wide(a.c0, b.c0), t1 = F::mul_wide(a.c1, b.c1);
+    auto sum = F::wide_add(t0, t1);
+    F c0 = F::redc(F::wide_sub_plus_p2(t0, t1));
+    auto t2 = F::mul_wide(F::add_unreduced(a.c0, a.c1), F::add_unreduced(b.c0, b.c1));
+    return {c0, F::redc(F::wide_sub(t2, sum))};
   }
   CUZK_HD fp2_d sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   // 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2): one base-field inversion.
