@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One device-tool call (fourth session of 2026-12-02), kept as the record of what ran: the device
-# tests; G1 MSMs on shifted bases for the window / segment-length knobs (CUZK_MSM_SHIFT_C,
-# CUZK_MSM_SEG_LEN); the G2 MSM with lazily reduced Fp2 products; 2^24 proofs plain and shifted.
+# tests; G1 MSMs on shifted bases for the window / segment-length knobs (CUZK_MSM_SHIFT_C, which
+# did not reach the backend in this build and is gone, so its runs repeat c = 22; CUZK_MSM_SEG_LEN);
+# the G2 MSM with lazily reduced Fp2 products; 2^24 proofs plain and shifted.
 #   run(command="tar -C .device -xJf .device/payload.tar.xz && gpu/tools/device_call8.sh",
 #       carry=[".device"], needs_h200=true)
 . "$(dirname "$0")/device_lib.sh"
