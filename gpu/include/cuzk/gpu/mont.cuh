@@ -55,12 +55,25 @@ struct mont_t {
     for (int i = 0; i < N; ++i) r[i] = borrow ? r[i] : t[i];
   }
 
+  // r = a + b and r = a - b over L limbs, modulo 2^(32L) (r may alias a or b).
+  template <int L>
+  CUZK_HD static void add_limbs(uint32_t* r, const uint32_t* a, const uint32_t* b) {
+    r[0] = ptx::add_cc(a[0], b[0]);
+#pragma unroll
+    for (int i = 1; i < L - 1; ++i) r[i] = ptx::addc_cc(a[i], b[i]);
+    r[L - 1] = ptx::addc(a[L - 1], b[L - 1]);
+  }
+  template <int L>
+  CUZK_HD static void sub_limbs(uint32_t* r, const uint32_t* a, const uint32_t* b) {
+    r[0] = ptx::sub_cc(a[0], b[0]);
+#pragma unroll
+    for (int i = 1; i < L - 1; ++i) r[i] = ptx::subc_cc(a[i], b[i]);
+    r[L - 1] = ptx::subc(a[L - 1], b[L - 1]);
+  }
+
   friend CUZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
     mont_t r;
-    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
-    r.v[N - 1] = ptx::addc(a.v[N - 1], b.v[N - 1]);
+    add_limbs<N>(r.v, a.v, b.v);
     reduce_once(r.v);
     return r;
   }
@@ -180,9 +193,7 @@ struct mont_t {
       }
     }
     // Doubled (the cross sum is below a^2 / 2, so this fits), plus the squares.
-    t[0] = ptx::add_cc(t[0], t[0]);
-#pragma unroll
-    for (int i = 1; i < 2 * N; ++i) t[i] = ptx::addc_cc(t[i], t[i]);
+    add_limbs<2 * N>(t, t, t);
     t[0] = ptx::mad_lo_cc(a[0], a[0], t[0]);
     t[1] = ptx::madc_hi_cc(a[0], a[0], t[1]);
 #pragma unroll
@@ -231,45 +242,33 @@ struct mont_t {
       acc[N + 1] = 0;
     }
     mont_t r;
-    r.v[0] = ptx::add_cc(acc[0], t.v[N]);
-#pragma unroll
-    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(acc[i], t.v[N + i]);
-    r.v[N - 1] = ptx::addc(acc[N - 1], t.v[2 * N - 1]);
+    add_limbs<N>(r.v, acc, t.v + N);
     reduce_once(r.v);
     return r;
   }
   // a + b without the reduction (< 2p for reduced a, b: the modulus leaves the top bit spare).
   CUZK_HD static mont_t add_unreduced(const mont_t& a, const mont_t& b) {
     mont_t r;
-    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
-    r.v[N - 1] = ptx::addc(a.v[N - 1], b.v[N - 1]);
+    add_limbs<N>(r.v, a.v, b.v);
     return r;
   }
   CUZK_HD static wide wide_add(const wide& a, const wide& b) {
     wide r;
-    r.v[0] = ptx::add_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::addc_cc(a.v[i], b.v[i]);
-    r.v[2 * N - 1] = ptx::addc(a.v[2 * N - 1], b.v[2 * N - 1]);
+    add_limbs<2 * N>(r.v, a.v, b.v);
     return r;
   }
   CUZK_HD static wide wide_sub(const wide& a, const wide& b) {
     wide r;
-    r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
-#pragma unroll
-    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
-    r.v[2 * N - 1] = ptx::subc(a.v[2 * N - 1], b.v[2 * N - 1]);
+    sub_limbs<2 * N>(r.v, a.v, b.v);
     return r;
   }
   // a - b + p^2 (modulo 2^(64N)): in [0, 2p^2) for a, b < p^2.
   CUZK_HD static wide wide_sub_plus_p2(const wide& a, const wide& b) {
-    wide d = wide_sub(a, b), r;
-    r.v[0] = ptx::add_cc(d.v[0], P::mod_sq(0));
+    uint32_t p2[2 * N];
 #pragma unroll
-    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::addc_cc(d.v[i], P::mod_sq(i));
-    r.v[2 * N - 1] = ptx::addc(d.v[2 * N - 1], P::mod_sq(2 * N - 1));
+    for (int i = 0; i < 2 * N; ++i) p2[i] = P::mod_sq(i);
+    wide r = wide_sub(a, b);
+    add_limbs<2 * N>(r.v, r.v, p2);
     return r;
   }
   CUZK_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
