@@ -285,7 +285,13 @@ engine engine::start(const config& c) {
     zk::groth16::backend_settings bs;
     bs.keep_free_bytes = s.device_budget_bytes;
     if (c.shifted_bases == "auto") bs.shifted_bases_bytes = zk::groth16::backend_settings::as_much_as_fits;
-    else if (c.shifted_bases != "off") bs.shifted_bases_bytes = parse_budget(c.shifted_bases);
+    else if (c.shifted_bases != "off") {
+      try {
+        bs.shifted_bases_bytes = parse_budget(c.shifted_bases);
+      } catch (const engine_error& e) {
+        throw engine_error(std::string("config: shifted_bases: ") + e.what() + " (or off)");
+      }
+    }
     zk::groth16::set_backend_settings(bs);
   }
   s.synthesizers = c.synthesizers;

@@ -99,6 +99,26 @@ TEST_CASE("several devices (cpu:0, cpu:1) share a job's partitions, each with it
   REQUIRE(budgets_drain(e));
 }
 
+TEST_CASE("the engine hands its shifted-bases setting and device budget to every backend it makes", "[engine]") {
+  auto saved = zk::groth16::current_backend_settings();
+  auto c = small_config();
+  c.shifted_bases = "3GiB";
+  {
+    auto e = engine::engine::start(c);
+    auto s = zk::groth16::current_backend_settings();
+    REQUIRE(s.shifted_bases_bytes == 3ull << 30);
+    REQUIRE(s.keep_free_bytes == 64ull << 20);  // the device budget stays free for partitions
+  }
+  c.shifted_bases = "lots";
+  try {
+    engine::engine::start(c);
+    FAIL("no error");
+  } catch (const engine::engine_error& e) {
+    REQUIRE_THAT(std::string(e.what()), Catch::Contains("shifted_bases"));
+  }
+  zk::groth16::set_backend_settings(saved);
+}
+
 TEST_CASE("a cold key with many partitions at once: evaluator built once and accounted memory within budget",
           "[engine]") {
   // The Rust engine's failure: the first proof built the constraint cache at full concurrency.
