@@ -156,6 +156,21 @@ struct mont_t {
     reduce_once(r.v);
     return r;
   }
+  // Row i of the squaring's cross products, one of its two carry chains: t[2i+1+k .. +1] +=
+  // a_i a_{i+1+k} for k = k0, k0 + 2, ... (below N - 1 - i), then the carry up to limb N + i.
+  CUZK_HD static void cross_chain(uint32_t* t, const uint32_t* a, int i, int k0) {
+    const int o = 2 * i + 1, m = N - 1 - i;
+    t[o + k0] = ptx::mad_lo_cc(a[i], a[i + 1 + k0], t[o + k0]);
+    t[o + k0 + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k0], t[o + k0 + 1]);
+    int k = k0 + 2;
+#pragma unroll
+    for (; k < m; k += 2) {
+      t[o + k] = ptx::madc_lo_cc(a[i], a[i + 1 + k], t[o + k]);
+      t[o + k + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k], t[o + k + 1]);
+    }
+#pragma unroll
+    for (int p = o + k; p <= N + i; ++p) t[p] = ptx::addc_cc(t[p], 0);
+  }
   // Squaring: each cross product a_i a_j (i < j) once, doubled, plus the diagonal a_i^2 (2N-limb
   // t = a^2 with 156 instead of 288 limb products for Fp), then Montgomery reduction of t:
   // REDC(t) = REDC(t_lo) + t_hi, where REDC(t_lo) <= p and t_hi < p^2 / R < p, so the sum is < 2p
@@ -170,27 +185,8 @@ struct mont_t {
     // is below 2^(32 (N + i + 1)): each chain's carry stops at limb N + i.
 #pragma unroll
     for (int i = 0; i < N - 1; ++i) {
-      const int o = 2 * i + 1, m = N - 1 - i;
-      t[o] = ptx::mad_lo_cc(a[i], a[i + 1], t[o]);
-      t[o + 1] = ptx::madc_hi_cc(a[i], a[i + 1], t[o + 1]);
-#pragma unroll
-      for (int k = 2; k < m; k += 2) {
-        t[o + k] = ptx::madc_lo_cc(a[i], a[i + 1 + k], t[o + k]);
-        t[o + k + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k], t[o + k + 1]);
-      }
-#pragma unroll
-      for (int p = o + ((m - 1) & ~1) + 2; p <= N + i; ++p) t[p] = ptx::addc_cc(t[p], 0);
-      if (m >= 2) {
-        t[o + 1] = ptx::mad_lo_cc(a[i], a[i + 2], t[o + 1]);
-        t[o + 2] = ptx::madc_hi_cc(a[i], a[i + 2], t[o + 2]);
-#pragma unroll
-        for (int k = 3; k < m; k += 2) {
-          t[o + k] = ptx::madc_lo_cc(a[i], a[i + 1 + k], t[o + k]);
-          t[o + k + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k], t[o + k + 1]);
-        }
-#pragma unroll
-        for (int p = o + ((m - 2) | 1) + 2; p <= N + i; ++p) t[p] = ptx::addc_cc(t[p], 0);
-      }
+      cross_chain(t, a, i, 0);
+      if (N - 1 - i >= 2) cross_chain(t, a, i, 1);
     }
     // Doubled (the cross sum is below a^2 / 2, so this fits), plus the squares.
     add_limbs<2 * N>(t, t, t);
