@@ -415,36 +415,35 @@ struct cuda_backend::impl {
     std::size_t reserve = opt.keep_free_bytes + msm_g1_scratch(sh) + msm_g2_scratch(sh) + 8 * n * 32;
     return free_bytes() >= bytes + reserve;
   }
+  // The shifted sets of n device points at src (queued on the compute stream).
+  resident make_sets(int kind, const void* src, std::size_t n) {
+    const unsigned c = shifted_window_bits(n), sets = (255 + c) / c;
+    resident r;
+    r.n = n;
+    r.point_bytes = kind == 2 ? 192 : 96;
+    r.shift_c = c;
+    const std::size_t bytes = std::size_t(sets) * n * r.point_bytes;
+    if (std::size_t(sets) * n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: too many points for shifted sets");
+    if (bytes > free_bytes()) throw std::runtime_error("cuda msm: the shifted sets do not fit in device memory");
+    make_room(bytes);
+    r.dev = dbuf<unsigned char>(bytes);
+    if (kind == 2) msm_g2_shift(src, n, c, sets, r.dev.get(), compute);
+    else msm_g1_shift(src, n, c, sets, r.dev.get(), compute);
+    return r;
+  }
   // Replaces r's plain points by their shifted sets (set 0 is the plain copy).
   void shift(int kind, resident& r) {
-    const unsigned c = shifted_window_bits(r.n), sets = (255 + c) / c;
-    const std::size_t bytes = std::size_t(sets) * r.n * r.point_bytes;
-    make_room(bytes);
-    dbuf<unsigned char> d(bytes);
-    if (kind == 2) msm_g2_shift(r.dev.get(), r.n, c, sets, d.get(), compute);
-    else msm_g1_shift(r.dev.get(), r.n, c, sets, d.get(), compute);
+    resident sets = make_sets(kind, r.dev.get(), r.n);
     CUZK_CUDA(cudaStreamSynchronize(compute));  // before the plain copy is freed
-    r.dev = std::move(d);
-    r.shift_c = c;
+    sets.sample = r.sample;
+    r = std::move(sets);
   }
   // Shifted sets of device bases the caller owns (built once per pointer and size).
   msm_bases device_shifted_bases(int kind, const void* dev, std::size_t n) {
     auto key = std::make_tuple(kind, dev, n);
     auto it = device_shifted.find(key);
-    if (it != device_shifted.end()) return bases_of(it->second);
-    const unsigned c = shifted_window_bits(n), sets = (255 + c) / c;
-    if (std::size_t(sets) * n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: too many points for shifted sets");
-    const std::size_t pb = kind == 2 ? 192 : 96;
-    if (std::size_t(sets) * n * pb > free_bytes()) throw std::runtime_error("cuda msm: the shifted sets do not fit in device memory");
-    resident r;
-    r.n = n;
-    r.point_bytes = pb;
-    make_room(std::size_t(sets) * n * pb);
-    r.dev = dbuf<unsigned char>(std::size_t(sets) * n * pb);
-    if (kind == 2) msm_g2_shift(dev, n, c, sets, r.dev.get(), compute);
-    else msm_g1_shift(dev, n, c, sets, r.dev.get(), compute);
-    r.shift_c = c;
-    return bases_of(device_shifted.emplace(key, std::move(r)).first->second);
+    if (it == device_shifted.end()) it = device_shifted.emplace(key, make_sets(kind, dev, n)).first;
+    return bases_of(it->second);
   }
 
   // The evaluator's two matrices on the device, uploaded on first use (one allocation: row
