@@ -407,7 +407,7 @@ struct cuda_backend::impl {
   // what stays free covers keep_free plus both MSM lanes' scratch and two staged proofs.
   bool shifted_allowed(int kind, std::size_t n) {
     if (!opt.shifted_bases_bytes || opt.force_window_bits || n < 2) return false;
-    const unsigned c = shifted_window_bits(n), sets = (255 + c) / c;
+    const unsigned c = shifted_window_bits(n), sets = msm_windows(c);
     if (std::size_t(sets) * n >= (std::size_t(1) << 31)) return false;  // 31-bit point indices
     const std::size_t pb = kind == 2 ? 192 : 96, bytes = sets * n * pb, extra = bytes - n * pb;
     if (extra > opt.shifted_bases_bytes || shifted_extra() > opt.shifted_bases_bytes - extra) return false;
@@ -417,7 +417,7 @@ struct cuda_backend::impl {
   }
   // The shifted sets of n device points at src (queued on the compute stream).
   resident make_sets(int kind, const void* src, std::size_t n) {
-    const unsigned c = shifted_window_bits(n), sets = (255 + c) / c;
+    const unsigned c = shifted_window_bits(n), sets = msm_windows(c);
     resident r;
     r.n = n;
     r.point_bytes = kind == 2 ? 192 : 96;

@@ -44,6 +44,9 @@ struct msm_shape {
 msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false);
 // Window bits of shifted sets for n points (>= 12, so at most max_shifted_sets sets).
 unsigned shifted_window_bits(std::size_t n);
+// Signed c-bit windows of a 255-bit scalar (the top one takes the last borrow): also the number of
+// shifted sets for window bits c.
+constexpr unsigned msm_windows(unsigned c) { return (255 + c) / c; }
 
 template <class T>
 __device__ __forceinline__ T load16(const T* p) {

@@ -52,12 +52,12 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shif
     // Windows x (points + a bucket's reduction, ~3 additions' worth, per bucket).
     double best_cost = 1e300;
     for (unsigned c = 2; c <= 22; ++c) {
-      double nwin = double((255 + c) / c);
+      double nwin = double(msm_windows(c));
       double cost = nwin * (double(n) + 3.0 * double(1u << (c - 1)));
       if (cost < best_cost) best_cost = cost, sh.c = c;
     }
   }
-  sh.nwin = (255 + sh.c) / sh.c;
+  sh.nwin = msm_windows(sh.c);
   sh.nb = (1u << (sh.c - 1)) + 1;
   sh.shifted = shifted;
   sh.bucket_windows = shifted ? 1 : sh.nwin;
@@ -90,7 +90,7 @@ unsigned shifted_window_bits(std::size_t n) {
   unsigned best = 22;
   double best_cost = 1e300;
   for (unsigned c = 12; c <= 24; ++c) {
-    double cost = double((255 + c) / c) * double(n) + 5.0 * double(1u << (c - 1));
+    double cost = double(msm_windows(c)) * double(n) + 5.0 * double(1u << (c - 1));
     if (cost < best_cost) best_cost = cost, best = c;
   }
   return best;

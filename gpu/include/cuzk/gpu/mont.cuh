@@ -134,6 +134,16 @@ struct mont_t {
     acc[N + 1] = ptx::addc(acc[N + 1], 0);
   }
 
+  // One Montgomery step on acc[0..N+1]: add m*p so that the low limb vanishes, then drop it (with
+  // the loops unrolled, the shift is register renaming).
+  CUZK_HD static void reduce_row(uint32_t* acc) {
+    uint32_t m = acc[0] * P::m0;
+    mod_add_row(acc, m);
+#pragma unroll
+    for (int k = 0; k < N + 1; ++k) acc[k] = acc[k + 1];
+    acc[N + 1] = 0;
+  }
+
   // CIOS Montgomery multiplication: per limb of b, acc += a*b_i, acc += m*p, acc >>= 32. With the
   // loops unrolled, the shift is register renaming. acc < 2p after each row, so the result fits
   // N limbs and one conditional subtraction finishes it.
@@ -144,11 +154,7 @@ struct mont_t {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       mul_add_row(acc, a.v, b.v[i]);
-      uint32_t m = acc[0] * P::m0;
-      mod_add_row(acc, m);
-#pragma unroll
-      for (int k = 0; k < N + 1; ++k) acc[k] = acc[k + 1];
-      acc[N + 1] = 0;
+      reduce_row(acc);
     }
     mont_t r;
 #pragma unroll
@@ -230,13 +236,7 @@ struct mont_t {
     for (int i = 0; i < N; ++i) acc[i] = t.v[i];
     acc[N] = acc[N + 1] = 0;
 #pragma unroll
-    for (int i = 0; i < N; ++i) {
-      uint32_t m = acc[0] * P::m0;
-      mod_add_row(acc, m);
-#pragma unroll
-      for (int k = 0; k < N + 1; ++k) acc[k] = acc[k + 1];
-      acc[N + 1] = 0;
-    }
+    for (int i = 0; i < N; ++i) reduce_row(acc);
     mont_t r;
     add_limbs<N>(r.v, acc, t.v + N);
     reduce_once(r.v);
