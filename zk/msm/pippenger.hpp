@@ -1,10 +1,6 @@
 // Multi-scalar multiplication sum_i scalars[i] * bases[i] by Pippenger's bucket method.
 //
-// - Signed window digits in [-2^(c-1), 2^(c-1)] (Booth recoding: a window whose top bit is set
-//   borrows 2^c from the next window), so each window needs only 2^(c-1) buckets and a negative
-//   digit adds the negated point.
-// - Digit w depends only on bits [c*w - 1, c*w + c) of the scalar, so windows are independent and
-//   need no precomputed digit table.
+// - Signed window digits (digits.hpp): 2^(c-1) buckets per window, independent windows.
 // - Buckets are affine points updated in batches sharing one inversion (batch_affine.hpp); a point
 //   whose bucket is busy in the current batch waits for the next one (XYZZ overflow buckets only
 //   when many points share a bucket); small inputs use plain XYZZ buckets (cheap mixed addition
@@ -17,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -24,6 +21,8 @@
 #include "zk/curve/short_weierstrass.hpp"
 #include "zk/ff/bigint.hpp"
 #include "zk/msm/batch_affine.hpp"
+#include "zk/msm/digits.hpp"
+#include "zk/msm/vector_buckets.hpp"
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::zk {
@@ -33,32 +32,23 @@ struct msm_options {
   unsigned window_bits = 0;  // 0: chosen from the number of points
   thread_pool* pool = nullptr;  // nullptr: default_pool()
   bool batch_affine = true;     // false: XYZZ buckets only (for tests and comparisons)
+  bool vectorized = true;       // BLS12-381 G1/G2 batch-affine additions on AVX-512 IFMA lanes where
+                                // the CPU has them (vector_buckets.hpp); false: scalar only
 };
 
 namespace msm_detail {
 
-inline constexpr std::size_t scalar_bits = 255;  // BLS12-381's r < 2^255
-
-// Signed digit of window w (bits [c*w, c*w + c)) in [-2^(c-1), 2^(c-1)].
-inline int signed_digit(const bigint<4>& s, unsigned w, unsigned c) {
-  std::size_t pos = std::size_t(w) * c;
-  std::int64_t raw = s.window(pos, c);
-  std::int64_t top = raw >> (c - 1);
-  std::int64_t carry_in = pos ? std::int64_t(s.bit(pos - 1)) : 0;
-  return int(raw - (top << c) + carry_in);
-}
-
-// Windows needed so that the top window's top bit is above the scalar (no carry out).
-inline unsigned num_windows(unsigned c) { return unsigned((scalar_bits + c) / c); }
-
 // Minimises windows x (additions of points + bucket reduction), counting a bucket's reduction
 // (one mixed and one XYZZ addition) as about four batch-affine additions.
-inline unsigned choose_window(std::size_t n) {
+// The vector path's additions are cheaper against the (scalar) reduction: a bucket there weighs
+// about as much as `bucket_weight` additions.
+inline constexpr double vector_bucket_weight = 8.0;
+inline unsigned choose_window(std::size_t n, double bucket_weight = 4.0) {
   if (n < 4) return 1;
   unsigned best = 1;
   double best_cost = 1e300;
   for (unsigned c = 1; c <= 16; ++c) {
-    double cost = double(num_windows(c)) * (double(n) + 4.0 * double(std::size_t{1} << (c - 1)));
+    double cost = double(num_windows(c)) * (double(n) + bucket_weight * double(std::size_t{1} << (c - 1)));
     if (cost < best_cost) best_cost = cost, best = c;
   }
   return best;
@@ -114,7 +104,11 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
   if (m == 0) return ones.to_jacobian();
 
   // 2. Windows: tasks = windows x point ranges.
-  const unsigned c = opt.window_bits ? opt.window_bits : msm_detail::choose_window(m);
+  bool vectorized = false;
+  if constexpr (msm_detail::has_vector_msm<Curve>)
+    vectorized = opt.vectorized && opt.batch_affine && m >= 4096 && msm_detail::vector_msm_available();
+  unsigned c = opt.window_bits ? opt.window_bits : msm_detail::choose_window(m, vectorized ? msm_detail::vector_bucket_weight : 4.0);
+  if (vectorized && c < 11) vectorized = false;  // (batches need >= 1024 buckets)
   const unsigned nw = msm_detail::num_windows(c);
   const std::size_t n_buckets = std::size_t{1} << (c - 1);
   std::size_t ranges = 1;
@@ -126,10 +120,20 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
   const std::size_t batch = std::min<std::size_t>(1024, n_buckets / 4);
   const bool use_batch_affine = opt.batch_affine && batch >= 64 && m / ranges >= 4 * batch;
 
+  std::unique_ptr<msm_detail::vector_msm<Curve>> vec;
+  if constexpr (msm_detail::has_vector_msm<Curve>)
+    if (vectorized) vec = std::make_unique<msm_detail::vector_msm<Curve>>(bases, scalars, active, *pool);
+
   pool->run(window_parts.size(), [&](std::size_t task) {
     unsigned w = unsigned(task / ranges);
     std::size_t r = task % ranges;
     std::size_t begin = m * r / ranges, end = m * (r + 1) / ranges;
+    if constexpr (msm_detail::has_vector_msm<Curve>) {
+      if (vec) {
+        window_parts[task] = vec->window_sum(w, c, begin, end);
+        return;
+      }
+    }
     if (use_batch_affine) {
       msm_detail::batch_affine_buckets<Curve> buckets(n_buckets, batch);
       // The bucket of the point `ahead` places on is prefetched: bucket reads are random and,

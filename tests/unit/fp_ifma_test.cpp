@@ -1,0 +1,107 @@
+// The eight-lane IFMA field (zk/ff/fp_ifma.hpp) against the scalar fp_t, on random values and the
+// edges 0, 1, p - 1, and the radix-2^52 conversions. Skipped, with a message, without AVX-512 IFMA.
+#include <catch2/catch.hpp>
+
+#include <random>
+
+#include "zk/ff/radix52.hpp"
+#include "zk/msm/vector_buckets.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma")
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "zk/ff/fp_ifma.hpp"
+
+namespace {
+
+using namespace cuzk::zk;
+using cuzk::zk::bls12_381::fp;
+
+ifma::v8 load(const fp* xs) {
+  alignas(64) ifma::fe52 e[8];
+  const ifma::fe52* p[8];
+  for (int i = 0; i < 8; ++i) e[i] = ifma::to_vec(xs[i]), p[i] = &e[i];
+  return ifma::gather(p);
+}
+
+void store(const ifma::v8& v, fp* xs) {
+  alignas(64) ifma::fe52 e[8];
+  ifma::fe52* p[8];
+  for (int i = 0; i < 8; ++i) p[i] = &e[i];
+  ifma::scatter(v, p);
+  for (int i = 0; i < 8; ++i) xs[i] = ifma::to_scalar(e[i]);
+}
+
+void check_lanes() {
+  std::mt19937_64 rng(5);
+  auto random_fp = [&] {
+    bigint<6> r;
+    for (auto& l : r.limb) l = rng();
+    r.limb[5] &= (std::uint64_t{1} << 60) - 1;
+    while (!(r < fp::P)) r.limb[5] >>= 1;
+    return fp::from_mont(r);
+  };
+  const fp edges[] = {fp::zero(), fp::one(), -fp::one(), fp::from_u64(2)};
+  int wrong = 0;
+  for (int it = 0; it < 500; ++it) {
+    fp a[8], b[8], r[8];
+    for (int i = 0; i < 8; ++i) a[i] = random_fp(), b[i] = random_fp();
+    if (it < 4)
+      for (int i = 0; i < 8; ++i) a[i] = edges[i % 4], b[i] = edges[(i / 4 + it) % 4];
+    ifma::v8 va = load(a), vb = load(b);
+    store(ifma::mul(va, vb), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == a[i] * b[i]);
+    store(ifma::sqr(va), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == a[i].sqr());
+    store(ifma::add(va, vb), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == a[i] + b[i]);
+    store(ifma::sub(va, vb), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == a[i] - b[i]);
+    store(ifma::mul(ifma::add_unreduced(va, vb), ifma::neg(va)), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == (a[i] + b[i]) * -a[i]);
+    __mmask8 z = ifma::is_zero_mod_p(ifma::sub(va, va));
+    wrong += z != 0xff;
+  }
+  CHECK(wrong == 0);
+}
+
+}  // namespace
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+
+TEST_CASE("radix-2^52 form round-trips every scalar value", "[fp][vector]") {
+  using namespace cuzk::zk;
+  std::mt19937_64 rng(4);
+  for (int i = 0; i < 1000; ++i) {
+    bigint<6> x;
+    for (auto& l : x.limb) l = rng();
+    x.limb[5] >>= 4;
+    CHECK(ifma::radix64(ifma::radix52(x)) == x);
+    bls12_381::fp f = bls12_381::fp::from_u64(rng());
+    CHECK(ifma::to_scalar(ifma::to_vec(f)) == f);
+  }
+}
+
+TEST_CASE("fp on eight IFMA lanes matches the scalar field", "[fp][vector]") {
+  if (!cuzk::zk::msm_detail::vector_msm_available()) {
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set)");
+    return;
+  }
+  check_lanes();
+}
+#endif

@@ -1,0 +1,433 @@
+// The code after the target pragma below is compiled for AVX-512 F/VL/BW/DQ/IFMA; nothing of it
+// runs unless vector_msm_available() said yes. The pragma (rather than flags for the whole file)
+// keeps the inline functions this file shares with others (fields, curves, std::) baseline x86-64:
+// the linker may keep any one copy of those.
+#include "zk/msm/vector_buckets.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "zk/ff/radix52.hpp"
+#include "zk/msm/digits.hpp"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+namespace cuzk::zk::msm_detail {
+
+bool vector_msm_available() {
+  static const bool ok = [] {
+    const char* off = std::getenv("CUZK_NO_IFMA");
+    if (off && *off && std::strcmp(off, "0") != 0) return false;
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
+           __builtin_cpu_supports("avx512ifma");
+  }();
+  return ok;
+}
+
+}  // namespace cuzk::zk::msm_detail
+
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma")
+// GCC 12's own _mm512_set1/_mm512_undefined trip these (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
+#include "zk/ff/fp_ifma.hpp"
+
+namespace cuzk::zk::msm_detail {
+namespace {
+
+using namespace ifma;
+using bls12_381::fp;
+using bls12_381::fp2;
+
+// The vector field of a curve's coordinates: W radix-2^52 elements per coordinate, eight lanes.
+template <class F>
+struct vfield;
+
+template <>
+struct vfield<fp> {
+  static constexpr int W = 1;
+  using V = v8;
+  static V mul(const V& a, const V& b) { return ifma::mul(a, b); }
+  static V sqr(const V& a) { return ifma::sqr(a); }
+  static V sub(const V& a, const V& b) { return ifma::sub(a, b); }
+  static V neg(const V& a) { return ifma::neg(a); }
+  static __mmask8 zero_mask(const V& a) { return is_zero_mod_p(a); }
+  static V select(__mmask8 m, const V& a, const V& b) {  // b in the lanes of m, else a
+    V r;
+    for (int j = 0; j < limbs; ++j) r.l[j] = _mm512_mask_blend_epi64(m, a.l[j], b.l[j]);
+    return r;
+  }
+  static V one() { return broadcast(k.one); }
+  static V load(const fe52* const* src) { return gather(src); }
+  static void store(const V& v, fe52* const* dst, __mmask8 keep) { scatter(v, dst, keep); }
+  static void to_vec(const fp& x, fe52* out) { out[0] = ifma::to_vec(x); }
+  static fp to_scalar(const fe52* in) { return ifma::to_scalar(in[0]); }
+};
+
+template <>
+struct vfield<fp2> {
+  static constexpr int W = 2;
+  using B = vfield<fp>;
+  struct V {
+    v8 c0, c1;
+  };
+  // (a0 + a1 u)(b0 + b1 u) with u^2 = -1, Karatsuba: three products, the sums unreduced.
+  static V mul(const V& a, const V& b) {
+    v8 a0b0 = ifma::mul(a.c0, b.c0), a1b1 = ifma::mul(a.c1, b.c1);
+    v8 s = ifma::mul(add_unreduced(a.c0, a.c1), add_unreduced(b.c0, b.c1));
+    return {ifma::sub(a0b0, a1b1), ifma::sub(ifma::sub(s, a0b0), a1b1)};
+  }
+  // (a0 + a1)(a0 - a1) + 2 a0 a1 u
+  static V sqr(const V& a) {
+    return {ifma::mul(add_unreduced(a.c0, a.c1), ifma::sub(a.c0, a.c1)), ifma::mul(add_unreduced(a.c0, a.c0), a.c1)};
+  }
+  static V sub(const V& a, const V& b) { return {ifma::sub(a.c0, b.c0), ifma::sub(a.c1, b.c1)}; }
+  static V neg(const V& a) { return {ifma::neg(a.c0), ifma::neg(a.c1)}; }
+  static __mmask8 zero_mask(const V& a) { return is_zero_mod_p(a.c0) & is_zero_mod_p(a.c1); }
+  static V select(__mmask8 m, const V& a, const V& b) { return {B::select(m, a.c0, b.c0), B::select(m, a.c1, b.c1)}; }
+  static V one() { return {broadcast(k.one), v8{}}; }
+  static V load(const fe52* const* src) {
+    const fe52* hi[8];
+    for (int i = 0; i < 8; ++i) hi[i] = src[i] + 1;
+    return {gather(src), gather(hi)};
+  }
+  static void store(const V& v, fe52* const* dst, __mmask8 keep) {
+    fe52* hi[8];
+    for (int i = 0; i < 8; ++i) hi[i] = dst[i] + 1;
+    scatter(v.c0, dst, keep);
+    scatter(v.c1, hi, keep);
+  }
+  static void to_vec(const fp2& x, fe52* out) { out[0] = ifma::to_vec(x.c0), out[1] = ifma::to_vec(x.c1); }
+  static fp2 to_scalar(const fe52* in) { return {ifma::to_scalar(in[0]), ifma::to_scalar(in[1])}; }
+};
+
+template <class Curve>
+struct point52 {
+  static constexpr int W = vfield<typename Curve::field>::W;
+  fe52 x[W], y[W];
+};
+
+// 2p - y, the negation of a reduced coordinate (the copy into an empty bucket of a negated point).
+inline fe52 neg52(const fe52& y) {
+  fe52 r;
+  std::int64_t borrow = 0;
+  for (int j = 0; j < limbs; ++j) {
+    std::int64_t d = std::int64_t(k.two_p.l[j]) - std::int64_t(y.l[j]) + borrow;
+    r.l[j] = u64(d) & mask52;
+    borrow = d >> 52;
+  }
+  return r;
+}
+
+template <class Curve>
+class lane_buckets {
+ public:
+  using F = typename Curve::field;
+  using VF = vfield<F>;
+  using V = typename VF::V;
+  using P52 = point52<Curve>;
+  using affine = affine_t<Curve>;
+  using xyzz = xyzz_t<Curve>;
+  static constexpr int W = VF::W;
+  static constexpr std::uint32_t neg_bit = 1u << 31;
+
+  lane_buckets(std::size_t n_buckets, std::size_t batch, const P52* prep, std::span<const affine> bases,
+               std::span<const std::uint32_t> active)
+      : bucket_(n_buckets), state_(n_buckets, empty), idx_(batch), pt_(batch), den_(new V[batch / 8]), prefix_(new V[batch / 8]),
+        special_(batch / 8), prep_(prep), bases_(bases), active_(active), batch_(batch) {
+    std::memset(&pad_, 0, sizeof pad_);
+    waiting_.reserve(batch);
+    requeue_.reserve(batch);
+  }
+
+  // bucket[b] += (negate ? -P_k : P_k), P_k the k-th active base.
+  void add(std::size_t b, std::uint32_t k, bool negate) {
+    std::uint32_t pt = k | (negate ? neg_bit : 0);
+    if (!place(b, pt)) {
+      if (waiting_.size() < batch_) waiting_.push_back({std::uint32_t(b), pt});
+      else overflow(b) += point(pt);
+    }
+    if (count_ == batch_) flush_and_requeue();
+  }
+
+  void prefetch(std::size_t b) const { __builtin_prefetch(&state_[b]); }
+
+  xyzz weighted_sum() {
+    drain();
+    xyzz running = xyzz::identity(), total = xyzz::identity();
+    for (std::size_t b = bucket_.size(); b-- > 0;) {
+      if (state_[b] != empty) running += to_affine(bucket_[b]);
+      if (!overflow_.empty()) running += overflow_[b];
+      total += running;
+    }
+    return total;
+  }
+
+ private:
+  static constexpr std::uint32_t empty = 0, idle = 1;
+  struct waiting_point {
+    std::uint32_t bucket, pt;
+  };
+
+  affine point(std::uint32_t pt) const {
+    const affine& p = bases_[active_[pt & ~neg_bit]];
+    return pt & neg_bit ? -p : p;
+  }
+  static affine to_affine(const P52& p) { return affine::of(VF::to_scalar(p.x), VF::to_scalar(p.y)); }
+  static void store_affine(P52& out, const affine& p) { VF::to_vec(p.x, out.x), VF::to_vec(p.y, out.y); }
+
+  bool place(std::size_t b, std::uint32_t pt) {
+    std::uint32_t& st = state_[b];
+    if (st == empty) {
+      const P52& p = prep_[pt & ~neg_bit];
+      P52& q = bucket_[b];
+      q = p;
+      if (pt & neg_bit)
+        for (int c = 0; c < W; ++c) q.y[c] = neg52(p.y[c]);
+      st = idle;
+      return true;
+    }
+    if (st == epoch_) return false;
+    st = epoch_;
+    idx_[count_] = std::uint32_t(b);
+    pt_[count_] = pt;
+    ++count_;
+    return true;
+  }
+
+  xyzz& overflow(std::size_t b) {
+    if (overflow_.empty()) overflow_.resize(bucket_.size());
+    return overflow_[b];
+  }
+
+  // Lane pointers of group g: bucket and added point, the zero pad beyond count_.
+  void lanes(std::size_t g, const fe52** qx, const fe52** qy, const fe52** px, const fe52** py,
+             __mmask8& valid, __mmask8& negated) const {
+    valid = 0, negated = 0;
+    for (int i = 0; i < 8; ++i) {
+      std::size_t e = 8 * g + std::size_t(i);
+      const P52* q = &pad_;
+      const P52* p = &pad_;
+      if (e < count_) {
+        q = &bucket_[idx_[e]];
+        p = &prep_[pt_[e] & ~neg_bit];
+        valid |= __mmask8(1u << i);
+        if (pt_[e] & neg_bit) negated |= __mmask8(1u << i);
+      }
+      qx[i] = q->x, qy[i] = q->y, px[i] = p->x, py[i] = p->y;
+    }
+  }
+
+  // Completes the pending additions: one scalar inversion for the batch; the rest in lanes.
+  void flush() {
+    if (count_ == 0) return;
+    const std::size_t groups = (count_ + 7) / 8;
+    const fe52 *qx[8], *qy[8], *px[8], *py[8];
+    __mmask8 valid, negated;
+    const V one = VF::one();
+    for (std::size_t g = 0; g < groups; ++g) {
+      lanes(g, qx, qy, px, py, valid, negated);
+      V den = VF::sub(VF::load(px), VF::load(qx));
+      // Same x (P + P or P - P) and the pad: such lanes take 1 and are finished in scalar.
+      __mmask8 z = VF::zero_mask(den);
+      special_[g] = z;
+      if (z) den = VF::select(z, den, one);
+      den_[g] = den;
+      prefix_[g] = g ? VF::mul(prefix_[g - 1], den) : den;
+    }
+    V inv = invert_lanes(prefix_[groups - 1]);
+    for (std::size_t g = groups; g-- > 0;) {
+      V di = g ? VF::mul(inv, prefix_[g - 1]) : inv;  // 1 / den_g
+      if (g) inv = VF::mul(inv, den_[g]);
+      lanes(g, qx, qy, px, py, valid, negated);
+      V x1 = VF::load(qx), y1 = VF::load(qy), x2 = VF::load(px), y2 = VF::load(py);
+      if (negated) y2 = VF::select(negated, y2, VF::neg(y2));
+      V lambda = VF::mul(VF::sub(y2, y1), di);
+      V x3 = VF::sub(VF::sub(VF::sqr(lambda), x1), x2);
+      V y3 = VF::sub(VF::mul(lambda, VF::sub(x1, x3)), y1);
+      __mmask8 keep = valid & __mmask8(~special_[g]);
+      fe52* ox[8];
+      fe52* oy[8];
+      for (int i = 0; i < 8; ++i) ox[i] = const_cast<fe52*>(qx[i]), oy[i] = const_cast<fe52*>(qy[i]);
+      VF::store(x3, ox, keep);
+      VF::store(y3, oy, keep);
+    }
+    for (std::size_t g = 0; g < groups; ++g) {
+      for (int i = 0; i < 8; ++i) {
+        std::size_t e = 8 * g + std::size_t(i);
+        if ((special_[g] >> i & 1) && e < count_) finish_same_x(idx_[e], pt_[e]);
+      }
+    }
+    count_ = 0;
+    if (++epoch_ < 2) epoch_ = 2;  // (wrap-around after 2^32 batches; never 'empty' or 'idle')
+  }
+
+  // bucket + P where both have the same x: a doubling, or the point at infinity.
+  void finish_same_x(std::uint32_t b, std::uint32_t pt) {
+    affine q = to_affine(bucket_[b]), p = point(pt);
+    if (!(q.y == p.y) || p.y.is_zero()) {
+      state_[b] = empty;
+      return;
+    }
+    xyzz s = xyzz::identity();
+    s += q;
+    s += p;
+    affine r = s.to_jacobian().to_affine();
+    if (r.is_identity()) state_[b] = empty;
+    else store_affine(bucket_[b], r);
+  }
+
+  // The eight lanes' inverses: Montgomery's trick across lanes around one scalar inversion.
+  V invert_lanes(const V& v) const {
+    alignas(64) P52 tmp[8];
+    fe52* dst[8];
+    for (int i = 0; i < 8; ++i) dst[i] = tmp[i].x;
+    VF::store(v, dst, 0xff);
+    F s[8], acc[8];
+    for (int i = 0; i < 8; ++i) {
+      s[i] = VF::to_scalar(tmp[i].x);
+      acc[i] = i ? acc[i - 1] * s[i] : s[i];
+    }
+    F inv = acc[7].inverse();
+    for (int i = 8; i-- > 0;) {
+      F si = i ? inv * acc[i - 1] : inv;
+      if (i) inv *= s[i];
+      VF::to_vec(si, tmp[i].x);
+    }
+    const fe52* src[8];
+    for (int i = 0; i < 8; ++i) src[i] = tmp[i].x;
+    return VF::load(src);
+  }
+
+  void flush_and_requeue() {
+    do {
+      flush();
+      requeue_.swap(waiting_);
+      waiting_.clear();
+      for (const auto& w : requeue_)
+        if (count_ == batch_ || !place(w.bucket, w.pt)) waiting_.push_back(w);
+      requeue_.clear();
+    } while (count_ == batch_);
+  }
+
+  void drain() {
+    for (int round = 0; round < 4 && (count_ || !waiting_.empty()); ++round) flush_and_requeue();
+    flush();
+    for (const auto& w : waiting_) overflow(w.bucket) += point(w.pt);
+    waiting_.clear();
+  }
+
+  std::vector<P52> bucket_;
+  std::vector<std::uint32_t> state_;
+  std::vector<xyzz> overflow_;
+  std::vector<std::uint32_t> idx_, pt_;
+  std::unique_ptr<V[]> den_, prefix_;  // (not std::vector: its code is compiled baseline)
+  std::vector<__mmask8> special_;
+  std::vector<waiting_point> waiting_, requeue_;
+  P52 pad_;
+  const P52* prep_;
+  std::span<const affine> bases_;
+  std::span<const std::uint32_t> active_;
+  std::size_t batch_, count_ = 0;
+  std::uint32_t epoch_ = 2;
+};
+
+}  // namespace
+
+template <class Curve>
+struct vector_msm<Curve>::prepared {
+  std::vector<point52<Curve>> points;
+};
+
+template <class Curve>
+vector_msm<Curve>::vector_msm(std::span<const affine> bases, std::span<const bigint<4>> scalars,
+                              std::span<const std::uint32_t> active, thread_pool& pool)
+    : bases_(bases), scalars_(scalars), active_(active), prep_(std::make_unique<prepared>()) {
+  using VF = vfield<typename Curve::field>;
+  auto& pts = prep_->points;
+  pts.resize(active.size());
+  const std::size_t m = active.size();
+  const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(m / 1024, 4 * std::size_t(pool.size())));
+  pool.run(chunks, [&](std::size_t c) {
+    for (std::size_t k = m * c / chunks, end = m * (c + 1) / chunks; k < end; ++k) {
+      const affine& p = bases[active[k]];
+      VF::to_vec(p.x, pts[k].x);
+      VF::to_vec(p.y, pts[k].y);
+    }
+  });
+}
+
+template <class Curve>
+vector_msm<Curve>::~vector_msm() = default;
+
+template <class Curve>
+xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned w, unsigned c, std::size_t begin, std::size_t end) const {
+  const std::size_t n_buckets = std::size_t{1} << (c - 1);
+  // A quarter of the buckets per batch (few collisions) but at least 512 additions per scalar
+  // inversion, which costs as much as ~150 vector additions.
+  std::size_t batch = std::max<std::size_t>(512, std::min<std::size_t>(2048, n_buckets / 2));
+  if (const char* e = std::getenv("CUZK_MSM_BATCH")) batch = std::size_t(std::atoi(e));
+  batch = (batch + 7) / 8 * 8;
+  lane_buckets<Curve> buckets(n_buckets, batch, prep_->points.data(), bases_, active_);
+  for (std::size_t k = begin; k < end; ++k) {
+    int d = signed_digit(scalars_[active_[k]], w, c);
+    if (d > 0) buckets.add(std::size_t(d - 1), std::uint32_t(k), false);
+    else if (d < 0) buckets.add(std::size_t(-d - 1), std::uint32_t(k), true);
+  }
+  return buckets.weighted_sum();
+}
+
+template class vector_msm<bls12_381::g1_curve>;
+template class vector_msm<bls12_381::g2_curve>;
+
+}  // namespace cuzk::zk::msm_detail
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+#endif
+
+#else  // not x86-64: the scalar path only
+
+#include <stdexcept>
+
+namespace cuzk::zk::msm_detail {
+
+bool vector_msm_available() { return false; }
+
+template <class Curve>
+struct vector_msm<Curve>::prepared {};
+
+template <class Curve>
+vector_msm<Curve>::vector_msm(std::span<const affine>, std::span<const bigint<4>>, std::span<const std::uint32_t>,
+                              thread_pool&) {
+  throw std::logic_error("vector_msm: built without AVX-512 IFMA");
+}
+template <class Curve>
+vector_msm<Curve>::~vector_msm() = default;
+template <class Curve>
+xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned, unsigned, std::size_t, std::size_t) const {
+  return xyzz_t<Curve>::identity();
+}
+
+template class vector_msm<bls12_381::g1_curve>;
+template class vector_msm<bls12_381::g2_curve>;
+
+}  // namespace cuzk::zk::msm_detail
+
+#endif
