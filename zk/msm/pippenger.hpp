@@ -42,7 +42,7 @@ namespace msm_detail {
 // (one mixed and one XYZZ addition) as about four batch-affine additions.
 // The vector path's additions are cheaper against the (scalar) reduction: a bucket there weighs
 // about as much as `bucket_weight` additions.
-inline constexpr double vector_bucket_weight = 8.0;
+inline constexpr double vector_bucket_weight = 0.5;
 inline unsigned choose_window(std::size_t n, double bucket_weight = 4.0) {
   if (n < 4) return 1;
   unsigned best = 1;

@@ -63,7 +63,17 @@ struct vfield<fp> {
   static V mul(const V& a, const V& b) { return ifma::mul(a, b); }
   static V sqr(const V& a) { return ifma::sqr(a); }
   static V sub(const V& a, const V& b) { return ifma::sub(a, b); }
+  static V add(const V& a, const V& b) { return ifma::add(a, b); }
   static V neg(const V& a) { return ifma::neg(a); }
+  static fp get_lane(const V& v, int l) {
+    fe52 e;
+    for (int j = 0; j < limbs; ++j) e.l[j] = u64(v.l[j][l]);
+    return ifma::to_scalar(e);
+  }
+  static void set_lane(V& v, int l, const fp& x) {
+    fe52 e = ifma::to_vec(x);
+    for (int j = 0; j < limbs; ++j) v.l[j][l] = (long long)e.l[j];
+  }
   static __mmask8 zero_mask(const V& a) { return is_zero_mod_p(a); }
   static V select(__mmask8 m, const V& a, const V& b) {  // b in the lanes of m, else a
     V r;
@@ -95,7 +105,10 @@ struct vfield<fp2> {
     return {ifma::mul(add_unreduced(a.c0, a.c1), ifma::sub(a.c0, a.c1)), ifma::mul(add_unreduced(a.c0, a.c0), a.c1)};
   }
   static V sub(const V& a, const V& b) { return {ifma::sub(a.c0, b.c0), ifma::sub(a.c1, b.c1)}; }
+  static V add(const V& a, const V& b) { return {ifma::add(a.c0, b.c0), ifma::add(a.c1, b.c1)}; }
   static V neg(const V& a) { return {ifma::neg(a.c0), ifma::neg(a.c1)}; }
+  static fp2 get_lane(const V& v, int l) { return {B::get_lane(v.c0, l), B::get_lane(v.c1, l)}; }
+  static void set_lane(V& v, int l, const fp2& x) { B::set_lane(v.c0, l, x.c0), B::set_lane(v.c1, l, x.c1); }
   static __mmask8 zero_mask(const V& a) { return is_zero_mod_p(a.c0) & is_zero_mod_p(a.c1); }
   static V select(__mmask8 m, const V& a, const V& b) { return {B::select(m, a.c0, b.c0), B::select(m, a.c1, b.c1)}; }
   static V one() { return {broadcast(k.one), v8{}}; }
@@ -133,6 +146,110 @@ inline fe52 neg52(const fe52& y) {
 }
 
 template <class Curve>
+xyzz_t<Curve> xyzz_of(const jacobian_t<Curve>& p) {
+  xyzz_t<Curve> r;
+  if (p.is_identity()) return xyzz_t<Curve>::identity();
+  r.X = p.X, r.Y = p.Y, r.ZZ = p.Z.sqr(), r.ZZZ = r.ZZ * p.Z;
+  return r;
+}
+
+// Eight XYZZ points, one per lane, with a mask of the lanes that are not the point at infinity.
+// The formulas are the EFD's madd-2008-s and add-2008-s; lanes where they do not apply (the same
+// x: a doubling or P - P) are finished in scalar code, one lane at a time.
+template <class Curve>
+struct lane_xyzz_t {
+  using F = typename Curve::field;
+  using VF = vfield<F>;
+  using V = typename VF::V;
+  using xyzz = xyzz_t<Curve>;
+  using affine = affine_t<Curve>;
+  V X{}, Y{}, ZZ{}, ZZZ{};
+  __mmask8 live = 0;
+
+  xyzz lane(int l) const {
+    if (!(live >> l & 1)) return xyzz::identity();
+    xyzz r;
+    r.X = get(X, l), r.Y = get(Y, l), r.ZZ = get(ZZ, l), r.ZZZ = get(ZZZ, l);
+    return r;
+  }
+  void set_lane(int l, const xyzz& p) {
+    if (p.is_identity()) {
+      live &= __mmask8(~(1u << l));
+      return;
+    }
+    put(X, l, p.X), put(Y, l, p.Y), put(ZZ, l, p.ZZ), put(ZZZ, l, p.ZZZ);
+    live |= __mmask8(1u << l);
+  }
+
+  // this += (x, y) in the lanes of `m` (affine points, never infinity).
+  void add_affine(const V& x, const V& y, __mmask8 m) {
+    const __mmask8 start = m & __mmask8(~live), both = m & live;
+    if (both) {
+      V U2 = VF::mul(x, ZZ), S2 = VF::mul(y, ZZZ);
+      V P = VF::sub(U2, X), R = VF::sub(S2, Y);
+      __mmask8 odd = both & VF::zero_mask(P);
+      V PP = VF::sqr(P), PPP = VF::mul(P, PP), Q = VF::mul(X, PP);
+      V X3 = VF::sub(VF::sub(VF::sqr(R), PPP), VF::add(Q, Q));
+      V Y3 = VF::sub(VF::mul(R, VF::sub(Q, X3)), VF::mul(Y, PPP));
+      V ZZ3 = VF::mul(ZZ, PP), ZZZ3 = VF::mul(ZZZ, PPP);
+      xyzz old[8];
+      for (int l = 0; l < 8; ++l)
+        if (odd >> l & 1) old[l] = lane(l);
+      const __mmask8 take = both & __mmask8(~odd);
+      X = VF::select(take, X, X3), Y = VF::select(take, Y, Y3);
+      ZZ = VF::select(take, ZZ, ZZ3), ZZZ = VF::select(take, ZZZ, ZZZ3);
+      for (int l = 0; l < 8; ++l) {
+        if (!(odd >> l & 1)) continue;
+        affine a = affine::of(get(x, l), get(y, l));
+        old[l] += a;
+        set_lane(l, old[l]);
+      }
+    }
+    if (start) {
+      const V one = VF::one();
+      X = VF::select(start, X, x), Y = VF::select(start, Y, y);
+      ZZ = VF::select(start, ZZ, one), ZZZ = VF::select(start, ZZZ, one);
+      live |= start;
+    }
+  }
+
+  // this += o, lane by lane.
+  void add(const lane_xyzz_t& o) {
+    const __mmask8 start = o.live & __mmask8(~live), both = o.live & live;
+    if (both) {
+      V U1 = VF::mul(X, o.ZZ), U2 = VF::mul(o.X, ZZ);
+      V S1 = VF::mul(Y, o.ZZZ), S2 = VF::mul(o.Y, ZZZ);
+      V P = VF::sub(U2, U1), R = VF::sub(S2, S1);
+      __mmask8 odd = both & VF::zero_mask(P);
+      V PP = VF::sqr(P), PPP = VF::mul(P, PP), Q = VF::mul(U1, PP);
+      V X3 = VF::sub(VF::sub(VF::sqr(R), PPP), VF::add(Q, Q));
+      V Y3 = VF::sub(VF::mul(R, VF::sub(Q, X3)), VF::mul(S1, PPP));
+      V ZZ3 = VF::mul(VF::mul(ZZ, o.ZZ), PP), ZZZ3 = VF::mul(VF::mul(ZZZ, o.ZZZ), PPP);
+      xyzz old[8];
+      for (int l = 0; l < 8; ++l)
+        if (odd >> l & 1) old[l] = lane(l);
+      const __mmask8 take = both & __mmask8(~odd);
+      X = VF::select(take, X, X3), Y = VF::select(take, Y, Y3);
+      ZZ = VF::select(take, ZZ, ZZ3), ZZZ = VF::select(take, ZZZ, ZZZ3);
+      for (int l = 0; l < 8; ++l) {
+        if (!(odd >> l & 1)) continue;
+        old[l] += o.lane(l);
+        set_lane(l, old[l]);
+      }
+    }
+    if (start) {
+      X = VF::select(start, X, o.X), Y = VF::select(start, Y, o.Y);
+      ZZ = VF::select(start, ZZ, o.ZZ), ZZZ = VF::select(start, ZZZ, o.ZZZ);
+      live |= start;
+    }
+  }
+
+ private:
+  static F get(const V& v, int l) { return VF::get_lane(v, l); }
+  static void put(V& v, int l, const F& f) { VF::set_lane(v, l, f); }
+};
+
+template <class Curve>
 class lane_buckets {
  public:
   using F = typename Curve::field;
@@ -141,16 +258,30 @@ class lane_buckets {
   using P52 = point52<Curve>;
   using affine = affine_t<Curve>;
   using xyzz = xyzz_t<Curve>;
+  using jacobian = jacobian_t<Curve>;
+  using lane_xyzz = lane_xyzz_t<Curve>;
   static constexpr int W = VF::W;
   static constexpr std::uint32_t neg_bit = 1u << 31;
 
-  lane_buckets(std::size_t n_buckets, std::size_t batch, const P52* prep, std::span<const affine> bases,
-               std::span<const std::uint32_t> active)
-      : bucket_(n_buckets), state_(n_buckets, empty), idx_(batch), pt_(batch), den_(new V[batch / 8]), prefix_(new V[batch / 8]),
-        special_(batch / 8), prep_(prep), bases_(bases), active_(active), batch_(batch) {
-    std::memset(&pad_, 0, sizeof pad_);
-    waiting_.reserve(batch);
-    requeue_.reserve(batch);
+  lane_buckets() { std::memset(&pad_, 0, sizeof pad_); }
+
+  // Starts a window. The object is reused (one per thread): fresh multi-megabyte bucket arrays
+  // per window cost more in page faults and zeroing than the bucket reduction itself. Bucket
+  // contents are never read before place() writes them, so only the states are reset.
+  void start(std::size_t n_buckets, std::size_t batch, const P52* prep, std::span<const affine> bases,
+             std::span<const std::uint32_t> active) {
+    if (bucket_capacity_ < n_buckets) bucket_store_.reset(new P52[n_buckets]), bucket_capacity_ = n_buckets;
+    bucket_ = std::span<P52>(bucket_store_.get(), n_buckets);
+    state_.assign(n_buckets, empty);
+    if (batch_capacity_ < batch) {
+      den_.reset(new V[batch / 8]), prefix_.reset(new V[batch / 8]);
+      batch_capacity_ = batch;
+    }
+    idx_.resize(batch), pt_.resize(batch), special_.resize(batch / 8);
+    overflow_.clear();
+    waiting_.clear(), requeue_.clear();
+    waiting_.reserve(batch), requeue_.reserve(batch);
+    prep_ = prep, bases_ = bases, active_ = active, batch_ = batch, count_ = 0, epoch_ = 2;
   }
 
   // bucket[b] += (negate ? -P_k : P_k), P_k the k-th active base.
@@ -165,15 +296,36 @@ class lane_buckets {
 
   void prefetch(std::size_t b) const { __builtin_prefetch(&state_[b]); }
 
+  // sum_b (b + 1) * bucket[b]. Each lane runs the running-sum reduction over one eighth of the
+  // buckets (XYZZ coordinates, vector arithmetic); lane l's segment starts at s_l, so the whole
+  // is sum_l (total_l + s_l * running_l), where running_l is the segment's plain sum.
   xyzz weighted_sum() {
     drain();
-    xyzz running = xyzz::identity(), total = xyzz::identity();
-    for (std::size_t b = bucket_.size(); b-- > 0;) {
-      if (state_[b] != empty) running += to_affine(bucket_[b]);
-      if (!overflow_.empty()) running += overflow_[b];
-      total += running;
+    const std::size_t seg = bucket_.size() / 8;
+    lane_xyzz running, total;
+    for (std::size_t j = seg; j-- > 0;) {
+      const fe52 *bx[8], *by[8];
+      __mmask8 has = 0;
+      for (int l = 0; l < 8; ++l) {
+        std::size_t b = std::size_t(l) * seg + j;
+        const P52* q = &pad_;
+        if (state_[b] != empty) q = &bucket_[b], has |= __mmask8(1u << l);
+        bx[l] = q->x, by[l] = q->y;
+      }
+      if (has) running.add_affine(VF::load(bx), VF::load(by), has);
+      total.add(running);
     }
-    return total;
+    jacobian sum = jacobian::identity();
+    for (int l = 0; l < 8; ++l) {
+      xyzz r = running.lane(l), t = total.lane(l);
+      sum += t.to_jacobian() + r.to_jacobian().mul(bigint<4>{{std::uint64_t(l) * seg, 0, 0, 0}});
+    }
+    if (!overflow_.empty()) {  // (rare: buckets that many points hit)
+      xyzz run = xyzz::identity(), tot = xyzz::identity();
+      for (std::size_t b = bucket_.size(); b-- > 0;) run += overflow_[b], tot += run;
+      sum += tot.to_jacobian();
+    }
+    return xyzz_of(sum);
   }
 
  private:
@@ -330,7 +482,9 @@ class lane_buckets {
     waiting_.clear();
   }
 
-  std::vector<P52> bucket_;
+  std::unique_ptr<P52[]> bucket_store_;
+  std::size_t bucket_capacity_ = 0, batch_capacity_ = 0;
+  std::span<P52> bucket_;
   std::vector<std::uint32_t> state_;
   std::vector<xyzz> overflow_;
   std::vector<std::uint32_t> idx_, pt_;
@@ -338,10 +492,10 @@ class lane_buckets {
   std::vector<__mmask8> special_;
   std::vector<waiting_point> waiting_, requeue_;
   P52 pad_;
-  const P52* prep_;
+  const P52* prep_ = nullptr;
   std::span<const affine> bases_;
   std::span<const std::uint32_t> active_;
-  std::size_t batch_, count_ = 0;
+  std::size_t batch_ = 0, count_ = 0;
   std::uint32_t epoch_ = 2;
 };
 
@@ -349,7 +503,7 @@ class lane_buckets {
 
 template <class Curve>
 struct vector_msm<Curve>::prepared {
-  std::vector<point52<Curve>> points;
+  std::unique_ptr<point52<Curve>[]> points;  // (uninitialised: every entry is written once)
 };
 
 template <class Curve>
@@ -357,9 +511,9 @@ vector_msm<Curve>::vector_msm(std::span<const affine> bases, std::span<const big
                               std::span<const std::uint32_t> active, thread_pool& pool)
     : bases_(bases), scalars_(scalars), active_(active), prep_(std::make_unique<prepared>()) {
   using VF = vfield<typename Curve::field>;
-  auto& pts = prep_->points;
-  pts.resize(active.size());
   const std::size_t m = active.size();
+  prep_->points.reset(new point52<Curve>[m]);
+  point52<Curve>* pts = prep_->points.get();
   const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(m / 1024, 4 * std::size_t(pool.size())));
   pool.run(chunks, [&](std::size_t c) {
     for (std::size_t k = m * c / chunks, end = m * (c + 1) / chunks; k < end; ++k) {
@@ -381,7 +535,8 @@ xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned w, unsigned c, std::size_t 
   std::size_t batch = std::max<std::size_t>(512, std::min<std::size_t>(2048, n_buckets / 2));
   if (const char* e = std::getenv("CUZK_MSM_BATCH")) batch = std::size_t(std::atoi(e));
   batch = (batch + 7) / 8 * 8;
-  lane_buckets<Curve> buckets(n_buckets, batch, prep_->points.data(), bases_, active_);
+  thread_local lane_buckets<Curve> buckets;
+  buckets.start(n_buckets, batch, prep_->points.get(), bases_, active_);
   for (std::size_t k = begin; k < end; ++k) {
     int d = signed_digit(scalars_[active_[k]], w, c);
     if (d > 0) buckets.add(std::size_t(d - 1), std::uint32_t(k), false);
