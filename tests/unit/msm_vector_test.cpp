@@ -104,3 +104,27 @@ TEST_CASE("msm G2 on AVX-512 IFMA lanes agrees with the scalar paths", "[msm][ve
   }
   CHECK(run<g2_curve>(pts, ks, msm_options{.threads = 2}) == xyzz);
 }
+
+// Few distinct scalars: a handful of buckets per window take thousands of points each, so the
+// waiting queue fills and points go to the scalar overflow buckets, reduced sparsely (64 buckets)
+// or densely (600 of 1024).
+TEST_CASE("msm on IFMA lanes with crowded buckets (overflow paths)", "[msm][vector]") {
+  if (!msm_detail::vector_msm_available()) {
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
+    return;
+  }
+  std::mt19937_64 rng(33);
+  const std::size_t n = 12000;
+  auto pts = random_points<g1_curve>(n, rng);
+  for (std::size_t distinct : {64u, 600u}) {
+    std::vector<scalar> pool(distinct), ks(n);
+    for (auto& k : pool) k = random_scalar(rng);
+    for (auto& k : ks) k = pool[rng() % distinct];
+    INFO(distinct << " distinct scalars");
+    for (unsigned c : {11u, 13u}) {
+      auto vec = run<g1_curve>(pts, ks, msm_options{.threads = 1, .window_bits = c});
+      auto plain = run<g1_curve>(pts, ks, msm_options{.threads = 1, .window_bits = c, .batch_affine = false});
+      CHECK(vec == plain);
+    }
+  }
+}

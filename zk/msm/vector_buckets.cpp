@@ -278,7 +278,7 @@ class lane_buckets {
       batch_capacity_ = batch;
     }
     idx_.resize(batch), pt_.resize(batch), special_.resize(batch / 8);
-    overflow_.clear();
+    overflow_.clear(), overflowed_.clear();
     waiting_.clear(), requeue_.clear();
     waiting_.reserve(batch), requeue_.reserve(batch);
     prep_ = prep, bases_ = bases, active_ = active, batch_ = batch, count_ = 0, epoch_ = 2;
@@ -289,7 +289,17 @@ class lane_buckets {
     std::uint32_t pt = k | (negate ? neg_bit : 0);
     if (!place(b, pt)) {
       if (waiting_.size() < batch_) waiting_.push_back({std::uint32_t(b), pt});
-      else overflow(b) += point(pt);
+      else if (2 * count_ >= batch_) {
+        // The queue is full but the batch is half full or more: finish it early rather than
+        // send the point to the (scalar) overflow; after the flush its bucket is free.
+        flush_and_requeue();
+        if (!place(b, pt)) {
+          if (waiting_.size() < batch_) waiting_.push_back({std::uint32_t(b), pt});
+          else overflow(b) += point(pt);
+        }
+      } else {
+        overflow(b) += point(pt);
+      }
     }
     if (count_ == batch_) flush_and_requeue();
   }
@@ -321,9 +331,16 @@ class lane_buckets {
       sum += t.to_jacobian() + r.to_jacobian().mul(bigint<4>{{std::uint64_t(l) * seg, 0, 0, 0}});
     }
     if (!overflow_.empty()) {  // (rare: buckets that many points hit)
-      xyzz run = xyzz::identity(), tot = xyzz::identity();
-      for (std::size_t b = bucket_.size(); b-- > 0;) run += overflow_[b], tot += run;
-      sum += tot.to_jacobian();
+      std::sort(overflowed_.begin(), overflowed_.end());
+      overflowed_.erase(std::unique(overflowed_.begin(), overflowed_.end()), overflowed_.end());
+      if (overflowed_.size() * 16 < bucket_.size()) {
+        for (std::uint32_t b : overflowed_)
+          sum += overflow_[b].to_jacobian().mul(bigint<4>{{std::uint64_t(b) + 1, 0, 0, 0}});
+      } else {
+        xyzz run = xyzz::identity(), tot = xyzz::identity();
+        for (std::size_t b = bucket_.size(); b-- > 0;) run += overflow_[b], tot += run;
+        sum += tot.to_jacobian();
+      }
     }
     return xyzz_of(sum);
   }
@@ -362,6 +379,7 @@ class lane_buckets {
 
   xyzz& overflow(std::size_t b) {
     if (overflow_.empty()) overflow_.resize(bucket_.size());
+    if (overflow_[b].is_identity()) overflowed_.push_back(std::uint32_t(b));  // (may repeat after a cancellation)
     return overflow_[b];
   }
 
@@ -487,6 +505,7 @@ class lane_buckets {
   std::span<P52> bucket_;
   std::vector<std::uint32_t> state_;
   std::vector<xyzz> overflow_;
+  std::vector<std::uint32_t> overflowed_;  // buckets with an overflow entry, for a sparse reduction
   std::vector<std::uint32_t> idx_, pt_;
   std::unique_ptr<V[]> den_, prefix_;  // (not std::vector: its code is compiled baseline)
   std::vector<__mmask8> special_;
