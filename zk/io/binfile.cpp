@@ -57,7 +57,9 @@ std::shared_ptr<const file_bytes> file_bytes::map(const std::string& path) {
   std::shared_ptr<file_bytes> f(new file_bytes());
   f->size_ = std::size_t(st.st_size);
   if (f->size_ > 0) {
-    void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    // Populated: every byte is read (validated) right after, and one populate costs far less than
+    // a page fault per 4 KiB page.
+    void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
       int e = errno;
       ::close(fd);
