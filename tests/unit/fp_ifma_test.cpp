@@ -69,6 +69,12 @@ void check_lanes() {
     for (int i = 0; i < 8; ++i) wrong += !(r[i] == a[i] - b[i]);
     store(ifma::mul(ifma::add_unreduced(va, vb), ifma::neg(va)), r);
     for (int i = 0; i < 8; ++i) wrong += !(r[i] == (a[i] + b[i]) * -a[i]);
+    // Lazy-reduction building blocks of the Fp2 product: a*b - b*a... with sums below 4p.
+    ifma::v8 sa = ifma::add_unreduced(va, vb), sb = ifma::add_unreduced(vb, vb);
+    store(ifma::redc(ifma::sub_wide(ifma::mul_wide(va, vb), ifma::mul_wide(vb, vb))), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == a[i] * b[i] - b[i] * b[i]);
+    store(ifma::redc(ifma::sub_wide(ifma::mul_wide(sa, sb), ifma::mul_wide(va, va), ifma::mul_wide(vb, vb))), r);
+    for (int i = 0; i < 8; ++i) wrong += !(r[i] == (a[i] + b[i]) * (b[i] + b[i]) - a[i] * a[i] - b[i] * b[i]);
     __mmask8 z = ifma::is_zero_mod_p(ifma::sub(va, va));
     wrong += z != 0xff;
   }

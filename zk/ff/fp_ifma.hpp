@@ -82,21 +82,32 @@ inline v8 neg(const v8& a) {
   return d;
 }
 
-// Montgomery product a * b / 2^416 for operands below 2^398 (limbs < 2^52): below 2p.
-// Product scanning into 16 columns, then eight reduction rows; a column collects at most 32
-// 52-bit terms plus carries, so the 64-bit lanes never overflow.
-inline v8 mul(const v8& a, const v8& b) {
+// A double-width product in 16 columns of 64 bits, not yet carried: column k holds the sum of
+// the 52-bit halves of products landing at bit 52k (at most 16 of them, so below 2^56).
+struct v8_wide {
   __m512i t[2 * limbs];
+};
+
+inline v8_wide mul_wide(const v8& a, const v8& b) {
+  v8_wide w;
   const __m512i zero = _mm512_setzero_si512();
-  for (auto& x : t) x = zero;
+  for (auto& x : w.t) x = zero;
 #pragma GCC unroll 8
   for (int i = 0; i < limbs; ++i) {
 #pragma GCC unroll 8
     for (int j = 0; j < limbs; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[j], b.l[i]);
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[j], b.l[i]);
+      w.t[i + j] = _mm512_madd52lo_epu64(w.t[i + j], a.l[j], b.l[i]);
+      w.t[i + j + 1] = _mm512_madd52hi_epu64(w.t[i + j + 1], a.l[j], b.l[i]);
     }
   }
+  return w;
+}
+
+// Montgomery reduction w / 2^416 mod p of a double-width value below p * 2^416 / 2 whose columns
+// are non-negative and below 2^62: eight rows, then the carries. Result below 2p.
+inline v8 redc(v8_wide w) {
+  __m512i* t = w.t;
+  const __m512i zero = _mm512_setzero_si512();
   const __m512i inv = bcast(k.inv52);
 #pragma GCC unroll 8
   for (int i = 0; i < limbs; ++i) {
@@ -112,6 +123,51 @@ inline v8 mul(const v8& a, const v8& b) {
   v8 r;
   for (int j = 0; j < limbs; ++j) r.l[j] = t[limbs + j];
   carry_signed(r.l);
+  return r;
+}
+
+// Montgomery product a * b / 2^416 for operands below 2^398 (limbs < 2^52): below 2p.
+// Product scanning into 16 columns, then eight reduction rows; a column collects at most 32
+// 52-bit terms plus carries, so the 64-bit lanes never overflow.
+inline v8 mul(const v8& a, const v8& b) { return redc(mul_wide(a, b)); }
+
+// x + K - y (+ K - z) column by column, where K = p * 2^408 is written with every column at
+// least 2^59 (each column lends 2^60 to the one below): a multiple of p, so it leaves the
+// reduced value unchanged, and large enough that no column goes negative for products of
+// operands below 4p. Used for Fp2 products with one reduction per coefficient (lazy reduction):
+// x + K - y < 2^790, so redc returns below 2^374 + p < 2p.
+struct wide_offset {
+  u64 col[2 * limbs];
+};
+inline constexpr wide_offset make_wide_offset() {
+  bigint<13> kp{};  // p * 2^408 = p << (6 * 64 + 24)
+  for (int j = 0; j < 6; ++j) {
+    kp.limb[j + 6] |= fp::P.limb[j] << 24;
+    kp.limb[j + 7] |= fp::P.limb[j] >> 40;
+  }
+  wide_offset w{};
+  for (int c = 0; c < 2 * limbs; ++c) {
+    unsigned bit = 52u * unsigned(c), q = bit / 64, s = bit % 64;
+    u64 v = q < 13 ? kp.limb[q] >> s : 0;
+    if (s > 12 && q + 1 < 13) v |= kp.limb[q + 1] << (64 - s);
+    w.col[c] = v & mask52;
+  }
+  for (int c = 0; c + 1 < 2 * limbs; ++c) w.col[c] += u64{1} << 60, w.col[c + 1] -= u64{1} << 8;
+  return w;
+}
+inline constexpr wide_offset kwide = make_wide_offset();
+static_assert(kwide.col[2 * limbs - 1] < (u64{1} << 20), "the offset's top column must not have borrowed below zero");
+
+inline v8_wide sub_wide(const v8_wide& x, const v8_wide& y) {
+  v8_wide r;
+  for (int c = 0; c < 2 * limbs; ++c)
+    r.t[c] = _mm512_sub_epi64(_mm512_add_epi64(x.t[c], bcast(kwide.col[c])), y.t[c]);
+  return r;
+}
+inline v8_wide sub_wide(const v8_wide& x, const v8_wide& y, const v8_wide& z) {
+  v8_wide r;
+  for (int c = 0; c < 2 * limbs; ++c)
+    r.t[c] = _mm512_sub_epi64(_mm512_sub_epi64(_mm512_add_epi64(x.t[c], bcast(kwide.col[c])), y.t[c]), z.t[c]);
   return r;
 }
 
