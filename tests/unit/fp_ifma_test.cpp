@@ -10,15 +10,9 @@
 #if defined(__x86_64__)
 #include <immintrin.h>
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma")
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+#include "zk/ff/ifma_target.hpp"
+
+CUZK_IFMA_TARGET_BEGIN
 
 #include "zk/ff/fp_ifma.hpp"
 
@@ -83,12 +77,7 @@ void check_lanes() {
 
 }  // namespace
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+CUZK_IFMA_TARGET_END
 
 TEST_CASE("radix-2^52 form round-trips every scalar value", "[fp][vector]") {
   using namespace cuzk::zk;

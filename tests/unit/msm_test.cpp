@@ -5,6 +5,7 @@
 
 #include "zk/bls12_381/curves.hpp"
 #include "zk/msm/pippenger.hpp"
+#include "msm_fixtures.hpp"
 
 using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
@@ -13,29 +14,13 @@ namespace {
 
 using scalar = bigint<4>;
 
-scalar random_scalar(std::mt19937_64& rng) {
-  scalar s;
-  for (auto& l : s.limb) l = rng();
-  s.limb[3] &= (std::uint64_t{1} << 63) - 1;  // < 2^255 < 2r
-  if (s >= fr::P) s.sub_in_place(fr::P);
-  return s;
-}
+using msm_fixtures::random_points;
+using msm_fixtures::random_scalar;
 
 scalar r_minus(std::uint64_t k) {
   scalar s = fr::P;
   s.sub_in_place(scalar{{k, 0, 0, 0}});
   return s;
-}
-
-// Distinct random-looking points: a walk G0, G0 + D, G0 + 2D, ... with random G0 and D.
-template <class Curve>
-std::vector<affine_t<Curve>> random_points(std::size_t n, std::mt19937_64& rng) {
-  using J = jacobian_t<Curve>;
-  J g = J(Curve::generator());
-  J p = g.mul(random_scalar(rng)), d = g.mul(random_scalar(rng));
-  std::vector<J> pts(n);
-  for (auto& q : pts) q = p, p += d;
-  return batch_normalize(pts);
 }
 
 template <class Curve>

@@ -10,6 +10,7 @@
 
 #include "zk/bls12_381/curves.hpp"
 #include "zk/msm/pippenger.hpp"
+#include "msm_fixtures.hpp"
 
 using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
@@ -18,23 +19,8 @@ namespace {
 
 using scalar = bigint<4>;
 
-scalar random_scalar(std::mt19937_64& rng) {
-  scalar s;
-  for (auto& l : s.limb) l = rng();
-  s.limb[3] &= (std::uint64_t{1} << 63) - 1;
-  if (s >= fr::P) s.sub_in_place(fr::P);
-  return s;
-}
-
-template <class Curve>
-std::vector<affine_t<Curve>> random_points(std::size_t n, std::mt19937_64& rng) {
-  using J = jacobian_t<Curve>;
-  J g = J(Curve::generator());
-  J p = g.mul(random_scalar(rng)), d = g.mul(random_scalar(rng));
-  std::vector<J> pts(n);
-  for (auto& q : pts) q = p, p += d;
-  return batch_normalize(pts);
-}
+using msm_fixtures::random_points;
+using msm_fixtures::random_scalar;
 
 // n points and scalars with every special case the lanes must divert to scalar code.
 template <class Curve>

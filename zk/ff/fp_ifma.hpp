@@ -8,8 +8,8 @@
 // 4p < 2^416 the Montgomery product of two such values is again below 2p without a final
 // subtraction; add and sub end in one conditional correction by 2p.
 //
-// Include only inside a region compiled for AVX-512 F/VL/BW/DQ/IFMA (a target pragma, as
-// zk/msm/vector_buckets.cpp does), and run that code only where the CPU has them.
+// Include only inside a CUZK_IFMA_TARGET_BEGIN / _END region (zk/ff/ifma_target.hpp), and run
+// that code only where the CPU has AVX-512 IFMA.
 #pragma once
 
 #include <immintrin.h>
@@ -173,37 +173,23 @@ inline v8_wide sub_wide(const v8_wide& x, const v8_wide& y, const v8_wide& z) {
 
 // a^2: the cross products once, doubled.
 inline v8 sqr(const v8& a) {
-  __m512i t[2 * limbs], d[2 * limbs];
+  v8_wide w, d;
   const __m512i zero = _mm512_setzero_si512();
-  for (int j = 0; j < 2 * limbs; ++j) t[j] = zero, d[j] = zero;
+  for (int j = 0; j < 2 * limbs; ++j) w.t[j] = zero, d.t[j] = zero;
 #pragma GCC unroll 8
   for (int i = 0; i < limbs; ++i) {
 #pragma GCC unroll 8
     for (int j = i + 1; j < limbs; ++j) {
-      d[i + j] = _mm512_madd52lo_epu64(d[i + j], a.l[j], a.l[i]);
-      d[i + j + 1] = _mm512_madd52hi_epu64(d[i + j + 1], a.l[j], a.l[i]);
+      d.t[i + j] = _mm512_madd52lo_epu64(d.t[i + j], a.l[j], a.l[i]);
+      d.t[i + j + 1] = _mm512_madd52hi_epu64(d.t[i + j + 1], a.l[j], a.l[i]);
     }
   }
 #pragma GCC unroll 8
   for (int i = 0; i < limbs; ++i) {
-    t[2 * i] = _mm512_madd52lo_epu64(_mm512_add_epi64(d[2 * i], d[2 * i]), a.l[i], a.l[i]);
-    t[2 * i + 1] = _mm512_madd52hi_epu64(_mm512_add_epi64(d[2 * i + 1], d[2 * i + 1]), a.l[i], a.l[i]);
+    w.t[2 * i] = _mm512_madd52lo_epu64(_mm512_add_epi64(d.t[2 * i], d.t[2 * i]), a.l[i], a.l[i]);
+    w.t[2 * i + 1] = _mm512_madd52hi_epu64(_mm512_add_epi64(d.t[2 * i + 1], d.t[2 * i + 1]), a.l[i], a.l[i]);
   }
-  const __m512i inv = bcast(k.inv52);
-#pragma GCC unroll 8
-  for (int i = 0; i < limbs; ++i) {
-    __m512i m = _mm512_madd52lo_epu64(zero, t[i], inv);
-#pragma GCC unroll 8
-    for (int j = 0; j < limbs; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, bcast(k.p.l[j]));
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, bcast(k.p.l[j]));
-    }
-    t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
-  }
-  v8 r;
-  for (int j = 0; j < limbs; ++j) r.l[j] = t[limbs + j];
-  carry_signed(r.l);
-  return r;
+  return redc(w);
 }
 
 // Lanes equal to 0 mod p (0 or p: values are below 2p).

@@ -1,7 +1,5 @@
-// The code after the target pragma below is compiled for AVX-512 F/VL/BW/DQ/IFMA; nothing of it
-// runs unless vector_msm_available() said yes. The pragma (rather than flags for the whole file)
-// keeps the inline functions this file shares with others (fields, curves, std::) baseline x86-64:
-// the linker may keep any one copy of those.
+// The code between CUZK_IFMA_TARGET_BEGIN and _END (zk/ff/ifma_target.hpp) is compiled for
+// AVX-512 F/VL/BW/DQ/IFMA; none of it runs unless vector_msm_available() said yes.
 #include "zk/msm/vector_buckets.hpp"
 
 #include <algorithm>
@@ -15,6 +13,8 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+
+#include "zk/ff/ifma_target.hpp"
 
 namespace cuzk::zk::msm_detail {
 
@@ -32,16 +32,7 @@ bool vector_msm_available() {
 
 }  // namespace cuzk::zk::msm_detail
 
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx512f,avx512vl,avx512bw,avx512dq,avx512ifma")
-// GCC 12's own _mm512_set1/_mm512_undefined trip these (GCC bug 105593).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wuninitialized"
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
+CUZK_IFMA_TARGET_BEGIN
 
 #include "zk/ff/fp_ifma.hpp"
 
@@ -195,18 +186,7 @@ struct lane_xyzz_t {
       V X3 = VF::sub(VF::sub(VF::sqr(R), PPP), VF::add(Q, Q));
       V Y3 = VF::sub(VF::mul(R, VF::sub(Q, X3)), VF::mul(Y, PPP));
       V ZZ3 = VF::mul(ZZ, PP), ZZZ3 = VF::mul(ZZZ, PPP);
-      xyzz old[8];
-      for (int l = 0; l < 8; ++l)
-        if (odd >> l & 1) old[l] = lane(l);
-      const __mmask8 take = both & __mmask8(~odd);
-      X = VF::select(take, X, X3), Y = VF::select(take, Y, Y3);
-      ZZ = VF::select(take, ZZ, ZZ3), ZZZ = VF::select(take, ZZZ, ZZZ3);
-      for (int l = 0; l < 8; ++l) {
-        if (!(odd >> l & 1)) continue;
-        affine a = affine::of(get(x, l), get(y, l));
-        old[l] += a;
-        set_lane(l, old[l]);
-      }
+      commit(both, odd, X3, Y3, ZZ3, ZZZ3, [&](int l) { return affine::of(get(x, l), get(y, l)); });
     }
     if (start) {
       const V one = VF::one();
@@ -228,17 +208,7 @@ struct lane_xyzz_t {
       V X3 = VF::sub(VF::sub(VF::sqr(R), PPP), VF::add(Q, Q));
       V Y3 = VF::sub(VF::mul(R, VF::sub(Q, X3)), VF::mul(S1, PPP));
       V ZZ3 = VF::mul(VF::mul(ZZ, o.ZZ), PP), ZZZ3 = VF::mul(VF::mul(ZZZ, o.ZZZ), PPP);
-      xyzz old[8];
-      for (int l = 0; l < 8; ++l)
-        if (odd >> l & 1) old[l] = lane(l);
-      const __mmask8 take = both & __mmask8(~odd);
-      X = VF::select(take, X, X3), Y = VF::select(take, Y, Y3);
-      ZZ = VF::select(take, ZZ, ZZ3), ZZZ = VF::select(take, ZZZ, ZZZ3);
-      for (int l = 0; l < 8; ++l) {
-        if (!(odd >> l & 1)) continue;
-        old[l] += o.lane(l);
-        set_lane(l, old[l]);
-      }
+      commit(both, odd, X3, Y3, ZZ3, ZZZ3, [&](int l) { return o.lane(l); });
     }
     if (start) {
       X = VF::select(start, X, o.X), Y = VF::select(start, Y, o.Y);
@@ -248,6 +218,23 @@ struct lane_xyzz_t {
   }
 
  private:
+  // Takes the formula's result in the lanes of `both` but not `odd` (the same x), where the scalar
+  // XYZZ code adds addend(l) to the old value instead (doubling or cancelling).
+  template <class Addend>
+  void commit(__mmask8 both, __mmask8 odd, const V& X3, const V& Y3, const V& ZZ3, const V& ZZZ3, Addend addend) {
+    xyzz old[8];
+    for (int l = 0; l < 8; ++l)
+      if (odd >> l & 1) old[l] = lane(l);
+    const __mmask8 take = both & __mmask8(~odd);
+    X = VF::select(take, X, X3), Y = VF::select(take, Y, Y3);
+    ZZ = VF::select(take, ZZ, ZZ3), ZZZ = VF::select(take, ZZZ, ZZZ3);
+    for (int l = 0; l < 8; ++l) {
+      if (!(odd >> l & 1)) continue;
+      old[l] += addend(l);
+      set_lane(l, old[l]);
+    }
+  }
+
   static F get(const V& v, int l) { return VF::get_lane(v, l); }
   static void put(V& v, int l, const F& f) { VF::set_lane(v, l, f); }
 };
@@ -572,12 +559,7 @@ template class vector_msm<bls12_381::g2_curve>;
 
 }  // namespace cuzk::zk::msm_detail
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC diagnostic pop
-#pragma GCC pop_options
-#endif
+CUZK_IFMA_TARGET_END
 
 #else  // not x86-64: the scalar path only
 
