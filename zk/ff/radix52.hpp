@@ -48,6 +48,7 @@ inline constexpr bigint<6> radix64(const fe52& x) {
 
 struct constants {
   fe52 p, two_p, one;  // one: 2^416 mod p, the vector form of 1
+  fe52 up52;           // 2^448 mod p: a vector product by it takes x * 2^384 to x * 2^416
   u64 inv52;           // -p^-1 mod 2^52
   fp up, down;         // scalar factors that move a value between R = 2^384 and R = 2^416
 };
@@ -60,6 +61,7 @@ inline constexpr constants make_constants() {
   p2.add_in_place(P);
   c.two_p = radix52(p2);
   c.one = radix52(detail::pow2_mod(P, 416));
+  c.up52 = radix52(detail::pow2_mod(P, 448));
   c.inv52 = detail::neg_inv64(P.limb[0]) & mask52;
   c.up = fp::from_mont(detail::pow2_mod(P, 416));
   c.down = fp::from_mont(detail::pow2_mod(P, 352));
