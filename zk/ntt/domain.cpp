@@ -44,9 +44,16 @@ domain::domain(unsigned log_size) : log_n_(log_size) {
   omega_inv_ = omega_.inverse();
   g_ = root_of_unity(log_size + 1);
   n_inv_ = fr::from_u64(std::uint64_t{1} << log_size).inverse();
+  if (log_size >= 1 && log_size <= max_table_log) {
+    const std::size_t half = std::size_t{1} << (log_size - 1);
+    powers_.resize(half);
+    powers_inv_.resize(half);
+    powers_[0] = powers_inv_[0] = fr::one();
+    for (std::size_t j = 1; j < half; ++j) powers_[j] = powers_[j - 1] * omega_, powers_inv_[j] = powers_inv_[j - 1] * omega_inv_;
+  }
 }
 
-void domain::transform(std::span<fr> a, const fr& w, thread_pool& pool) const {
+void domain::transform(std::span<fr> a, const fr& w, const std::vector<fr>& powers, thread_pool& pool) const {
   const std::size_t n = size();
   if (a.size() != n) throw std::invalid_argument("ntt: input length differs from the domain size");
   if (n == 1) return;
@@ -90,6 +97,19 @@ void domain::transform(std::span<fr> a, const fr& w, thread_pool& pool) const {
     const std::size_t chunks = m / kChunk;
     const fr ws = roots[s];
     const std::size_t blocks = n / (2 * m);
+    if (!powers.empty()) {  // roots[s]^j = w^(j * stride) from the table
+      const std::size_t stride = n / (2 * m);
+      parallel_for(pool, chunks * blocks, [&](std::size_t t0, std::size_t t1) {
+        for (std::size_t task = t0; task < t1; ++task) {
+          std::size_t c = task / blocks, blk = task % blocks;
+          std::size_t j0 = c * kChunk;
+          fr* x = a.data() + blk * 2 * m + j0;
+          const fr* t = powers.data() + j0 * stride;
+          for (std::size_t j = 0; j < kChunk; ++j) butterfly(x[j], x[j + m], t[j * stride]);
+        }
+      });
+      continue;
+    }
     parallel_for(pool, chunks * blocks, [&](std::size_t t0, std::size_t t1) {
       std::vector<fr> t(kChunk);
       std::size_t have = ~std::size_t{0};
@@ -118,17 +138,17 @@ void domain::scale_powers(std::span<fr> a, const fr& scale, const fr& x, thread_
   }, 1024);
 }
 
-void domain::ntt(std::span<fr> a, thread_pool& pool) const { transform(a, omega_, pool); }
+void domain::ntt(std::span<fr> a, thread_pool& pool) const { transform(a, omega_, powers_, pool); }
 
 void domain::intt(std::span<fr> a, thread_pool& pool) const {
-  transform(a, omega_inv_, pool);
+  transform(a, omega_inv_, powers_inv_, pool);
   scale_powers(a, n_inv_, fr::one(), pool);
 }
 
 void domain::to_odd_coset(std::span<fr> a, thread_pool& pool) const {
-  transform(a, omega_inv_, pool);
+  transform(a, omega_inv_, powers_inv_, pool);
   scale_powers(a, n_inv_, g_, pool);  // 1/n of the inverse transform folded in
-  transform(a, omega_, pool);
+  transform(a, omega_, powers_, pool);
 }
 
 }  // namespace cuzk::zk::ntt

@@ -40,13 +40,17 @@ class domain {
   void to_odd_coset(std::span<fr> a, thread_pool& pool = default_pool()) const;
 
  private:
-  // The unscaled transform with root w (omega or omega^-1).
-  void transform(std::span<fr> a, const fr& w, thread_pool& pool) const;
+  // The unscaled transform with root w (omega or omega^-1); powers: w^j for j < n/2, or empty.
+  void transform(std::span<fr> a, const fr& w, const std::vector<fr>& powers, thread_pool& pool) const;
   // a_j <- a_j * scale * x^j.
   void scale_powers(std::span<fr> a, const fr& scale, const fr& x, thread_pool& pool) const;
 
   unsigned log_n_;
   fr omega_, omega_inv_, g_, n_inv_;
+  // omega^j and omega^-j for j < n/2, the twiddles of the large stages (2^(k-1) x 32 bytes each;
+  // kept up to 2^max_table_log, computed per transform above).
+  static constexpr unsigned max_table_log = 22;
+  std::vector<fr> powers_, powers_inv_;
 };
 
 }  // namespace cuzk::zk::ntt
