@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "zk/ntt/domain.hpp"
+#include "zk/util/cpu_features.hpp"
 
 using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
@@ -91,4 +92,24 @@ TEST_CASE("ntt rejects a wrong length and an oversized domain", "[ntt]") {
   std::vector<fr> v(8);
   CHECK_THROWS(d.ntt(v));
   CHECK_THROWS(domain(29));
+}
+
+TEST_CASE("ntt on IFMA lanes equals the scalar butterflies", "[ntt][vector]") {
+  if (!cuzk::zk::cpu_has_avx512_ifma()) {
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector NTT is untested here");
+    return;
+  }
+  for (unsigned k = 6; k <= 16; ++k) {
+    domain vec(k), scal(k, false);
+    auto v = random_frs(vec.size(), 200 + k);
+    v[0] = fr::zero(), v[1] = -fr::one(), v[2] = fr::one();  // the edges of the lazy reduction
+    auto x = v, y = v;
+    vec.to_odd_coset(x);
+    scal.to_odd_coset(y);
+    INFO("2^" << k);
+    CHECK(x == y);
+    vec.intt(x);
+    scal.intt(y);
+    CHECK(x == y);
+  }
 }

@@ -10,6 +10,7 @@
 
 #include "zk/ff/radix52.hpp"
 #include "zk/msm/digits.hpp"
+#include "zk/util/cpu_features.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -18,17 +19,7 @@
 
 namespace cuzk::zk::msm_detail {
 
-bool vector_msm_available() {
-  static const bool ok = [] {
-    const char* off = std::getenv("CUZK_NO_IFMA");
-    if (off && *off && std::strcmp(off, "0") != 0) return false;
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-           __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512ifma");
-  }();
-  return ok;
-}
+bool vector_msm_available() { return cpu_has_avx512_ifma(); }
 
 }  // namespace cuzk::zk::msm_detail
 

@@ -1,5 +1,8 @@
 #include "zk/ntt/domain.hpp"
 
+#include "zk/ntt/ntt_ifma.hpp"
+#include "zk/util/cpu_features.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -37,7 +40,7 @@ fr root_of_unity(unsigned k) {
   return fr::from_u64(bls12_381::fr_snarkjs_generator).pow(e);
 }
 
-domain::domain(unsigned log_size) : log_n_(log_size) {
+domain::domain(unsigned log_size, bool vectorized) : log_n_(log_size), vectorized_(vectorized) {
   if (log_size > max_log_size)
     throw std::invalid_argument("ntt domain: log size " + std::to_string(log_size) + " > 28");
   omega_ = root_of_unity(log_size);
@@ -65,6 +68,11 @@ void domain::transform(std::span<fr> a, const fr& w, const std::vector<fr>& powe
       if (i < r) std::swap(a[i], a[r]);
     }
   }, 1 << 14);
+
+  if (vectorized_ && n >= 64 && !powers.empty() && cpu_has_avx512_ifma()) {
+    dit_stages_ifma(a, powers, pool);
+    return;
+  }
 
   // roots[s]: primitive 2^(s+1)-th root, for the stage of half-size 2^s.
   std::vector<fr> roots(L);

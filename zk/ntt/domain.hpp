@@ -23,7 +23,9 @@ fr root_of_unity(unsigned k);
 
 class domain {
  public:
-  explicit domain(unsigned log_size);  // log_size <= max_log_size
+  // log_size <= max_log_size. vectorized = false keeps the scalar butterflies even where the
+  // CPU has AVX-512 IFMA (tests compare the two).
+  explicit domain(unsigned log_size, bool vectorized = true);
 
   unsigned log_size() const { return log_n_; }
   std::size_t size() const { return std::size_t{1} << log_n_; }
@@ -46,6 +48,7 @@ class domain {
   void scale_powers(std::span<fr> a, const fr& scale, const fr& x, thread_pool& pool) const;
 
   unsigned log_n_;
+  bool vectorized_;
   fr omega_, omega_inv_, g_, n_inv_;
   // omega^j and omega^-j for j < n/2, the twiddles of the large stages (2^(k-1) x 32 bytes each;
   // kept up to 2^max_table_log, computed per transform above).
