@@ -53,6 +53,11 @@ struct fp2_t {
     F t = norm().inverse();
     return {c0 * t, -(c1 * t)};
   }
+  // The same through F::inverse_vartime (safegcd.hpp): variable time, for public data only.
+  fp2_t inverse_vartime() const {
+    F t = norm().inverse_vartime();
+    return {c0 * t, -(c1 * t)};
+  }
 
   template <class E>
   constexpr fp2_t pow(const E& e) const {

@@ -454,7 +454,8 @@ class lane_buckets {
       s[i] = VF::to_scalar(tmp[i].x);
       acc[i] = i ? acc[i - 1] * s[i] : s[i];
     }
-    F inv = acc[7].inverse();
+    // Variable time is no new leak: which buckets the points go to already depends on the scalars.
+    F inv = acc[7].inverse_vartime();
     for (int i = 8; i-- > 0;) {
       F si = i ? inv * acc[i - 1] : inv;
       if (i) inv *= s[i];
