@@ -1,8 +1,7 @@
 // Eight BLS12-381 Fr elements at once on AVX-512 IFMA: the NTT's field (zk/ntt/ntt_ifma.cpp).
 //
-// Radix 2^52, 5 limbs (260 bits), Montgomery form with R = 2^260, lazily reduced: any
-// representative in [0, 2r) with every limb below 2^52 (4r < 2^260, so products need no final
-// subtraction). The scalar fr uses R = 2^256; the NTT keeps its data in that form and stores its
+// Radix 2^52, 5 limbs (260 bits), Montgomery form with R = 2^260, lazily reduced below 2r (the
+// arithmetic is ifma_lanes.hpp's, for 5 limbs). The scalar fr uses R = 2^256; the NTT keeps its data in that form and stores its
 // twiddles as w * 2^260 instead, so that mul(x * 2^256, w * 2^260) = x * w * 2^256 and the data
 // needs only the radix change (shifts) on the way in and out.
 //
@@ -14,13 +13,14 @@
 #include <cstdint>
 
 #include "zk/bls12_381/fields.hpp"
+#include "zk/ff/ifma_lanes.hpp"
 
 namespace cuzk::zk::ifma_fr {
 
 using u64 = std::uint64_t;
 using bls12_381::fr;
 inline constexpr int limbs = 5;
-inline constexpr u64 mask52 = (u64{1} << 52) - 1;
+using ifma_lanes::mask52;
 
 struct constants {
   u64 r[limbs], two_r[limbs], to_r260[limbs];  // to_r260: 2^264 mod r (x * 2^256 -> x * 2^260)
@@ -47,81 +47,20 @@ inline constexpr constants make_constants() {
 }
 inline constexpr constants k = make_constants();
 
-struct v5 {
-  __m512i l[limbs];
+// The field's parameters for ifma_lanes.hpp.
+struct fr52 {
+  static constexpr int L = limbs;
+  static constexpr const u64* m = k.r;
+  static constexpr const u64* two_m = k.two_r;
+  static constexpr u64 inv52 = k.inv52;
 };
 
-inline __m512i bcast(u64 x) { return _mm512_set1_epi64((long long)x); }
+using v5 = ifma_lanes::lanes<limbs>;
+using ifma_lanes::bcast;
 
-inline void carry(__m512i* t) {
-  const __m512i m = bcast(mask52);
-  for (int j = 0; j < limbs - 1; ++j) {
-    t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srai_epi64(t[j], 52));
-    t[j] = _mm512_and_si512(t[j], m);
-  }
-}
-
-// x - c where that is non-negative, else x (limbs carried; c a constant such as r or 2r).
-inline v5 sub_if_above(const v5& x, const u64* c) {
-  v5 d;
-  for (int j = 0; j < limbs; ++j) d.l[j] = _mm512_sub_epi64(x.l[j], bcast(c[j]));
-  carry(d.l);
-  __mmask8 neg = _mm512_movepi64_mask(d.l[limbs - 1]);
-  v5 r;
-  for (int j = 0; j < limbs; ++j) r.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], x.l[j]);
-  return r;
-}
-
-inline v5 add(const v5& a, const v5& b) {
-  v5 s;
-  for (int j = 0; j < limbs; ++j) s.l[j] = _mm512_add_epi64(a.l[j], b.l[j]);
-  carry(s.l);
-  return sub_if_above(s, k.two_r);
-}
-
-inline v5 sub(const v5& a, const v5& b) {
-  v5 d, e;
-  for (int j = 0; j < limbs; ++j) {
-    d.l[j] = _mm512_sub_epi64(a.l[j], b.l[j]);
-    e.l[j] = _mm512_add_epi64(d.l[j], bcast(k.two_r[j]));
-  }
-  carry(d.l);
-  carry(e.l);
-  __mmask8 neg = _mm512_movepi64_mask(d.l[limbs - 1]);
-  v5 r;
-  for (int j = 0; j < limbs; ++j) r.l[j] = _mm512_mask_blend_epi64(neg, d.l[j], e.l[j]);
-  return r;
-}
-
-// a * b / 2^260 for operands below 2r: below 2r.
-inline v5 mul(const v5& a, const v5& b) {
-  __m512i t[2 * limbs];
-  const __m512i zero = _mm512_setzero_si512();
-  for (auto& x : t) x = zero;
-#pragma GCC unroll 5
-  for (int i = 0; i < limbs; ++i) {
-#pragma GCC unroll 5
-    for (int j = 0; j < limbs; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], a.l[j], b.l[i]);
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a.l[j], b.l[i]);
-    }
-  }
-  const __m512i inv = bcast(k.inv52);
-#pragma GCC unroll 5
-  for (int i = 0; i < limbs; ++i) {
-    __m512i m = _mm512_madd52lo_epu64(zero, t[i], inv);
-#pragma GCC unroll 5
-    for (int j = 0; j < limbs; ++j) {
-      t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, bcast(k.r[j]));
-      t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, bcast(k.r[j]));
-    }
-    t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
-  }
-  v5 r;
-  for (int j = 0; j < limbs; ++j) r.l[j] = t[limbs + j];
-  carry(r.l);
-  return r;
-}
+inline v5 add(const v5& a, const v5& b) { return ifma_lanes::add<fr52>(a, b); }
+inline v5 sub(const v5& a, const v5& b) { return ifma_lanes::sub<fr52>(a, b); }
+inline v5 mul(const v5& a, const v5& b) { return ifma_lanes::mul<fr52>(a, b); }
 
 // Eight consecutive fr (their Montgomery representations, 4 x 64 bits each) <-> lanes.
 inline v5 load8(const fr* src) {
@@ -146,7 +85,7 @@ inline v5 load8(const fr* src) {
 
 // Stores fully reduced values (below r), as fr expects.
 inline void store8(const v5& v, fr* dst) {
-  v5 y = sub_if_above(v, k.r);
+  v5 y = ifma_lanes::sub_if_above<limbs>(v, k.r);
   __m512i x[4];
   x[0] = _mm512_or_si512(y.l[0], _mm512_slli_epi64(y.l[1], 52));
   x[1] = _mm512_or_si512(_mm512_srli_epi64(y.l[1], 12), _mm512_slli_epi64(y.l[2], 40));
