@@ -114,20 +114,32 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
   std::size_t ranges = 1;
   if (T > 1) ranges = std::max<std::size_t>(1, (4 * std::size_t(T) + nw - 1) / nw / 2);
   ranges = std::min<std::size_t>(ranges, std::max<std::size_t>(1, m / 64));
-  std::vector<xyzz> window_parts(std::size_t(nw) * ranges);
+  // Tasks: each window in `ranges` point ranges. With one task per window and a window count
+  // that is not a multiple of the threads, the last windows would run alone while the other
+  // threads wait; those are split among all threads instead (one more bucket reduction each).
+  struct task_range {
+    unsigned w;
+    std::size_t begin, end;
+  };
+  std::vector<task_range> tasks;
+  const unsigned leftover = (ranges == 1 && T > 1 && nw > T && m >= 64 * std::size_t(T)) ? nw % T : 0;
+  for (unsigned w = 0; w < nw; ++w) {
+    const std::size_t parts = w < nw - leftover ? ranges : T;
+    for (std::size_t r = 0; r < parts; ++r) tasks.push_back({w, m * r / parts, m * (r + 1) / parts});
+  }
+  std::vector<xyzz> window_parts(tasks.size());
   // Batches of about a quarter of the buckets: few collisions, and the inversion is shared by
   // hundreds of additions. Below that, plain XYZZ buckets are cheaper.
   const std::size_t batch = std::min<std::size_t>(1024, n_buckets / 4);
-  const bool use_batch_affine = opt.batch_affine && batch >= 64 && m / ranges >= 4 * batch;
 
   std::unique_ptr<msm_detail::vector_msm<Curve>> vec;
   if constexpr (msm_detail::has_vector_msm<Curve>)
     if (vectorized) vec = std::make_unique<msm_detail::vector_msm<Curve>>(bases, scalars, active, *pool);
 
-  pool->run(window_parts.size(), [&](std::size_t task) {
-    unsigned w = unsigned(task / ranges);
-    std::size_t r = task % ranges;
-    std::size_t begin = m * r / ranges, end = m * (r + 1) / ranges;
+  pool->run(tasks.size(), [&](std::size_t task) {
+    const unsigned w = tasks[task].w;
+    const std::size_t begin = tasks[task].begin, end = tasks[task].end;
+    const bool use_batch_affine = opt.batch_affine && batch >= 64 && end - begin >= 4 * batch;
     if constexpr (msm_detail::has_vector_msm<Curve>) {
       if (vec) {
         window_parts[task] = vec->window_sum(w, c, begin, end);
@@ -169,12 +181,12 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
   });
 
   // 3. Horner over windows, most significant first.
+  std::vector<xyzz> window_sums(nw, xyzz::identity());
+  for (std::size_t t = 0; t < tasks.size(); ++t) window_sums[tasks[t].w] += window_parts[t];
   jacobian acc = jacobian::identity();
   for (unsigned w = nw; w-- > 0;) {
     for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
-    xyzz sw = xyzz::identity();
-    for (std::size_t r = 0; r < ranges; ++r) sw += window_parts[std::size_t(w) * ranges + r];
-    acc += sw.to_jacobian();
+    acc += window_sums[w].to_jacobian();
   }
   return acc + ones.to_jacobian();
 }
