@@ -40,15 +40,28 @@ namespace msm_detail {
 
 // Minimises windows x (additions of points + bucket reduction), counting a bucket's reduction
 // (one mixed and one XYZZ addition) as about four batch-affine additions.
-// The vector path's additions are cheaper against the (scalar) reduction: a bucket there weighs
-// about as much as `bucket_weight` additions.
-inline constexpr double vector_bucket_weight = 0.5;
 inline unsigned choose_window(std::size_t n, double bucket_weight = 4.0) {
   if (n < 4) return 1;
   unsigned best = 1;
   double best_cost = 1e300;
   for (unsigned c = 1; c <= 16; ++c) {
     double cost = double(num_windows(c)) * (double(n) + bucket_weight * double(std::size_t{1} << (c - 1)));
+    if (cost < best_cost) best_cost = cost, best = c;
+  }
+  return best;
+}
+
+// The vector path (vector_buckets.hpp) reduces buckets with batch-affine additions too, and its
+// narrow top window costs about its share of the scalar's bits, so windows count as 256 / c.
+// A bucket weighs `vector_bucket_weight` additions of a point; fitted on zk_bench at 2^16 and
+// 2^18 (Zen 4): c = 14 for G1 and 15 for G2 at 2^16, 16 for both at 2^18.
+template <class Curve>
+inline constexpr double vector_bucket_weight = std::is_same_v<Curve, bls12_381::g2_curve> ? 0.45 : 0.8;
+inline unsigned choose_vector_window(std::size_t n, double bucket_weight) {
+  unsigned best = 11;
+  double best_cost = 1e300;
+  for (unsigned c = 11; c <= 16; ++c) {
+    double cost = (256.0 / c) * (double(n) + bucket_weight * double(std::size_t{1} << (c - 1)));
     if (cost < best_cost) best_cost = cost, best = c;
   }
   return best;
@@ -107,7 +120,9 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
   bool vectorized = false;
   if constexpr (msm_detail::has_vector_msm<Curve>)
     vectorized = opt.vectorized && opt.batch_affine && m >= 4096 && msm_detail::vector_msm_available();
-  unsigned c = opt.window_bits ? opt.window_bits : msm_detail::choose_window(m, vectorized ? msm_detail::vector_bucket_weight : 4.0);
+  unsigned c = opt.window_bits                 ? opt.window_bits
+               : vectorized                     ? msm_detail::choose_vector_window(m, msm_detail::vector_bucket_weight<Curve>)
+                                                : msm_detail::choose_window(m);
   if (vectorized && c < 11) vectorized = false;  // (batches need >= 1024 buckets)
   const unsigned nw = msm_detail::num_windows(c);
   const std::size_t n_buckets = std::size_t{1} << (c - 1);

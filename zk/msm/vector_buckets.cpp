@@ -132,6 +132,15 @@ inline fe52 neg52(const fe52& y) {
   return r;
 }
 
+// (X / ZZ, Y / ZZZ) through one variable-time inversion, for the rare lanes finished in scalar
+// code (bucket contents are no secret from a timing observer who can see their memory accesses).
+template <class Curve>
+affine_t<Curve> affine_vartime(const xyzz_t<Curve>& p) {
+  if (p.is_identity()) return affine_t<Curve>::identity();
+  const auto inv = (p.ZZ * p.ZZZ).inverse_vartime();  // 1 / (ZZ ZZZ)
+  return affine_t<Curve>::of(p.X * (inv * p.ZZZ), p.Y * (inv * p.ZZ));
+}
+
 template <class Curve>
 xyzz_t<Curve> xyzz_of(const jacobian_t<Curve>& p) {
   xyzz_t<Curve> r;
@@ -245,6 +254,7 @@ class lane_buckets {
   using lane_xyzz = lane_xyzz_t<Curve>;
   static constexpr int W = VF::W;
   static constexpr std::uint32_t neg_bit = 1u << 31;
+  static constexpr std::uint32_t from_bucket = 1u << 30;  // (fold_to: the addend is a bucket)
 
   lane_buckets() { std::memset(&pad_, 0, sizeof pad_); }
 
@@ -256,10 +266,7 @@ class lane_buckets {
     if (bucket_capacity_ < n_buckets) bucket_store_.reset(new P52[n_buckets]), bucket_capacity_ = n_buckets;
     bucket_ = std::span<P52>(bucket_store_.get(), n_buckets);
     state_.assign(n_buckets, empty);
-    if (batch_capacity_ < batch) {
-      den_.reset(new V[batch / 8]), prefix_.reset(new V[batch / 8]);
-      batch_capacity_ = batch;
-    }
+    reserve_inversion(batch / 8);
     idx_.resize(batch), pt_.resize(batch), special_.resize(batch / 8);
     overflow_.clear(), overflowed_.clear();
     waiting_.clear(), requeue_.clear();
@@ -289,11 +296,79 @@ class lane_buckets {
 
   void prefetch(std::size_t b) const { __builtin_prefetch(&state_[b]); }
 
-  // sum_b (b + 1) * bucket[b]. Each lane runs the running-sum reduction over one eighth of the
-  // buckets (XYZZ coordinates, vector arithmetic); lane l's segment starts at s_l, so the whole
-  // is sum_l (total_l + s_l * running_l), where running_l is the segment's plain sum.
-  xyzz weighted_sum() {
+  // sum_b (b + 1) * bucket[b], and the overflow buckets. With `logical` below the bucket count,
+  // the window's digits need only that many buckets and each was spread over copies
+  // b, b + logical, b + 2 logical, ... (see bucket_of); the copies are summed first.
+  xyzz weighted_sum(std::size_t logical) {
     drain();
+    fold_to(logical);
+    jacobian sum = bucket_.size() >= segmented_min_buckets ? segmented_sum()
+                   : bucket_.size() >= 8                   ? lane_sum()
+                                                           : scalar_sum();
+    if (!overflow_.empty()) {  // (rare: buckets that many points hit)
+      std::sort(overflowed_.begin(), overflowed_.end());
+      overflowed_.erase(std::unique(overflowed_.begin(), overflowed_.end()), overflowed_.end());
+      if (overflowed_.size() * 16 < bucket_.size()) {
+        for (std::uint32_t b : overflowed_)
+          sum += overflow_[b].to_jacobian().mul(bigint<4>{{std::uint64_t(b) + 1, 0, 0, 0}});
+      } else {
+        xyzz run = xyzz::identity(), tot = xyzz::identity();
+        for (std::size_t b = bucket_.size(); b-- > 0;) run += overflow_[b], tot += run;
+        sum += tot.to_jacobian();
+      }
+    }
+    return xyzz_of(sum);
+  }
+
+ private:
+  // Below this many buckets the segments would be too short to pay for their final combination.
+  static constexpr std::size_t segmented_min_buckets = 1024;
+
+  // The few buckets of a narrow window.
+  jacobian scalar_sum() const {
+    xyzz run = xyzz::identity(), tot = xyzz::identity();
+    for (std::size_t b = bucket_.size(); b-- > 0;) {
+      if (state_[b] != empty) run += to_affine(bucket_[b]);
+      tot += run;
+    }
+    return tot.to_jacobian();
+  }
+
+  // Adds the upper half of the buckets into the lower half until `logical` remain: one
+  // collision-free batch-affine pass per halving. Copies of a bucket were made so that a window
+  // with few distinct digits (the top one) does not crowd its points into few buckets, where
+  // every batch could take only a handful of them.
+  void fold_to(std::size_t logical) {
+    for (std::size_t half = bucket_.size() / 2; half >= logical; half /= 2) {
+      for (std::size_t i = 0; i < half; ++i) {
+        const std::size_t src = i + half;
+        if (state_[src] == empty) continue;
+        if (state_[i] == empty) {
+          bucket_[i] = bucket_[src], state_[i] = idle;
+          continue;
+        }
+        idx_[count_] = std::uint32_t(i), pt_[count_] = std::uint32_t(src) | from_bucket, ++count_;
+        if (count_ == batch_) flush();
+      }
+      flush();
+      if (!overflow_.empty()) {
+        for (std::size_t k = 0, m = overflowed_.size(); k < m; ++k) {
+          const std::uint32_t b = overflowed_[k];
+          if (b < half) continue;
+          xyzz moved = overflow_[b];
+          overflow_[b] = xyzz::identity();
+          overflow(b - half) += moved;
+        }
+        std::erase_if(overflowed_, [&](std::uint32_t b) { return b >= half; });
+      }
+      bucket_ = bucket_.first(half);
+    }
+  }
+
+  // Each lane runs the running-sum reduction over one eighth of the buckets (XYZZ coordinates,
+  // vector arithmetic); lane l's segment starts at s_l, so the whole is
+  // sum_l (total_l + s_l * running_l), where running_l is the segment's plain sum.
+  jacobian lane_sum() const {
     const std::size_t seg = bucket_.size() / 8;
     lane_xyzz running, total;
     for (std::size_t j = seg; j-- > 0;) {
@@ -313,28 +388,149 @@ class lane_buckets {
       xyzz r = running.lane(l), t = total.lane(l);
       sum += t.to_jacobian() + r.to_jacobian().mul(bigint<4>{{std::uint64_t(l) * seg, 0, 0, 0}});
     }
-    if (!overflow_.empty()) {  // (rare: buckets that many points hit)
-      std::sort(overflowed_.begin(), overflowed_.end());
-      overflowed_.erase(std::unique(overflowed_.begin(), overflowed_.end()), overflowed_.end());
-      if (overflowed_.size() * 16 < bucket_.size()) {
-        for (std::uint32_t b : overflowed_)
-          sum += overflow_[b].to_jacobian().mul(bigint<4>{{std::uint64_t(b) + 1, 0, 0, 0}});
-      } else {
-        xyzz run = xyzz::identity(), tot = xyzz::identity();
-        for (std::size_t b = bucket_.size(); b-- > 0;) run += overflow_[b], tot += run;
-        sum += tot.to_jacobian();
-      }
-    }
-    return xyzz_of(sum);
+    return sum;
   }
 
- private:
+  // The running-sum reduction in affine coordinates, batched across residue classes. Bucket b
+  // belongs to class s = b mod 8G (lane l of group g for s = 8g + l) as its j-th member,
+  // b = s + 8G j. Each class keeps S, the sum of its members above the current one, and T, the
+  // sum of those S; one step adds the old S to T and the next member down to S in every class:
+  // 16G independent affine additions that share one inversion, 6 products each, where the lane
+  // reduction's XYZZ additions (mixed and full) cost 10 and 14. A step reads 8G consecutive
+  // buckets, so the whole is one sequential pass. Afterwards S_s = sum_j B and T_s = sum_j j B,
+  // and the weighted sum is sum_s (s + 1) S_s + 8G sum_s T_s.
+  jacobian segmented_sum() {
+    const std::size_t n = bucket_.size(), G = std::min<std::size_t>(64, n / 128), L = n / (8 * G);
+    reserve_inversion(2 * G);
+    if (seg_capacity_ < G) {
+      seg_s_.reset(new lane_affine[G]), seg_t_.reset(new lane_affine[G]), seg_b_.reset(new lane_affine[G]);
+      seg_capacity_ = G;
+    }
+    s_live_.assign(G, 0), t_live_.assign(G, 0), b_live_.assign(G, 0);
+    for (std::size_t g = 0; g < G; ++g) seg_s_[g] = lane_affine{}, seg_t_[g] = lane_affine{};
+    for (std::size_t j = L; j-- > 0;) segment_step(G, j);
+
+    // Lane l of `run` is sum_g S_(g,l), of `tot` sum_g (g + 1) S_(g,l), of `tsum` sum_g T_(g,l).
+    // With s = 8g + l: sum_s (s + 1) S_s = 8 sum_l tot_l - sum_l (7 - l) run_l.
+    lane_xyzz run, tot, tsum;
+    for (std::size_t g = G; g-- > 0;) {
+      run.add_affine(seg_s_[g].x, seg_s_[g].y, s_live_[g]);
+      tot.add(run);
+      tsum.add_affine(seg_t_[g].x, seg_t_[g].y, t_live_[g]);
+    }
+    xyzz t_all = xyzz::identity(), tot_all = xyzz::identity(), s_all = xyzz::identity(), weighted = xyzz::identity();
+    for (int l = 0; l < 8; ++l) {
+      t_all += tsum.lane(l), tot_all += tot.lane(l);
+      s_all += run.lane(l), weighted += s_all;  // sum_l (8 - l) run_l
+    }
+    jacobian t_part = t_all.to_jacobian();
+    for (std::size_t m = 8 * G; m > 1; m >>= 1) t_part = t_part.dbl();
+    return tot_all.to_jacobian().dbl().dbl().dbl() - weighted.to_jacobian() + s_all.to_jacobian() + t_part;
+  }
+
+  // One step of segmented_sum: T += S, then S += bucket[s + 8G j], in every class s.
+  void segment_step(std::size_t G, std::size_t j) {
+    const V one = VF::one();
+    for (std::size_t g = 0; g < G; ++g) {
+      const fe52 *bx[8], *by[8];
+      __mmask8 bl = 0;
+      for (int l = 0; l < 8; ++l) {
+        const std::size_t b = 8 * (G * j + g) + std::size_t(l);
+        const P52* q = &pad_;
+        if (state_[b] != empty) q = &bucket_[b], bl |= __mmask8(1u << l);
+        bx[l] = q->x, by[l] = q->y;
+      }
+      lane_affine& B = seg_b_[g];
+      B.x = VF::load(bx), B.y = VF::load(by), b_live_[g] = bl;
+      const lane_affine &S = seg_s_[g], &T = seg_t_[g];
+      const __mmask8 sl = s_live_[g], tl = t_live_[g];
+      // Lanes where both terms exist take the formula; the rest (a copy, nothing, or the same x)
+      // divide by 1.
+      V d_t = VF::sub(S.x, T.x), d_s = VF::sub(B.x, S.x);
+      const __mmask8 add_t = sl & tl & __mmask8(~VF::zero_mask(d_t)), add_s = sl & bl & __mmask8(~VF::zero_mask(d_s));
+      d_t = VF::select(__mmask8(~add_t), d_t, one), d_s = VF::select(__mmask8(~add_s), d_s, one);
+      den_[2 * g] = d_t, den_[2 * g + 1] = d_s;
+      prefix_[2 * g] = g ? VF::mul(prefix_[2 * g - 1], d_t) : d_t;
+      prefix_[2 * g + 1] = VF::mul(prefix_[2 * g], d_s);
+    }
+    V inv = invert_lanes(prefix_[2 * G - 1]);
+    for (std::size_t g = G; g-- > 0;) {
+      const V inv_s = VF::mul(inv, prefix_[2 * g]);
+      inv = VF::mul(inv, den_[2 * g + 1]);
+      const V inv_t = g ? VF::mul(inv, prefix_[2 * g - 1]) : inv;
+      if (g) inv = VF::mul(inv, den_[2 * g]);
+
+      lane_affine &S = seg_s_[g], &T = seg_t_[g];
+      const lane_affine& B = seg_b_[g];
+      const __mmask8 sl = s_live_[g], tl = t_live_[g], bl = b_live_[g];
+      const __mmask8 both_t = sl & tl, both_s = sl & bl;
+      const __mmask8 same_t = both_t & VF::zero_mask(VF::sub(S.x, T.x));
+      const __mmask8 same_s = both_s & VF::zero_mask(VF::sub(B.x, S.x));
+      // Scalar first, while S still holds its old value (rare: equal or opposite points).
+      affine fix_t[8], fix_s[8];
+      for (int l = 0; l < 8; ++l) {
+        if (same_t >> l & 1) fix_t[l] = add_same_x(lane_of(T, l), lane_of(S, l));
+        if (same_s >> l & 1) fix_s[l] = add_same_x(lane_of(S, l), lane_of(B, l));
+      }
+      lane_affine t_new = add_lanes(T, S, inv_t), s_new = add_lanes(S, B, inv_s);
+      const __mmask8 take_t = both_t & __mmask8(~same_t), take_s = both_s & __mmask8(~same_s);
+      const __mmask8 copy_t = sl & __mmask8(~tl), copy_s = bl & __mmask8(~sl);
+      T.x = VF::select(copy_t, VF::select(take_t, T.x, t_new.x), S.x);
+      T.y = VF::select(copy_t, VF::select(take_t, T.y, t_new.y), S.y);
+      S.x = VF::select(copy_s, VF::select(take_s, S.x, s_new.x), B.x);
+      S.y = VF::select(copy_s, VF::select(take_s, S.y, s_new.y), B.y);
+      __mmask8 t_live = tl | sl, s_live = sl | bl;
+      for (int l = 0; l < 8; ++l) {
+        if (same_t >> l & 1) set_lane_of(T, t_live, l, fix_t[l]);
+        if (same_s >> l & 1) set_lane_of(S, s_live, l, fix_s[l]);
+      }
+      t_live_[g] = t_live, s_live_[g] = s_live;
+    }
+  }
+
+  // Eight affine points, lane by lane (valid field elements in every lane, live or not).
+  struct lane_affine {
+    V x{}, y{};
+  };
+
+  // p + q, lane by lane, given 1 / (q.x - p.x): the lanes where that is defined are kept.
+  static lane_affine add_lanes(const lane_affine& p, const lane_affine& q, const V& inv) {
+    V lambda = VF::mul(VF::sub(q.y, p.y), inv);
+    V x3 = VF::sub(VF::sub(VF::sqr(lambda), p.x), q.x);
+    return {x3, VF::sub(VF::mul(lambda, VF::sub(p.x, x3)), p.y)};
+  }
+  static affine lane_of(const lane_affine& p, int l) {
+    return affine::of(VF::get_lane(p.x, l), VF::get_lane(p.y, l));
+  }
+  static void set_lane_of(lane_affine& p, __mmask8& live, int l, const affine& a) {
+    if (a.is_identity()) {
+      live &= __mmask8(~(1u << l));
+      return;
+    }
+    VF::set_lane(p.x, l, a.x), VF::set_lane(p.y, l, a.y);
+  }
+  // p + q for two points with the same x: a doubling or the point at infinity.
+  static affine add_same_x(const affine& p, const affine& q) {
+    xyzz s = xyzz::identity();
+    s += p;
+    s += q;
+    return affine_vartime(s);
+  }
+
+  void reserve_inversion(std::size_t groups) {
+    if (batch_capacity_ < 8 * groups) {
+      den_.reset(new V[groups]), prefix_.reset(new V[groups]);
+      batch_capacity_ = 8 * groups;
+    }
+  }
+
   static constexpr std::uint32_t empty = 0, idle = 1;
   struct waiting_point {
     std::uint32_t bucket, pt;
   };
 
   affine point(std::uint32_t pt) const {
+    if (pt & from_bucket) return to_affine(bucket_store_[pt & ~from_bucket]);
     const affine& p = bases_[active_[pt & ~neg_bit]];
     return pt & neg_bit ? -p : p;
   }
@@ -376,7 +572,7 @@ class lane_buckets {
       const P52* p = &pad_;
       if (e < count_) {
         q = &bucket_[idx_[e]];
-        p = &prep_[pt_[e] & ~neg_bit];
+        p = pt_[e] & from_bucket ? &bucket_store_[pt_[e] & ~from_bucket] : &prep_[pt_[e] & ~neg_bit];
         valid |= __mmask8(1u << i);
         if (pt_[e] & neg_bit) negated |= __mmask8(1u << i);
       }
@@ -438,7 +634,7 @@ class lane_buckets {
     xyzz s = xyzz::identity();
     s += q;
     s += p;
-    affine r = s.to_jacobian().to_affine();
+    affine r = affine_vartime(s);
     if (r.is_identity()) state_[b] = empty;
     else store_affine(bucket_[b], r);
   }
@@ -494,6 +690,9 @@ class lane_buckets {
   std::unique_ptr<V[]> den_, prefix_;  // (not std::vector: its code is compiled baseline)
   std::vector<__mmask8> special_;
   std::vector<waiting_point> waiting_, requeue_;
+  std::unique_ptr<lane_affine[]> seg_s_, seg_t_, seg_b_;  // segmented_sum's S, T and step buckets
+  std::vector<__mmask8> s_live_, t_live_, b_live_;
+  std::size_t seg_capacity_ = 0;
   P52 pad_;
   const P52* prep_ = nullptr;
   std::span<const affine> bases_;
@@ -562,12 +761,18 @@ xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned w, unsigned c, std::size_t 
   batch = (batch + 7) / 8 * 8;
   thread_local lane_buckets<Curve> buckets;
   buckets.start(n_buckets, batch, prep_->points.get(), bases_, active_);
+  // A window that reaches above the scalar's top bit has digits in [0, 2^(scalar_bits - pos)]
+  // only: that many logical buckets, each spread over copies chosen by the point's index.
+  const std::size_t pos = std::size_t(w) * c;
+  const std::size_t logical = pos + c - 1 >= scalar_bits ? std::size_t{1} << (scalar_bits - pos) : n_buckets;
+  const std::size_t copies_mask = n_buckets / logical - 1;
   for (std::size_t k = begin; k < end; ++k) {
     int d = signed_digit(scalars_[active_[k]], w, c);
-    if (d > 0) buckets.add(std::size_t(d - 1), std::uint32_t(k), false);
-    else if (d < 0) buckets.add(std::size_t(-d - 1), std::uint32_t(k), true);
+    const std::size_t copy = (k & copies_mask) * logical;
+    if (d > 0) buckets.add(copy + std::size_t(d - 1), std::uint32_t(k), false);
+    else if (d < 0) buckets.add(copy + std::size_t(-d - 1), std::uint32_t(k), true);
   }
-  return buckets.weighted_sum();
+  return buckets.weighted_sum(logical);
 }
 
 template class vector_msm<bls12_381::g1_curve>;
