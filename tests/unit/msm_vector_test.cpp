@@ -45,6 +45,13 @@ void make_hard_input(std::size_t n, std::uint64_t seed, std::vector<affine_t<Cur
   pts[n / 2] = affine_t<Curve>::identity();
 }
 
+// True, with a visible warning, where the vector path cannot run.
+bool no_vector_msm() {
+  if (msm_detail::vector_msm_available()) return false;
+  WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
+  return true;
+}
+
 template <class Curve>
 jacobian_t<Curve> run(const std::vector<affine_t<Curve>>& pts, const std::vector<scalar>& ks, msm_options opt) {
   return msm<Curve>(std::span<const affine_t<Curve>>(pts), std::span<const scalar>(ks), opt);
@@ -53,10 +60,7 @@ jacobian_t<Curve> run(const std::vector<affine_t<Curve>>& pts, const std::vector
 }  // namespace
 
 TEST_CASE("msm on AVX-512 IFMA lanes agrees with the scalar paths", "[msm][vector]") {
-  if (!msm_detail::vector_msm_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
-    return;
-  }
+  if (no_vector_msm()) return;
   std::vector<g1_affine> pts;
   std::vector<scalar> ks;
   make_hard_input<g1_curve>(9001, 31, pts, ks);
@@ -77,10 +81,7 @@ TEST_CASE("msm on AVX-512 IFMA lanes agrees with the scalar paths", "[msm][vecto
 }
 
 TEST_CASE("msm G2 on AVX-512 IFMA lanes agrees with the scalar paths", "[msm][vector][g2]") {
-  if (!msm_detail::vector_msm_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
-    return;
-  }
+  if (no_vector_msm()) return;
   std::vector<g2_affine> pts;
   std::vector<scalar> ks;
   make_hard_input<g2_curve>(4500, 32, pts, ks);
@@ -97,10 +98,7 @@ TEST_CASE("msm G2 on AVX-512 IFMA lanes agrees with the scalar paths", "[msm][ve
 // waiting queue fills and points go to the scalar overflow buckets, reduced sparsely (64 buckets)
 // or densely (600 of 1024).
 TEST_CASE("msm on IFMA lanes with crowded buckets (overflow paths)", "[msm][vector]") {
-  if (!msm_detail::vector_msm_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
-    return;
-  }
+  if (no_vector_msm()) return;
   std::mt19937_64 rng(33);
   const std::size_t n = 12000;
   auto pts = random_points<g1_curve>(n, rng);
@@ -122,10 +120,7 @@ TEST_CASE("msm on IFMA lanes with crowded buckets (overflow paths)", "[msm][vect
 // cancellations) turn up in every phase, each finished in scalar code. The reference is one
 // scalar multiplication by sum_i k_i m_i mod r.
 TEST_CASE("msm on IFMA lanes with every base a multiple of one point", "[msm][vector]") {
-  if (!msm_detail::vector_msm_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
-    return;
-  }
+  if (no_vector_msm()) return;
   std::mt19937_64 rng(34);
   auto check = [&]<class Curve>(std::size_t n, std::initializer_list<unsigned> windows) {
     using J = jacobian_t<Curve>;
@@ -155,10 +150,7 @@ TEST_CASE("msm on IFMA lanes with every base a multiple of one point", "[msm][ve
 // spread over 16 copies each) sees two digits only, so its 32 buckets crowd and points go to the
 // XYZZ overflow, which the fold must carry from the copies into the logical buckets.
 TEST_CASE("msm on IFMA lanes with a crowded top window", "[msm][vector]") {
-  if (!msm_detail::vector_msm_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
-    return;
-  }
+  if (no_vector_msm()) return;
   std::mt19937_64 rng(35);
   const std::size_t n = 12000;
   auto pts = random_points<g1_curve>(n, rng);
