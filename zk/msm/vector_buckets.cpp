@@ -298,7 +298,7 @@ class lane_buckets {
 
   // sum_b (b + 1) * bucket[b], and the overflow buckets. With `logical` below the bucket count,
   // the window's digits need only that many buckets and each was spread over copies
-  // b, b + logical, b + 2 logical, ... (see bucket_of); the copies are summed first.
+  // b, b + logical, b + 2 logical, ... (see window_sum); the copies are summed first.
   xyzz weighted_sum(std::size_t logical) {
     drain();
     fold_to(logical);
@@ -321,7 +321,8 @@ class lane_buckets {
   }
 
  private:
-  // Below this many buckets the segments would be too short to pay for their final combination.
+  // Below this many buckets the residue classes would be too short to pay for their final
+  // combination.
   static constexpr std::size_t segmented_min_buckets = 1024;
 
   // The few buckets of a narrow window.
@@ -406,7 +407,7 @@ class lane_buckets {
       seg_s_.reset(new lane_affine[G]), seg_t_.reset(new lane_affine[G]), seg_b_.reset(new lane_affine[G]);
       seg_capacity_ = G;
     }
-    s_live_.assign(G, 0), t_live_.assign(G, 0), b_live_.assign(G, 0);
+    s_live_.assign(G, 0), t_live_.assign(G, 0), b_live_.assign(G, 0), seg_same_.resize(2 * G);
     for (std::size_t g = 0; g < G; ++g) seg_s_[g] = lane_affine{}, seg_t_[g] = lane_affine{};
     for (std::size_t j = L; j-- > 0;) segment_step(G, j);
 
@@ -447,7 +448,9 @@ class lane_buckets {
       // Lanes where both terms exist take the formula; the rest (a copy, nothing, or the same x)
       // divide by 1.
       V d_t = VF::sub(S.x, T.x), d_s = VF::sub(B.x, S.x);
-      const __mmask8 add_t = sl & tl & __mmask8(~VF::zero_mask(d_t)), add_s = sl & bl & __mmask8(~VF::zero_mask(d_s));
+      const __mmask8 same_t = sl & tl & VF::zero_mask(d_t), same_s = sl & bl & VF::zero_mask(d_s);
+      seg_same_[2 * g] = same_t, seg_same_[2 * g + 1] = same_s;
+      const __mmask8 add_t = sl & tl & __mmask8(~same_t), add_s = sl & bl & __mmask8(~same_s);
       d_t = VF::select(__mmask8(~add_t), d_t, one), d_s = VF::select(__mmask8(~add_s), d_s, one);
       den_[2 * g] = d_t, den_[2 * g + 1] = d_s;
       prefix_[2 * g] = g ? VF::mul(prefix_[2 * g - 1], d_t) : d_t;
@@ -464,8 +467,7 @@ class lane_buckets {
       const lane_affine& B = seg_b_[g];
       const __mmask8 sl = s_live_[g], tl = t_live_[g], bl = b_live_[g];
       const __mmask8 both_t = sl & tl, both_s = sl & bl;
-      const __mmask8 same_t = both_t & VF::zero_mask(VF::sub(S.x, T.x));
-      const __mmask8 same_s = both_s & VF::zero_mask(VF::sub(B.x, S.x));
+      const __mmask8 same_t = seg_same_[2 * g], same_s = seg_same_[2 * g + 1];
       // Scalar first, while S still holds its old value (rare: equal or opposite points).
       affine fix_t[8], fix_s[8];
       for (int l = 0; l < 8; ++l) {
@@ -691,7 +693,7 @@ class lane_buckets {
   std::vector<__mmask8> special_;
   std::vector<waiting_point> waiting_, requeue_;
   std::unique_ptr<lane_affine[]> seg_s_, seg_t_, seg_b_;  // segmented_sum's S, T and step buckets
-  std::vector<__mmask8> s_live_, t_live_, b_live_;
+  std::vector<__mmask8> s_live_, t_live_, b_live_, seg_same_;  // seg_same_: lanes with equal x
   std::size_t seg_capacity_ = 0;
   P52 pad_;
   const P52* prep_ = nullptr;
