@@ -68,6 +68,9 @@ struct vfield<fp> {
   static void to_vec(const fp& x, fe52* out) { out[0] = ifma::to_vec(x); }
   static void raw52(const fp& x, fe52* out) { out[0] = radix52(x.m); }  // x * 2^384, radix 2^52
   static fp to_scalar(const fe52* in) { return ifma::to_scalar(in[0]); }
+  // The batch inversions run in Fp: an Fp element is its own norm.
+  static V norm(const V& a) { return a; }
+  static V inverse_from_norm(const V&, const V& inv_norm) { return inv_norm; }
 };
 
 template <>
@@ -112,6 +115,16 @@ struct vfield<fp2> {
   static void to_vec(const fp2& x, fe52* out) { out[0] = ifma::to_vec(x.c0), out[1] = ifma::to_vec(x.c1); }
   static void raw52(const fp2& x, fe52* out) { out[0] = radix52(x.c0.m), out[1] = radix52(x.c1.m); }
   static fp2 to_scalar(const fe52* in) { return {ifma::to_scalar(in[0]), ifma::to_scalar(in[1])}; }
+  // a0^2 + a1^2 = a conj(a), in Fp: the batch inversions multiply norms (one Fp product per step
+  // instead of an Fp2 product's three) and 1/a = conj(a) / N(a) costs two Fp products at the end.
+  static v8 norm(const V& a) {
+    v8_wide t0 = mul_wide(a.c0, a.c0), t1 = mul_wide(a.c1, a.c1);
+    for (int c = 0; c < 2 * limbs; ++c) t0.t[c] = _mm512_add_epi64(t0.t[c], t1.t[c]);
+    return redc(t0);
+  }
+  static V inverse_from_norm(const V& a, const v8& inv_norm) {
+    return {ifma::mul(a.c0, inv_norm), ifma::mul(ifma::neg(a.c1), inv_norm)};
+  }
 };
 
 template <class Curve>
@@ -247,6 +260,8 @@ class lane_buckets {
   using F = typename Curve::field;
   using VF = vfield<F>;
   using V = typename VF::V;
+  using NF = vfield<fp>;  // the field of the batch inversions (norms, for Fp2)
+  using NV = NF::V;
   using P52 = point52<Curve>;
   using affine = affine_t<Curve>;
   using xyzz = xyzz_t<Curve>;
@@ -452,22 +467,25 @@ class lane_buckets {
       seg_same_[2 * g] = same_t, seg_same_[2 * g + 1] = same_s;
       const __mmask8 add_t = sl & tl & __mmask8(~same_t), add_s = sl & bl & __mmask8(~same_s);
       d_t = VF::select(__mmask8(~add_t), d_t, one), d_s = VF::select(__mmask8(~add_s), d_s, one);
-      den_[2 * g] = d_t, den_[2 * g + 1] = d_s;
-      prefix_[2 * g] = g ? VF::mul(prefix_[2 * g - 1], d_t) : d_t;
-      prefix_[2 * g + 1] = VF::mul(prefix_[2 * g], d_s);
+      norm_[2 * g] = VF::norm(d_t), norm_[2 * g + 1] = VF::norm(d_s);
+      prefix_[2 * g] = g ? NF::mul(prefix_[2 * g - 1], norm_[2 * g]) : norm_[2 * g];
+      prefix_[2 * g + 1] = NF::mul(prefix_[2 * g], norm_[2 * g + 1]);
     }
-    V inv = invert_lanes(prefix_[2 * G - 1]);
+    NV inv = invert_lanes(prefix_[2 * G - 1]);
     for (std::size_t g = G; g-- > 0;) {
-      const V inv_s = VF::mul(inv, prefix_[2 * g]);
-      inv = VF::mul(inv, den_[2 * g + 1]);
-      const V inv_t = g ? VF::mul(inv, prefix_[2 * g - 1]) : inv;
-      if (g) inv = VF::mul(inv, den_[2 * g]);
+      const NV inv_norm_s = NF::mul(inv, prefix_[2 * g]);
+      inv = NF::mul(inv, norm_[2 * g + 1]);
+      const NV inv_norm_t = g ? NF::mul(inv, prefix_[2 * g - 1]) : inv;
+      if (g) inv = NF::mul(inv, norm_[2 * g]);
 
       lane_affine &S = seg_s_[g], &T = seg_t_[g];
       const lane_affine& B = seg_b_[g];
       const __mmask8 sl = s_live_[g], tl = t_live_[g], bl = b_live_[g];
       const __mmask8 both_t = sl & tl, both_s = sl & bl;
       const __mmask8 same_t = seg_same_[2 * g], same_s = seg_same_[2 * g + 1];
+      const __mmask8 take_t = both_t & __mmask8(~same_t), take_s = both_s & __mmask8(~same_s);
+      const V inv_t = VF::inverse_from_norm(VF::select(__mmask8(~take_t), VF::sub(S.x, T.x), one), inv_norm_t);
+      const V inv_s = VF::inverse_from_norm(VF::select(__mmask8(~take_s), VF::sub(B.x, S.x), one), inv_norm_s);
       // Scalar first, while S still holds its old value (rare: equal or opposite points).
       affine fix_t[8], fix_s[8];
       for (int l = 0; l < 8; ++l) {
@@ -475,7 +493,6 @@ class lane_buckets {
         if (same_s >> l & 1) fix_s[l] = add_same_x(lane_of(S, l), lane_of(B, l));
       }
       lane_affine t_new = add_lanes(T, S, inv_t), s_new = add_lanes(S, B, inv_s);
-      const __mmask8 take_t = both_t & __mmask8(~same_t), take_s = both_s & __mmask8(~same_s);
       const __mmask8 copy_t = sl & __mmask8(~tl), copy_s = bl & __mmask8(~sl);
       T.x = VF::select(copy_t, VF::select(take_t, T.x, t_new.x), S.x);
       T.y = VF::select(copy_t, VF::select(take_t, T.y, t_new.y), S.y);
@@ -521,7 +538,7 @@ class lane_buckets {
 
   void reserve_inversion(std::size_t groups) {
     if (batch_capacity_ < 8 * groups) {
-      den_.reset(new V[groups]), prefix_.reset(new V[groups]);
+      norm_.reset(new NV[groups]), prefix_.reset(new NV[groups]);
       batch_capacity_ = 8 * groups;
     }
   }
@@ -596,15 +613,18 @@ class lane_buckets {
       __mmask8 z = VF::zero_mask(den);
       special_[g] = z;
       if (z) den = VF::select(z, den, one);
-      den_[g] = den;
-      prefix_[g] = g ? VF::mul(prefix_[g - 1], den) : den;
+      norm_[g] = VF::norm(den);
+      prefix_[g] = g ? NF::mul(prefix_[g - 1], norm_[g]) : norm_[g];
     }
-    V inv = invert_lanes(prefix_[groups - 1]);
+    NV inv = invert_lanes(prefix_[groups - 1]);
     for (std::size_t g = groups; g-- > 0;) {
-      V di = g ? VF::mul(inv, prefix_[g - 1]) : inv;  // 1 / den_g
-      if (g) inv = VF::mul(inv, den_[g]);
+      const NV inv_norm = g ? NF::mul(inv, prefix_[g - 1]) : inv;
+      if (g) inv = NF::mul(inv, norm_[g]);
       lanes(g, qx, qy, px, py, valid, negated);
       V x1 = VF::load(qx), y1 = VF::load(qy), x2 = VF::load(px), y2 = VF::load(py);
+      V den = VF::sub(x2, x1);
+      if (special_[g]) den = VF::select(special_[g], den, one);
+      const V di = VF::inverse_from_norm(den, inv_norm);  // 1 / den
       if (negated) y2 = VF::select(negated, y2, VF::neg(y2));
       V lambda = VF::mul(VF::sub(y2, y1), di);
       V x3 = VF::sub(VF::sub(VF::sqr(lambda), x1), x2);
@@ -641,27 +661,28 @@ class lane_buckets {
     else store_affine(bucket_[b], r);
   }
 
-  // The eight lanes' inverses: Montgomery's trick across lanes around one scalar inversion.
-  V invert_lanes(const V& v) const {
-    alignas(64) P52 tmp[8];
+  // The eight lanes' inverses (in Fp, where the batch inversions run): Montgomery's trick across
+  // lanes around one scalar inversion.
+  static NV invert_lanes(const NV& v) {
+    alignas(64) fe52 tmp[8];
     fe52* dst[8];
-    for (int i = 0; i < 8; ++i) dst[i] = tmp[i].x;
-    VF::store(v, dst, 0xff);
-    F s[8], acc[8];
+    for (int i = 0; i < 8; ++i) dst[i] = &tmp[i];
+    NF::store(v, dst, 0xff);
+    fp s[8], acc[8];
     for (int i = 0; i < 8; ++i) {
-      s[i] = VF::to_scalar(tmp[i].x);
+      s[i] = NF::to_scalar(&tmp[i]);
       acc[i] = i ? acc[i - 1] * s[i] : s[i];
     }
     // Variable time is no new leak: which buckets the points go to already depends on the scalars.
-    F inv = acc[7].inverse_vartime();
+    fp inv = acc[7].inverse_vartime();
     for (int i = 8; i-- > 0;) {
-      F si = i ? inv * acc[i - 1] : inv;
+      fp si = i ? inv * acc[i - 1] : inv;
       if (i) inv *= s[i];
-      VF::to_vec(si, tmp[i].x);
+      NF::to_vec(si, &tmp[i]);
     }
     const fe52* src[8];
-    for (int i = 0; i < 8; ++i) src[i] = tmp[i].x;
-    return VF::load(src);
+    for (int i = 0; i < 8; ++i) src[i] = &tmp[i];
+    return NF::load(src);
   }
 
   void flush_and_requeue() {
@@ -689,7 +710,7 @@ class lane_buckets {
   std::vector<xyzz> overflow_;
   std::vector<std::uint32_t> overflowed_;  // buckets with an overflow entry, for a sparse reduction
   std::vector<std::uint32_t> idx_, pt_;
-  std::unique_ptr<V[]> den_, prefix_;  // (not std::vector: its code is compiled baseline)
+  std::unique_ptr<NV[]> norm_, prefix_;  // (not std::vector: its code is compiled baseline)
   std::vector<__mmask8> special_;
   std::vector<waiting_point> waiting_, requeue_;
   std::unique_ptr<lane_affine[]> seg_s_, seg_t_, seg_b_;  // segmented_sum's S, T and step buckets
