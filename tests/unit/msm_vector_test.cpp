@@ -166,29 +166,25 @@ TEST_CASE("msm on IFMA lanes with a crowded top window", "[msm][vector]") {
 
 // Hidden (run with `cuzk_tests "[stress]"`): random sizes, windows and thread counts, vector
 // against XYZZ-only buckets. Minutes, not for every CI run.
+template <class Curve>
+void random_shapes(std::size_t max_n, int rounds, std::mt19937_64& rng) {
+  auto pts = random_points<Curve>(max_n, rng);
+  std::vector<scalar> ks(max_n);
+  for (auto& k : ks) k = random_scalar(rng);
+  for (int round = 0; round < rounds; ++round) {
+    const std::size_t n = 4096 + rng() % (max_n - 4096);
+    const unsigned c = 11 + unsigned(rng() % 6), t = 1 + unsigned(rng() % 2);
+    std::span<const affine_t<Curve>> p(pts.data(), n);
+    std::span<const scalar> k(ks.data(), n);
+    INFO("n " << n << ", window " << c << ", threads " << t);
+    CHECK(msm<Curve>(p, k, msm_options{.threads = t, .window_bits = c}) ==
+          msm<Curve>(p, k, msm_options{.threads = t, .window_bits = c, .batch_affine = false}));
+  }
+}
+
 TEST_CASE("msm on IFMA lanes, random shapes", "[.][stress][vector]") {
   if (no_vector_msm()) return;
   std::mt19937_64 rng(36);
-  auto pts = random_points<g1_curve>(std::size_t{1} << 17, rng);
-  std::vector<scalar> ks(pts.size());
-  for (auto& k : ks) k = random_scalar(rng);
-  for (int round = 0; round < 40; ++round) {
-    const std::size_t n = 4096 + rng() % (pts.size() - 4096);
-    const unsigned c = 11 + unsigned(rng() % 6), t = 1 + unsigned(rng() % 2);
-    std::span<const g1_affine> p(pts.data(), n);
-    std::span<const scalar> k(ks.data(), n);
-    INFO("n " << n << ", window " << c << ", threads " << t);
-    CHECK(msm<g1_curve>(p, k, msm_options{.threads = t, .window_bits = c}) ==
-          msm<g1_curve>(p, k, msm_options{.threads = t, .window_bits = c, .batch_affine = false}));
-  }
-  auto pts2 = random_points<g2_curve>(std::size_t{1} << 15, rng);
-  for (int round = 0; round < 8; ++round) {
-    const std::size_t n = 4096 + rng() % (pts2.size() - 4096);
-    const unsigned c = 11 + unsigned(rng() % 6), t = 1 + unsigned(rng() % 2);
-    std::span<const g2_affine> p(pts2.data(), n);
-    std::span<const scalar> k(ks.data(), n);
-    INFO("G2, n " << n << ", window " << c << ", threads " << t);
-    CHECK(msm<g2_curve>(p, k, msm_options{.threads = t, .window_bits = c}) ==
-          msm<g2_curve>(p, k, msm_options{.threads = t, .window_bits = c, .batch_affine = false}));
-  }
+  random_shapes<g1_curve>(std::size_t{1} << 17, 40, rng);
+  random_shapes<g2_curve>(std::size_t{1} << 15, 8, rng);
 }
