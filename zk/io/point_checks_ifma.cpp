@@ -1,7 +1,7 @@
 // Lane form without a change of R: the lanes take the scalar field's Montgomery words m = x 2^384
 // as they are, so they hold X = x 2^-32 (lane Montgomery form has R = 2^416). The curve equation
-// y^2 = x^3 + b then reads Y^2 = X^3 2^32 + b 2^-64, which costs two products more than
-// y^2 = x^3 + b and saves the two conversions of a change of R.
+// y^2 = x^3 + b then reads Y^2 = X^3 2^32 + b 2^-64: one product by 2^32 (per coefficient) more,
+// and the two products that would move x and y to R = 2^416 saved.
 #include "zk/io/point_checks_ifma.hpp"
 
 #include "zk/ff/radix52.hpp"
