@@ -225,9 +225,7 @@ class lane_buckets {
   xyzz weighted_sum(std::size_t logical) {
     drain();
     fold_to(logical);
-    jacobian sum = bucket_.size() >= segmented_min_buckets ? segmented_sum()
-                   : bucket_.size() >= 8                   ? lane_sum()
-                                                           : scalar_sum();
+    jacobian sum = bucket_.size() >= 8 ? segmented_sum() : scalar_sum();
     if (!overflow_.empty()) {  // (rare: buckets that many points hit)
       std::sort(overflowed_.begin(), overflowed_.end());
       overflowed_.erase(std::unique(overflowed_.begin(), overflowed_.end()), overflowed_.end());
@@ -244,10 +242,6 @@ class lane_buckets {
   }
 
  private:
-  // Below this many buckets the residue classes would be too short to pay for their final
-  // combination.
-  static constexpr std::size_t segmented_min_buckets = 1024;
-
   // The few buckets of a narrow window.
   jacobian scalar_sum() const {
     xyzz run = xyzz::identity(), tot = xyzz::identity();
@@ -289,32 +283,6 @@ class lane_buckets {
     }
   }
 
-  // Each lane runs the running-sum reduction over one eighth of the buckets (XYZZ coordinates,
-  // vector arithmetic); lane l's segment starts at s_l, so the whole is
-  // sum_l (total_l + s_l * running_l), where running_l is the segment's plain sum.
-  jacobian lane_sum() const {
-    const std::size_t seg = bucket_.size() / 8;
-    lane_xyzz running, total;
-    for (std::size_t j = seg; j-- > 0;) {
-      const fe52 *bx[8], *by[8];
-      __mmask8 has = 0;
-      for (int l = 0; l < 8; ++l) {
-        std::size_t b = std::size_t(l) * seg + j;
-        const P52* q = &pad_;
-        if (state_[b] != empty) q = &bucket_[b], has |= __mmask8(1u << l);
-        bx[l] = q->x, by[l] = q->y;
-      }
-      if (has) running.add_affine(VF::load(bx), VF::load(by), has);
-      total.add(running);
-    }
-    jacobian sum = jacobian::identity();
-    for (int l = 0; l < 8; ++l) {
-      xyzz r = running.lane(l), t = total.lane(l);
-      sum += t.to_jacobian() + r.to_jacobian().mul(bigint<4>{{std::uint64_t(l) * seg, 0, 0, 0}});
-    }
-    return sum;
-  }
-
   // The running-sum reduction in affine coordinates, batched across residue classes. Bucket b
   // belongs to class s = b mod 8G (lane l of group g for s = 8g + l) as its j-th member,
   // b = s + 8G j. Each class keeps S, the sum of its members above the current one, and T, the
@@ -324,7 +292,9 @@ class lane_buckets {
   // buckets, so the whole is one sequential pass. Afterwards S_s = sum_j B and T_s = sum_j j B,
   // and the weighted sum is sum_s (s + 1) S_s + 8G sum_s T_s.
   jacobian segmented_sum() {
-    const std::size_t n = bucket_.size(), G = std::min<std::size_t>(64, n / 128), L = n / (8 * G);
+    // At least 16 members per class (the final combination costs about a step per group), at
+    // most 64 groups (1024 additions per inversion).
+    const std::size_t n = bucket_.size(), G = std::clamp<std::size_t>(n / 128, 1, 64), L = n / (8 * G);
     reserve_inversion(2 * G);
     if (seg_capacity_ < G) {
       seg_s_.reset(new lane_affine[G]), seg_t_.reset(new lane_affine[G]), seg_b_.reset(new lane_affine[G]);
