@@ -38,33 +38,34 @@ struct msm_options {
 
 namespace msm_detail {
 
-// Minimises windows x (additions of points + bucket reduction), counting a bucket's reduction
-// (one mixed and one XYZZ addition) as about four batch-affine additions.
-inline unsigned choose_window(std::size_t n, double bucket_weight = 4.0) {
-  if (n < 4) return 1;
-  unsigned best = 1;
+// The c in [c_min, c_max] that minimises windows(c) x (n + bucket_weight * 2^(c-1)): additions of
+// points plus the buckets' reduction, a bucket weighing `bucket_weight` additions.
+template <class Windows>
+unsigned cheapest_window(std::size_t n, double bucket_weight, unsigned c_min, unsigned c_max, Windows windows) {
+  unsigned best = c_min;
   double best_cost = 1e300;
-  for (unsigned c = 1; c <= 16; ++c) {
-    double cost = double(num_windows(c)) * (double(n) + bucket_weight * double(std::size_t{1} << (c - 1)));
+  for (unsigned c = c_min; c <= c_max; ++c) {
+    double cost = windows(c) * (double(n) + bucket_weight * double(std::size_t{1} << (c - 1)));
     if (cost < best_cost) best_cost = cost, best = c;
   }
   return best;
 }
 
+// Scalar path: a bucket's reduction (one mixed and one XYZZ addition) is about four batch-affine
+// additions.
+inline unsigned choose_window(std::size_t n) {
+  return n < 4 ? 1 : cheapest_window(n, 4.0, 1, 16, [](unsigned c) { return double(num_windows(c)); });
+}
+
 // The vector path (vector_buckets.hpp) reduces buckets with batch-affine additions too, and its
 // narrow top window costs about its share of the scalar's bits, so windows count as 256 / c.
 // A bucket weighs `vector_bucket_weight` additions of a point; fitted on zk_bench at 2^16 and
-// 2^18 (Zen 4): c = 14 for G1 and 15 for G2 at 2^16, 16 for both at 2^18.
+// 2^18 (Zen 4): c = 14 for G1 and 15 for G2 at 2^16, 16 for both at 2^18. (c >= 11: batches
+// need 1024 buckets.)
 template <class Curve>
 inline constexpr double vector_bucket_weight = std::is_same_v<Curve, bls12_381::g2_curve> ? 0.45 : 0.8;
 inline unsigned choose_vector_window(std::size_t n, double bucket_weight) {
-  unsigned best = 11;
-  double best_cost = 1e300;
-  for (unsigned c = 11; c <= 16; ++c) {
-    double cost = (256.0 / c) * (double(n) + bucket_weight * double(std::size_t{1} << (c - 1)));
-    if (cost < best_cost) best_cost = cost, best = c;
-  }
-  return best;
+  return cheapest_window(n, bucket_weight, 11, 16, [](unsigned c) { return 256.0 / c; });
 }
 
 inline bool is_one(const bigint<4>& s) { return s.limb[0] == 1 && (s.limb[1] | s.limb[2] | s.limb[3]) == 0; }
