@@ -1,5 +1,6 @@
 #include "zk/bls12_381/compressed.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "zk/bls12_381/subgroup.hpp"
@@ -95,6 +96,71 @@ g2_affine g2_from_compressed(std::span<const std::uint8_t, g2_compressed_size> b
   if (y->lexicographically_largest() != largest) *y = -*y;
   g2_affine p = g2_affine::of(x, *y);
   if (!g2_in_subgroup(p)) fail(what, "point is not in the prime-order subgroup");
+  return p;
+}
+
+namespace {
+
+[[noreturn]] void fail_uncompressed(std::string_view what, std::string_view why) {
+  throw input_error(std::string(what) + ": invalid uncompressed point: " + std::string(why));
+}
+
+// Flags of an uncompressed encoding; true for the (valid) point at infinity.
+template <std::size_t N>
+bool check_uncompressed_flags(std::span<const std::uint8_t, N> bytes, std::string_view what) {
+  const std::uint8_t flags = bytes[0] & 0xe0;
+  if (flags & flag_compressed) fail_uncompressed(what, "compression flag (0x80) set");
+  if (flags & flag_sign) fail_uncompressed(what, "sign flag (0x20) set");
+  if (!(flags & flag_infinity)) return false;
+  if (bytes[0] & 0x1f) fail_uncompressed(what, "infinity flag set but the coordinates are not zero");
+  for (std::size_t i = 1; i < N; ++i)
+    if (bytes[i]) fail_uncompressed(what, "infinity flag set but the coordinates are not zero");
+  return true;
+}
+
+}  // namespace
+
+void write_uncompressed(const g1_affine& p, std::uint8_t* out) {
+  std::fill(out, out + g1_uncompressed_size, std::uint8_t{0});
+  if (p.is_identity()) {
+    out[0] = flag_infinity;
+    return;
+  }
+  write_fp(p.x, out);
+  write_fp(p.y, out + 48);
+}
+
+void write_uncompressed(const g2_affine& p, std::uint8_t* out) {
+  std::fill(out, out + g2_uncompressed_size, std::uint8_t{0});
+  if (p.is_identity()) {
+    out[0] = flag_infinity;
+    return;
+  }
+  write_fp(p.x.c1, out);
+  write_fp(p.x.c0, out + 48);
+  write_fp(p.y.c1, out + 96);
+  write_fp(p.y.c0, out + 144);
+}
+
+g1_affine g1_from_uncompressed(std::span<const std::uint8_t, g1_uncompressed_size> bytes, std::string_view what) {
+  if (check_uncompressed_flags(bytes, what)) return g1_affine::identity();
+  auto x = read_fp(bytes.data(), true);
+  auto y = read_fp(bytes.data() + 48, false);
+  if (!x || !y) fail_uncompressed(what, "coordinate is not below the field modulus");
+  g1_affine p = g1_affine::of(*x, *y);
+  if (!p.is_on_curve()) fail_uncompressed(what, "not on the curve");
+  return p;
+}
+
+g2_affine g2_from_uncompressed(std::span<const std::uint8_t, g2_uncompressed_size> bytes, std::string_view what) {
+  if (check_uncompressed_flags(bytes, what)) return g2_affine::identity();
+  auto x1 = read_fp(bytes.data(), true);
+  auto x0 = read_fp(bytes.data() + 48, false);
+  auto y1 = read_fp(bytes.data() + 96, false);
+  auto y0 = read_fp(bytes.data() + 144, false);
+  if (!x1 || !x0 || !y1 || !y0) fail_uncompressed(what, "coordinate is not below the field modulus");
+  g2_affine p = g2_affine::of(fp2{*x0, *x1}, fp2{*y0, *y1});
+  if (!p.is_on_curve()) fail_uncompressed(what, "not on the curve");
   return p;
 }
 

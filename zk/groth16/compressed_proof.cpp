@@ -1,6 +1,7 @@
 #include "zk/groth16/compressed_proof.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "zk/bls12_381/compressed.hpp"
 
@@ -23,6 +24,25 @@ proof proof_from_compressed(std::span<const std::uint8_t, compressed_proof_size>
   p.b = g2_from_compressed(bytes.subspan<48, 96>(), "proof.B");
   p.c = g1_from_compressed(bytes.subspan<144, 48>(), "proof.C");
   return p;
+}
+
+std::vector<proof> proofs_from_compressed(std::span<const std::uint8_t> bytes, const std::string& name) {
+  if (bytes.empty() || bytes.size() % compressed_proof_size != 0)
+    throw input_error(name + ": " + std::to_string(bytes.size()) + " bytes is not a positive multiple of " +
+                      std::to_string(compressed_proof_size));
+  std::vector<proof> out(bytes.size() / compressed_proof_size);
+  for (std::size_t k = 0; k < out.size(); ++k) {
+    const std::string where = name + ": partition " + std::to_string(k) + ": ";
+    try {
+      out[k] = proof_from_compressed(bytes.subspan(k * compressed_proof_size).first<compressed_proof_size>());
+    } catch (const input_error& e) {
+      throw input_error(where + e.what());
+    }
+    const char* which = out[k].a.is_identity() ? "proof.A" : out[k].b.is_identity() ? "proof.B"
+                        : out[k].c.is_identity() ? "proof.C" : nullptr;
+    if (which) throw input_error(where + which + ": point at infinity");
+  }
+  return out;
 }
 
 }  // namespace cuzk::zk::groth16

@@ -3,7 +3,9 @@
 // evaluated as one multi-Miller loop and one final exponentiation.
 #pragma once
 
+#include <cstddef>
 #include <span>
+#include <vector>
 
 #include "zk/bls12_381/pairing.hpp"
 #include "zk/ff/bigint.hpp"
@@ -27,6 +29,22 @@ struct prepared_verifying_key {
 prepared_verifying_key prepare(const verifying_key& vk);
 // Same contract and result as verify(vk, ...).
 bool verify(const prepared_verifying_key& pvk, std::span<const bigint<4>> public_inputs, const proof& pi);
+
+// STABLE API (zk/fil uses it). Several proofs of one circuit in one pairing check, as bellperson's
+// verify_proofs_batch: with random 128-bit z_i (OS CSPRNG),
+//   prod_i e(-z_i A_i, B_i) * e(sum_i z_i vk_x_i, gamma) * e(sum_i z_i C_i, delta)
+//     == e(alpha, beta)^(-sum_i z_i),
+// one (N+2)-pair Miller loop and one final exponentiation. A false proof passes with probability
+// about 2^-128. When the batch fails, each proof is verified alone so that the answer names the bad
+// ones (partition indices). Proofs whose inputs or points fail the pre-checks of verify() are
+// invalid without entering the batch. public_inputs[i] belongs to proofs[i] (sizes must match,
+// else every index is reported invalid).
+struct batch_verdict {
+  bool all_valid = false;
+  std::vector<std::size_t> invalid;  // ascending partition indices; empty when all_valid
+};
+batch_verdict verify_batch(const prepared_verifying_key& pvk, std::span<const std::vector<bigint<4>>> public_inputs,
+                           std::span<const proof> proofs);
 
 // e(alpha1, beta2): snarkjs's vk_alphabeta_12.
 fp12 alpha_beta(const verifying_key& vk);

@@ -45,19 +45,30 @@ struct zkey_header {
   static zkey_header parse(std::shared_ptr<const file_bytes> bytes, std::string name);
 };
 
+// How a key's h query is defined, and whether its A/B queries hold every wire.
+//   snarkjs     H_i = L^{(2n)}_{2i+1}(tau)/delta (odd 2n-th roots), n points; h = evaluations of
+//               A B - C on the odd coset; roots of unity from 5; a, b1, b2 hold every wire.
+//   bellperson  H_i = tau^i Z(tau)/delta, n - 1 points; h = coefficients of (A B - C)/Z computed
+//               on the coset of 7 (Fr's multiplicative generator); roots of unity from 7; a holds
+//               the wires in a_wires, b1/b2 those in b_wires (density-filtered queries).
+enum class key_convention : std::uint8_t { snarkjs, bellperson };
+
 struct zkey {
   std::string path;
+  key_convention convention = key_convention::snarkjs;
   std::uint32_t n_vars = 0;       // wires including the constant 1
   std::uint32_t n_public = 0;     // public outputs + public inputs (not the constant)
   std::uint32_t domain_size = 0;  // power of two
   unsigned log_domain = 0;
   groth16::verifying_key vk;
 
-  std::span<const g1_affine> a;   // n_vars
-  std::span<const g1_affine> b1;  // n_vars
-  std::span<const g2_affine> b2;  // n_vars
-  std::span<const g1_affine> c;   // n_vars - n_public - 1, for wires n_public+1 ..
-  std::span<const g1_affine> h;   // domain_size
+  std::span<const g1_affine> a;   // n_vars (bellperson: a_wires.size())
+  std::span<const g1_affine> b1;  // n_vars (bellperson: b_wires.size())
+  std::span<const g2_affine> b2;  // n_vars (bellperson: b_wires.size())
+  std::span<const g1_affine> c;   // n_vars - n_public - 1, for wires n_public+1 .. (bellperson's l)
+  std::span<const g1_affine> h;   // domain_size (bellperson: domain_size - 1)
+  // bellperson convention: the wires whose A (B) points a (b1, b2) hold, ascending. Empty for snarkjs.
+  std::vector<std::uint32_t> a_wires, b_wires;
   std::vector<zkey_coefficient> coefficients;  // section 4, in file order
 
   // Keeps the mapping (or the aligned copies) alive for the spans above.
