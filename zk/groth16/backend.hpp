@@ -37,10 +37,16 @@ struct prove_timings {
 
 // The points of a proving key that the MSMs read; spans into the key, which stays mapped while
 // any proof of it runs (backends may keep device copies keyed by the spans).
+//
+// bellperson keys (io::key_convention::bellperson): h has n - 1 points and takes the coefficients
+// from compute_h_coset; a holds the points of the wires listed in a_wires only, b1/b2 those in
+// b_wires (density-filtered), so their scalars are the witness gathered at those wires.
 struct key_points {
   std::span<const g1_affine> a, b1, c, h;
   std::span<const g2_affine> b2;
   std::size_t n_private_from = 0;  // c multiplies witness[n_private_from ..]
+  bool bellperson = false;
+  std::span<const std::uint32_t> a_wires, b_wires;  // bellperson only
 };
 
 // The five MSM sums of one proof, before the blinding terms.
@@ -89,6 +95,11 @@ class backend {
   // canonical, into h. a, b, c may be clobbered.
   virtual void compute_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h) = 0;
 
+  // bellperson's h: a, b, c (evaluations over omega^i, roots from 7) moved to the coset 7 omega^i,
+  // (A B - C) / (7^n - 1) there, back to coefficients; h[0 .. n-2] gets them, canonical (the
+  // degree is n - 2). The default runs on the host (bellperson_h below).
+  virtual void compute_h_coset(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h);
+
   // sum scalars[i] * bases[i]; bases may contain the point at infinity, scalars may be zero.
   // Backends may cache bases across calls keyed by (bases.data(), bases.size()): keys stay mapped.
   virtual g1_jacobian msm_g1(std::span<const g1_affine> bases, std::span<const scalar> scalars) = 0;
@@ -111,5 +122,8 @@ class backend {
   // host_staged inputs; a device backend overrides it for its own staged inputs.
   virtual proof_sums prove_sums(const key_points& key, staged_inputs& in, prove_timings* t = nullptr);
 };
+
+// The host computation behind backend::compute_h_coset (h.size() >= n - 1).
+void bellperson_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h);
 
 }  // namespace cuzk::zk::groth16

@@ -32,7 +32,11 @@ proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witn
   if (pce.n_vars() != key.n_vars || pce.domain_size() != key.domain_size)
     throw input_error("constraint evaluator does not match the key's nVars / domainSize");
   auto t0 = clock_type::now();
-  auto staged = be.synthesize(pce, w.values);
+  // bellperson keys are synthesized and staged on the host (a device backend's own synthesis and
+  // staging compute snarkjs's h); the MSMs still run on the backend.
+  auto staged = key.convention == io::key_convention::bellperson
+                    ? host_stager().stage(pce.evaluate(w.values), w.values)
+                    : be.synthesize(pce, w.values);
   if (timings) timings->synthesis = seconds_since(t0);
   return prove_staged(key, *staged, rnd, be, timings);
 }
@@ -48,20 +52,40 @@ void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& 
 
 void check_key(const io::zkey& key) {
   const std::size_t n_private_from = std::size_t{key.n_public} + 1;
+  if (key.convention == io::key_convention::bellperson) {
+    auto ascending_below = [&](const std::vector<std::uint32_t>& v) {
+      for (std::size_t i = 0; i < v.size(); ++i)
+        if (v[i] >= key.n_vars || (i && v[i] <= v[i - 1])) return false;
+      return true;
+    };
+    if (key.a.size() != key.a_wires.size() || key.b1.size() != key.b_wires.size() ||
+        key.b2.size() != key.b_wires.size() || key.n_vars < n_private_from ||
+        key.c.size() != key.n_vars - n_private_from || key.domain_size < 2 || key.h.size() != key.domain_size - 1 ||
+        !ascending_below(key.a_wires) || !ascending_below(key.b_wires))
+      throw input_error("bellperson key: point sections do not match the circuit's wires / domain size");
+    return;
+  }
   if (key.a.size() != key.n_vars || key.b1.size() != key.n_vars || key.b2.size() != key.n_vars ||
       key.n_vars < n_private_from || key.c.size() != key.n_vars - n_private_from || key.h.size() != key.domain_size)
     throw input_error("zkey point sections do not match nVars / domainSize");
 }
 
 key_points points_of(const io::zkey& key) {
-  return key_points{key.a, key.b1, key.c, key.h, key.b2, std::size_t{key.n_public} + 1};
+  key_points kp{key.a, key.b1, key.c, key.h, key.b2, std::size_t{key.n_public} + 1};
+  if (key.convention == io::key_convention::bellperson) {
+    kp.bellperson = true;
+    kp.a_wires = key.a_wires;
+    kp.b_wires = key.b_wires;
+  }
+  return kp;
 }
 
 proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
                         backend& be, prove_timings* timings) {
   check_inputs(key, syn, w);
   auto t0 = clock_type::now();
-  auto staged = be.stage(std::move(syn), w.values);
+  auto staged = key.convention == io::key_convention::bellperson ? host_stager().stage(std::move(syn), w.values)
+                                                                   : be.stage(std::move(syn), w.values);
   if (timings) timings->stage = seconds_since(t0);
   return prove_staged(key, *staged, rnd, be, timings);
 }

@@ -5,6 +5,8 @@
 #include <string>
 
 #include "zk/error.hpp"
+#include "zk/groth16/bellperson_key.hpp"
+#include "zk/ntt/domain.hpp"
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16 {
@@ -207,7 +209,35 @@ fr snarkjs_root_of_unity(unsigned k) {
   return w;
 }
 
-io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
+std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs) {
+  const std::uint32_t n_public = cs.n_public();
+  const fr to_stored = fr::from_mont(fr::R2);  // the element R: coef * R is stored as coef * R^2
+  std::vector<io::zkey_coefficient> coefs;
+  std::size_t n_terms = 0;
+  for (const auto& c : cs.constraints) n_terms += c.a.size() + c.b.size();
+  coefs.reserve(n_terms + n_public + 1);
+  for (std::uint32_t c = 0; c < cs.constraints.size(); ++c) {
+    const auto& con = cs.constraints[c];
+    for (const auto& t : con.a) {
+      if (t.wire >= cs.n_wires)
+        throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(t.wire) +
+                          " >= nWires " + std::to_string(cs.n_wires));
+      coefs.push_back({0, c, t.wire, t.coeff * to_stored});
+    }
+    for (const auto& t : con.b) {
+      if (t.wire >= cs.n_wires)
+        throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(t.wire) +
+                          " >= nWires " + std::to_string(cs.n_wires));
+      coefs.push_back({1, c, t.wire, t.coeff * to_stored});
+    }
+  }
+  const std::uint32_t rows = std::uint32_t(cs.constraints.size());
+  for (std::uint32_t s = 0; s <= n_public; ++s) coefs.push_back({0, rows + s, s, to_stored});
+  return coefs;
+}
+
+io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention convention) {
+  const bool bp = convention == io::key_convention::bellperson;
   const std::uint32_t n_public = cs.n_public();
   const std::uint32_t n_vars = cs.n_wires;
   if (n_vars < n_public + 1)
@@ -215,13 +245,15 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
   if (cs.constraints.size() != cs.n_constraints)
     throw input_error("r1cs: holds " + std::to_string(cs.constraints.size()) + " constraints, header says " +
                       std::to_string(cs.n_constraints));
-  const std::uint32_t n = snarkjs_domain_size(cs.n_constraints, n_public);
+  const std::uint32_t n = bp ? bellperson_domain_size(cs.n_constraints, n_public)
+                             : snarkjs_domain_size(cs.n_constraints, n_public);
   if (n == 0 || n > (std::uint32_t{1} << 28))
     throw input_error("r1cs: " + std::to_string(cs.n_constraints) + " constraints need a domain above 2^28");
   unsigned k = 0;
   while ((std::uint32_t{1} << k) < n) ++k;
 
-  const fr omega = snarkjs_root_of_unity(k), mu = snarkjs_root_of_unity(k + 1);
+  const fr omega = bp ? ntt::root_of_unity(k, ntt::bellperson_generator) : snarkjs_root_of_unity(k);
+  const fr mu = snarkjs_root_of_unity(k + 1);
   const fr tau_n = tw.tau.pow(std::uint64_t(n));
   const fr tau_2n = tau_n.sqr();
   if (tau_2n == fr::one()) throw std::invalid_argument("setup: tau is a 2n-th root of unity; choose another seed");
@@ -232,37 +264,19 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
 
   // QAP polynomials at tau: u_s = sum_c A[c][s] L_c, and likewise v (B) and w (C).
   std::vector<fr> u(n_vars), v(n_vars), w(n_vars);
-  const fr to_stored = fr::from_mont(fr::R2);  // the element R: coef * R is stored as coef * R^2
-  std::vector<io::zkey_coefficient> coefs;
-  std::size_t n_terms = 0;
-  for (const auto& c : cs.constraints) n_terms += c.a.size() + c.b.size();
-  coefs.reserve(n_terms + n_public + 1);
-  auto check_wire = [&](std::uint32_t wire, std::uint32_t c) {
-    if (wire >= n_vars)
-      throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(wire) +
-                        " >= nWires " + std::to_string(n_vars));
-  };
+  std::vector<io::zkey_coefficient> coefs = pce_coefficients(cs);  // checks the wires
   for (std::uint32_t c = 0; c < cs.n_constraints; ++c) {
     const auto& con = cs.constraints[c];
-    for (const auto& t : con.a) {
-      check_wire(t.wire, c);
-      u[t.wire] += t.coeff * lag[c];
-      coefs.push_back({0, c, t.wire, t.coeff * to_stored});
-    }
-    for (const auto& t : con.b) {
-      check_wire(t.wire, c);
-      v[t.wire] += t.coeff * lag[c];
-      coefs.push_back({1, c, t.wire, t.coeff * to_stored});
-    }
+    for (const auto& t : con.a) u[t.wire] += t.coeff * lag[c];
+    for (const auto& t : con.b) v[t.wire] += t.coeff * lag[c];
     for (const auto& t : con.c) {
-      check_wire(t.wire, c);
+      if (t.wire >= n_vars)
+        throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(t.wire) +
+                          " >= nWires " + std::to_string(n_vars));
       w[t.wire] += t.coeff * lag[c];
     }
   }
-  for (std::uint32_t s = 0; s <= n_public; ++s) {
-    u[s] += lag[cs.n_constraints + s];
-    coefs.push_back({0, cs.n_constraints + s, s, to_stored});
-  }
+  for (std::uint32_t s = 0; s <= n_public; ++s) u[s] += lag[cs.n_constraints + s];
   std::vector<fr>().swap(lag);
 
   // IC_s = (beta u_s + alpha v_s + w_s) / gamma; C_s the same over delta, for private wires.
@@ -275,10 +289,39 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
   }
   std::vector<fr>().swap(w);
 
-  // H_i = L^{(2n)}_{2i+1}(tau) / delta: the Lagrange basis of the 2n-th roots at the odd ones,
-  // x = mu * omega^i, with numerator (tau^2n - 1) / 2n.
-  const fr h_num = (tau_2n - fr::one()) * fr::from_u64(2 * std::uint64_t{n}).inverse() * delta_inv;
-  std::vector<fr> h_s = lagrange_at(tw.tau, mu, omega, n, h_num);
+  // snarkjs: H_i = L^{(2n)}_{2i+1}(tau) / delta: the Lagrange basis of the 2n-th roots at the odd
+  // ones, x = mu * omega^i, with numerator (tau^2n - 1) / 2n. bellperson: H_i = tau^i Z(tau) / delta,
+  // i < n - 1, the monomial basis times the vanishing polynomial.
+  std::vector<fr> h_s;
+  if (bp) {
+    h_s.resize(n - 1);
+    const fr z = (tau_n - fr::one()) * delta_inv;
+    parallel_blocks(n - 1, 1024, [&](std::size_t lo, std::size_t hi) {
+      fr x = z * tw.tau.pow(std::uint64_t(lo));
+      for (std::size_t i = lo; i < hi; ++i, x *= tw.tau) h_s[i] = x;
+    });
+  } else {
+    const fr h_num = (tau_2n - fr::one()) * fr::from_u64(2 * std::uint64_t{n}).inverse() * delta_inv;
+    h_s = lagrange_at(tw.tau, mu, omega, n, h_num);
+  }
+  // bellperson's a and b queries hold only the wires of its density.
+  std::vector<std::uint32_t> a_wires, b_wires;
+  if (bp) {
+    // bellperson refuses the point at infinity anywhere in a .params file: an aux wire used by no
+    // constraint would have one as its L point.
+    for (std::size_t i = 0; i < c_s.size(); ++i)
+      if (c_s[i].is_zero())
+        throw input_error("r1cs: wire " + std::to_string(i + n_public + 1) +
+                          " has a zero L point (used by no constraint): bellperson's format cannot hold it");
+    query_density d = bellperson_density(cs);
+    a_wires = std::move(d.a_wires);
+    b_wires = std::move(d.b_wires);
+    std::vector<fr> ua(a_wires.size()), vb(b_wires.size());
+    for (std::size_t i = 0; i < a_wires.size(); ++i) ua[i] = u[a_wires[i]];
+    for (std::size_t i = 0; i < b_wires.size(); ++i) vb[i] = v[b_wires[i]];
+    u = std::move(ua);
+    v = std::move(vb);
+  }
 
   const std::size_t g1_points = std::size_t{n_vars} * 3 + n;
   fixed_base<g1_curve> g1(g1_curve::generator(), window_for(g1_points, 16));
@@ -297,6 +340,9 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw) {
   key.domain_size = n;
   key.log_domain = k;
   key.n_rows = cs.n_constraints + n_public + 1;
+  key.convention = convention;
+  key.a_wires = std::move(a_wires);
+  key.b_wires = std::move(b_wires);
   auto g1m = [&](const fr& x) { return g1.mul(x.to_canonical()).to_affine(); };
   auto g2m = [&](const fr& x) { return g2.mul(x.to_canonical()).to_affine(); };
   key.vk.alpha1 = g1m(tw.alpha);

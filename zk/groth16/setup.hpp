@@ -34,6 +34,15 @@ fr snarkjs_root_of_unity(unsigned k);
 // The key in memory (path empty; points owned by key.storage). Parallel over hardware threads.
 // Throws input_error when the r1cs is too large for BLS12-381's 2-adicity (domain > 2^28, snarkjs's
 // limit) or names a wire outside nWires.
-io::zkey setup(const io::r1cs& cs, const toxic_waste& tw);
+//
+// convention bellperson (zk/groth16/bellperson_key.hpp): domain bellperson_domain_size, roots from 7,
+// H_i = tau^i (tau^n - 1) / delta for i < n - 1, a/b queries filtered by bellperson_density; the
+// rest (IC, L = c, the matrices) as for snarkjs. gamma stays 1.
+io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention convention = io::key_convention::snarkjs);
+
+// The constraint evaluator's A/B entries of a circuit as a zkey's section 4 holds them (coef * R in
+// the Montgomery sense), with the nPublic + 1 input rows appended to A. Throws input_error for a
+// wire outside nWires.
+std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs);
 
 }  // namespace cuzk::zk::groth16

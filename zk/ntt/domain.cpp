@@ -32,20 +32,21 @@ constexpr std::size_t kChunk = 4096;
 
 }  // namespace
 
-fr root_of_unity(unsigned k) {
+fr root_of_unity(unsigned k, std::uint64_t generator) {
   if (k > bls12_381::fr_two_adicity) throw std::invalid_argument("root_of_unity: k > 32");
   bigint<4> e = fr::P;
   e.sub_in_place(bigint<4>{{1, 0, 0, 0}});
   for (unsigned i = 0; i < k; ++i) e.shr1();
-  return fr::from_u64(bls12_381::fr_snarkjs_generator).pow(e);
+  return fr::from_u64(generator).pow(e);
 }
 
-domain::domain(unsigned log_size, bool vectorized) : log_n_(log_size), vectorized_(vectorized) {
+domain::domain(unsigned log_size, bool vectorized, std::uint64_t root_generator)
+    : log_n_(log_size), vectorized_(vectorized) {
   if (log_size > max_log_size)
     throw std::invalid_argument("ntt domain: log size " + std::to_string(log_size) + " > 28");
-  omega_ = root_of_unity(log_size);
+  omega_ = root_of_unity(log_size, root_generator);
   omega_inv_ = omega_.inverse();
-  g_ = root_of_unity(log_size + 1);
+  g_ = root_of_unity(log_size + 1, root_generator);
   n_inv_ = fr::from_u64(std::uint64_t{1} << log_size).inverse();
   if (log_size >= 1 && log_size <= max_table_log) {
     const std::size_t half = std::size_t{1} << (log_size - 1);
@@ -157,6 +158,17 @@ void domain::to_odd_coset(std::span<fr> a, thread_pool& pool) const {
   transform(a, omega_inv_, powers_inv_, pool);
   scale_powers(a, n_inv_, g_, pool);  // 1/n of the inverse transform folded in
   transform(a, omega_, powers_, pool);
+}
+
+void domain::to_coset(std::span<fr> a, const fr& g, thread_pool& pool) const {
+  transform(a, omega_inv_, powers_inv_, pool);
+  scale_powers(a, n_inv_, g, pool);
+  transform(a, omega_, powers_, pool);
+}
+
+void domain::from_coset(std::span<fr> a, const fr& g_inv, thread_pool& pool) const {
+  transform(a, omega_inv_, powers_inv_, pool);
+  scale_powers(a, n_inv_, g_inv, pool);
 }
 
 }  // namespace cuzk::zk::ntt

@@ -1,0 +1,91 @@
+#include "zk/groth16/bellperson_key.hpp"
+
+#include <string>
+
+#include "zk/error.hpp"
+#include "zk/groth16/setup.hpp"
+
+namespace cuzk::zk::groth16 {
+
+namespace {
+
+struct params_storage {
+  std::shared_ptr<const io::file_bytes> file;
+  std::vector<g1_affine> a, b1, c, h;
+  std::vector<g2_affine> b2;
+};
+
+}  // namespace
+
+std::uint32_t bellperson_domain_size(std::uint32_t n_constraints, std::uint32_t n_public) {
+  const std::uint64_t m = std::uint64_t{n_constraints} + n_public + 1;
+  std::uint64_t n = 1;
+  while (n < m) n <<= 1;
+  return n > (std::uint64_t{1} << 31) ? 0 : std::uint32_t(n);
+}
+
+query_density bellperson_density(const io::r1cs& cs) {
+  const std::uint32_t n_inputs = cs.n_public() + 1;
+  std::vector<bool> in_a(cs.n_wires, false), in_b(cs.n_wires, false);
+  for (std::uint32_t w = 0; w < n_inputs && w < cs.n_wires; ++w) in_a[w] = true;
+  for (const auto& con : cs.constraints) {
+    for (const auto& t : con.a)
+      if (t.wire < cs.n_wires) in_a[t.wire] = true;
+    for (const auto& t : con.b)
+      if (t.wire < cs.n_wires) in_b[t.wire] = true;
+  }
+  query_density d;
+  for (std::uint32_t w = 0; w < cs.n_wires; ++w) {
+    if (in_a[w]) d.a_wires.push_back(w);
+    if (in_b[w]) d.b_wires.push_back(w);
+  }
+  return d;
+}
+
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& cs) {
+  const std::uint32_t n_public = cs.n_public();
+  auto mismatch = [&](const std::string& what, std::uint64_t file, std::uint64_t circuit) {
+    throw input_error(p.path + ": " + what + " " + std::to_string(file) + ", the circuit needs " +
+                      std::to_string(circuit) + " (a key for another circuit?)");
+  };
+  if (p.n_inputs() != std::uint64_t{n_public} + 1) mismatch("vk.ic has", p.n_inputs(), std::uint64_t{n_public} + 1);
+  if (cs.n_wires < n_public + 1) throw input_error("r1cs: nWires < nPublic + 1");
+  const std::uint32_t n = bellperson_domain_size(cs.n_constraints, n_public);
+  if (n == 0 || n > (std::uint32_t{1} << 28))
+    throw input_error("r1cs: " + std::to_string(cs.n_constraints) + " constraints need a domain above 2^28");
+  if (p.h.count != n - 1) mismatch("section h has", p.h.count, n - 1);
+  if (p.l.count != cs.n_wires - n_public - 1) mismatch("section l has", p.l.count, cs.n_wires - n_public - 1);
+  query_density d = bellperson_density(cs);
+  if (p.a.count != d.a_wires.size()) mismatch("section a has", p.a.count, d.a_wires.size());
+  if (p.b_g1.count != d.b_wires.size()) mismatch("section b_g1 has", p.b_g1.count, d.b_wires.size());
+
+  auto st = std::make_shared<params_storage>();
+  st->file = p.bytes;
+  st->h = p.g1_section(p.h, "h");
+  st->c = p.g1_section(p.l, "l");
+  st->a = p.g1_section(p.a, "a");
+  st->b1 = p.g1_section(p.b_g1, "b_g1");
+  st->b2 = p.g2_section(p.b_g2, "b_g2");
+
+  io::zkey key;
+  key.path = p.path;
+  key.convention = io::key_convention::bellperson;
+  key.n_vars = cs.n_wires;
+  key.n_public = n_public;
+  key.domain_size = n;
+  while ((std::uint32_t{1} << key.log_domain) < n) ++key.log_domain;
+  key.n_rows = cs.n_constraints + n_public + 1;
+  key.vk = p.vk;
+  key.a = st->a;
+  key.b1 = st->b1;
+  key.b2 = st->b2;
+  key.c = st->c;
+  key.h = st->h;
+  key.a_wires = std::move(d.a_wires);
+  key.b_wires = std::move(d.b_wires);
+  key.coefficients = pce_coefficients(cs);
+  key.storage = st;
+  return key;
+}
+
+}  // namespace cuzk::zk::groth16

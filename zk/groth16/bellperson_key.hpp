@@ -1,0 +1,36 @@
+// Proving keys in bellperson's convention (io::key_convention::bellperson): what the circuit says
+// about them (domain size, the density of the A and B queries) and a key from a .params file plus
+// the circuit it was made for.
+//
+// bellperson appends one constraint `input_i * 0 = 0` per input (ONE included) after the circuit's
+// own: the same rows that snarkjs appends to A, so the constraint evaluator is shared. Variables are
+// ordered inputs first (ONE, then the public wires), then aux: circom's wire order, so wire w is
+// bellperson's input w for w <= nPublic and aux w - nPublic - 1 after.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "zk/io/bellperson.hpp"
+#include "zk/io/r1cs.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::zk::groth16 {
+
+// The smallest 2^k >= nConstraints + nPublic + 1 (bellperson's EvaluationDomain over the a vector).
+std::uint32_t bellperson_domain_size(std::uint32_t n_constraints, std::uint32_t n_public);
+
+// The wires whose points the key's a (b_g1, b_g2) query holds, ascending: every input, and the aux
+// wires named in some A term (B: inputs and aux named in some B term). A term counts whatever its
+// coefficient, as bellperson's density tracker counts it.
+struct query_density {
+  std::vector<std::uint32_t> a_wires, b_wires;
+};
+query_density bellperson_density(const io::r1cs& cs);
+
+// A proving key for `cs` from a mapped .params file: the points are decoded and checked (see
+// io::bellperson_params), the constraint matrices come from cs. Throws input_error naming the file
+// when its shape (inputs, aux, h, a, b counts) is not the circuit's.
+io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs& cs);
+
+}  // namespace cuzk::zk::groth16
