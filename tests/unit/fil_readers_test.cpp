@@ -1,0 +1,163 @@
+// fil/io: the C1 JSON (wrapped and bare) and bincode PoSt readers. Synthetic proofs with the real
+// shapes (fil/synthetic.hpp) are written in the serde / bincode layout and read back, through a
+// source that hands out one byte at a time (every chunk and base64 boundary is crossed); then every
+// kind of damage must give one input_error line naming the field, never a crash.
+#include <catch2/catch.hpp>
+
+#include <regex>
+
+#include "fil/io/c1_json.hpp"
+#include "fil/io/post_bincode.hpp"
+#include "fil/post/fallback.hpp"
+#include "fil/synthetic.hpp"
+#include "zk/error.hpp"
+
+using namespace cuzk;
+using namespace cuzk::fil;
+
+namespace {
+
+class trickle_source final : public io::byte_source {  // one byte per read
+ public:
+  explicit trickle_source(std::string_view s) : s_(s) {}
+  std::size_t read(std::uint8_t* dst, std::size_t cap) override {
+    if (at_ == s_.size() || cap == 0) return 0;
+    dst[0] = std::uint8_t(s_[at_++]);
+    return 1;
+  }
+
+ private:
+  std::string_view s_;
+  std::size_t at_ = 0;
+};
+
+c1_output parse(const std::string& text) {
+  io::memory_source src(text);
+  return io::read_c1(src, "c1.json");
+}
+
+// The error message of parsing `text`, which must fail with exactly one line.
+std::string error_of(const std::string& text) {
+  try {
+    parse(text);
+  } catch (const zk::input_error& e) {
+    const std::string m = e.what();
+    CHECK(m.find('\n') == std::string::npos);
+    CHECK(m.rfind("c1.json: ", 0) == 0);
+    return m;
+  }
+  FAIL("no error for the damaged input");
+  return {};
+}
+
+std::string replace_once(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  REQUIRE(at != std::string::npos);
+  return s.replace(at, from.size(), to);
+}
+
+}  // namespace
+
+TEST_CASE("fil: a 2 KiB C1 output reads back, wrapped and bare, byte by byte", "[fil]") {
+  const auto* proof = find_seal_proof("StackedDrg2KiBV1_1");
+  const auto c1 = synthetic_c1(*proof, 7, 1000, 42);
+  const std::string bare = io::to_json(c1);
+  const std::string wrapped = io::wrap_c1(bare, 7, proof->sector_size);
+  for (const auto* text : {&bare, &wrapped}) {
+    trickle_source src(*text);
+    const auto out = io::read_c1(src, "c1.json");
+    CHECK(out.wrapped == (text == &wrapped));
+    CHECK(out.phase1_out.registered_proof == proof);
+    CHECK(out.phase1_out.vanilla_proofs == c1.vanilla_proofs);
+    CHECK(out.phase1_out.replica_id == c1.replica_id);
+    CHECK(out.phase1_out.comm_d == c1.comm_d);
+    CHECK(out.phase1_out.comm_r == c1.comm_r);
+    CHECK(out.phase1_out.seed == c1.seed);
+    CHECK(out.phase1_out.ticket == c1.ticket);
+  }
+  CHECK(parse(wrapped).sector_num == 7);
+  // Keys in another order and whitespace are accepted, as serde does.
+  const std::string reordered = "{ \"SectorSize\" : 2048 ,\n \"SectorNum\": 7, \"Phase1Out\": \"" +
+                                wrapped.substr(wrapped.find("Phase1Out\":\"") + 12);
+  CHECK(parse(reordered.substr(0, reordered.rfind(",\"SectorSize")) + "}").phase1_out.vanilla_proofs == c1.vanilla_proofs);
+}
+
+TEST_CASE("fil: damaged C1 outputs fail with one line naming the field", "[fil]") {
+  const auto* proof = find_seal_proof("StackedDrg2KiBV1_1");
+  const auto c1 = synthetic_c1(*proof, 7, 1000, 43);
+  const std::string bare = io::to_json(c1);
+  const std::string wrapped = io::wrap_c1(bare, 7, proof->sector_size);
+
+  CHECK_THAT(error_of(wrapped.substr(0, wrapped.size() / 2)), Catch::Contains("Phase1Out"));
+  CHECK_THAT(error_of(bare.substr(0, bare.size() - 1)), Catch::Contains("expected"));
+  CHECK_THAT(error_of(replace_once(wrapped, "\"SectorSize\":2048", "\"SectorSize\":34359738368")),
+             Catch::Contains("SectorSize: 34359738368 but Phase1Out is StackedDrg2KiBV1_1"));
+  // A C1 of another sector size: the proof type says 32 GiB, the vanilla proofs are 2 KiB ones.
+  CHECK_THAT(error_of(replace_once(bare, "StackedDrg2KiBV1_1", "StackedDrg32GiBV1_1")),
+             Catch::Contains("vanilla_proofs: variant StackedDrg2KiBV1 does not match registered_proof StackedDrg32GiBV1_1"));
+  CHECK_THAT(error_of(replace_once(bare, "StackedDrg2KiBV1_1", "StackedDrg3KiBV1_1")),
+             Catch::Contains("registered_proof: unknown registered proof \"StackedDrg3KiBV1_1\""));
+  CHECK_THAT(error_of(replace_once(bare, "\"comm_d\":[", "\"comm_d\":[1,")), Catch::Contains("comm_d[32]: expected 32 bytes, found more"));
+  CHECK_THAT(error_of(replace_once(bare, "\"ticket\":[", "\"ticket\":[256,")),
+             Catch::Contains("ticket[0]: integer out of range (at most 255)"));
+  CHECK_THAT(error_of(replace_once(bare, "\"seed\":", "\"seeds\":")), Catch::Contains("missing field \"seed\""));
+  CHECK_THAT(error_of(replace_once(bare, "\"layer_index\":1", "\"layer_index\":-1")),
+             Catch::Contains("vanilla_proofs.StackedDrg2KiBV1[0][0].labeling_proofs[0].layer_index: expected a non-negative integer"));
+  CHECK_THAT(error_of(replace_once(bare, "{\"Single\":", "{\"Double\":")),
+             Catch::Contains("comm_d_proofs.data.Double: unknown variant \"Double\""));
+  CHECK_THAT(error_of(replace_once(bare, "\"index\":", "\"index\":9")), Catch::Contains("vanilla_proofs.StackedDrg2KiBV1[0][0]"));
+  CHECK_THAT(error_of(replace_once(wrapped, "\"Phase1Out\":\"", "\"Phase1Out\":\"*")), Catch::Contains("Phase1Out: not base64"));
+  CHECK_THAT(error_of("{}"), Catch::Contains("neither a C1 wrapper"));
+  CHECK_THAT(error_of("[1,2]"), Catch::Contains("expected an object"));
+  CHECK_THAT(error_of(std::string(100, '[')), Catch::Contains("expected an object"));
+  CHECK_THAT(error_of(bare + "x"), Catch::Contains("after the document"));
+  // One challenge missing in the partition.
+  auto short_c1 = c1;
+  short_c1.vanilla_proofs[0].pop_back();
+  CHECK_THAT(error_of(io::to_json(short_c1)), Catch::Contains("vanilla_proofs.StackedDrg2KiBV1[0]: expected 2 challenges, found 1"));
+  auto bad_parent = c1;
+  bad_parent.vanilla_proofs[0][1].replica_column_proofs.exp_parents.pop_back();
+  CHECK_THAT(error_of(io::to_json(bad_parent)), Catch::Contains("[0][1].replica_column_proofs.exp_parents: expected 8 columns"));
+}
+
+TEST_CASE("fil: every truncation of a C1 output is a one-line error", "[fil]") {
+  const auto* proof = find_seal_proof("StackedDrg2KiBV1_1");
+  const std::string wrapped = io::wrap_c1(io::to_json(synthetic_c1(*proof, 1, 1, 44)), 1, 2048);
+  for (std::size_t n = 0; n < wrapped.size(); n += 97) {
+    INFO(n);
+    CHECK_THROWS_AS(parse(wrapped.substr(0, n)), zk::input_error);
+  }
+}
+
+TEST_CASE("fil: bincode PoSt vanilla proofs read back; damage is a one-line error", "[fil]") {
+  for (const char* name : {"StackedDrgWindow2KiBV1_2", "StackedDrgWinning2KiBV1", "StackedDrgWindow32GiBV1_2",
+                           "StackedDrgWindow64GiBV1_2"}) {
+    INFO(name);
+    const auto* info = find_post_proof(name);
+    REQUIRE(info);
+    domain randomness{};
+    randomness[0] = 9;
+    const auto p = synthetic_post_proof(*info, 1234, randomness, 0, 7);
+    const auto bytes = io::to_bincode(p);
+    const auto back = io::read_post_vanilla_proof(bytes, "post.vproof");
+    CHECK(back == p);
+    const auto challenges = post::leaf_challenges(*info, randomness, 1234, 0);
+    CHECK_NOTHROW(io::check_post_shape(back, *info, challenges, "post.vproof"));
+    // Another sector's challenges do not match its paths.
+    CHECK_THROWS_WITH(io::check_post_shape(back, *info, post::leaf_challenges(*info, randomness, 1235, 0), "post.vproof"),
+                      Catch::Contains("post.vproof: vanilla_proof.sectors[0].inclusion_proofs["));
+    for (std::size_t n = 0; n < bytes.size(); n += 1 + bytes.size() / 200)
+      CHECK_THROWS_AS(io::read_post_vanilla_proof(std::span(bytes).first(n), "post.vproof"), zk::input_error);
+    auto longer = bytes;
+    longer.push_back(0);
+    CHECK_THROWS_WITH(io::read_post_vanilla_proof(longer, "post.vproof"), Catch::Contains("1 bytes after the end"));
+    auto bad_variant = bytes;
+    bad_variant[8 + 32 + 8 + 8] = 7;  // the first MerkleProof's variant tag
+    CHECK_THROWS_WITH(io::read_post_vanilla_proof(bad_variant, "post.vproof"),
+                      Catch::Contains("vanilla_proof.sectors[0].inclusion_proofs[0].data: unknown variant 7"));
+    auto huge = bytes;
+    huge[8 + 32 + 7] = 0x7f;  // sectors length
+    CHECK_THROWS_WITH(io::read_post_vanilla_proof(huge, "post.vproof"),
+                      Catch::Contains("vanilla_proof.sectors: length") && Catch::Contains("exceeds the bytes left"));
+  }
+}
