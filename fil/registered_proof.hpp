@@ -48,6 +48,15 @@ struct post_proof_info {
   unsigned challenge_count;  // leaf challenges per sector: WINNING 66, WINDOW 10
   unsigned sector_count;     // sectors per partition: winning 1, window WINDOW_POST_SECTOR_COUNT
   tree_shape tree;
+
+  // The circuit's own counts (filecoin-proofs winning_post_setup_params): WinningPoSt's circuit
+  // proves one challenge in each of 66 copies of the sector; WindowPoSt's is the config itself.
+  unsigned circuit_sector_count() const {
+    return type == post_type::winning ? challenge_count / sector_count : sector_count;
+  }
+  unsigned circuit_challenge_count() const {
+    return type == post_type::winning ? challenge_count / circuit_sector_count() : challenge_count;
+  }
 };
 
 std::span<const post_proof_info> post_proofs();

@@ -53,21 +53,33 @@ std::size_t partition_count(const post_proof_info& proof, std::size_t sectors) {
 }
 
 std::vector<fr> generate_public_inputs(const post_proof_info& proof, const domain& randomness,
-                                       std::span<const public_sector> sectors, std::size_t partition) {
-  const std::size_t begin = partition * proof.sector_count;
+                                       std::span<const public_sector> given, std::size_t partition) {
+  std::vector<public_sector> copies;
+  std::span<const public_sector> sectors = given;
+  if (proof.type == post_type::winning) {
+    if (given.size() != proof.sector_count)
+      throw zk::input_error("post: WinningPoSt proves " + std::to_string(proof.sector_count) + " sector, " +
+                            std::to_string(given.size()) + " given");
+    for (unsigned i = 0; i < proof.circuit_sector_count(); ++i) copies.insert(copies.end(), given.begin(), given.end());
+    sectors = copies;
+  }
+  const std::size_t per_partition = proof.circuit_sector_count(), challenges = proof.circuit_challenge_count();
+  const std::size_t begin = partition * per_partition;
   if (begin >= sectors.size())
     throw zk::input_error("post: partition " + std::to_string(partition) + " has no sectors (" +
-                          std::to_string(sectors.size()) + " sectors, " + std::to_string(proof.sector_count) +
+                          std::to_string(sectors.size()) + " sectors, " + std::to_string(per_partition) +
                           " per partition)");
-  const std::size_t end = std::min(sectors.size(), begin + proof.sector_count);
+  const std::size_t end = std::min(sectors.size(), begin + per_partition);
   std::vector<fr> out;
-  out.reserve(proof.sector_count * (1 + proof.challenge_count));
+  out.reserve(per_partition * (1 + challenges));
   for (std::size_t s = begin; s < end; ++s) {
     out.push_back(domain_to_fr(sectors[s].comm_r, "sector " + std::to_string(sectors[s].id) + " comm_r"));
-    for (const auto leaf : leaf_challenges(proof, randomness, sectors[s].id, s)) out.push_back(fr::from_u64(leaf));
+    for (std::uint64_t n = 0; n < challenges; ++n)
+      out.push_back(fr::from_u64(generate_leaf_challenge(proof.sector_size, randomness, sectors[s].id,
+                                                         challenge_index(proof.version, s, challenges, n))));
   }
-  const std::size_t per_sector = 1 + proof.challenge_count;
-  while (out.size() < proof.sector_count * per_sector) {
+  const std::size_t per_sector = 1 + challenges;
+  while (out.size() < per_partition * per_sector) {
     const std::size_t from = out.size() - per_sector;
     for (std::size_t i = 0; i < per_sector; ++i) out.push_back(out[from + i]);
   }

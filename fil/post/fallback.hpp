@@ -6,7 +6,10 @@
 //    LE mod nodes, where challenge_index = n under API 1.2 and sector_index * challenge_count + n
 //    before (sector_index counts across partitions);
 //  - inputs: per sector of the partition's chunk, comm_r then its challenge_count leaf indices; a
-//    short last chunk repeats its last sector's inputs up to sector_count.
+//    short last chunk repeats its last sector's inputs up to sector_count. Counts are the circuit's
+//    (post_proof_info::circuit_*): WinningPoSt's circuit has 66 sectors of 1 challenge, and its
+//    verifier lists the challenged sector 66 times (challenge_index = copy index: the same 66 leaves
+//    as the vanilla proof's 66 challenges of that sector).
 #pragma once
 
 #include <cstdint>
@@ -34,8 +37,10 @@ std::uint64_t challenge_index(api_version v, std::uint64_t sector_index, std::ui
 // The leaf challenges of sector `sector_index` (its position among all sectors of the proof).
 std::vector<std::uint64_t> leaf_challenges(const post_proof_info& proof, const domain& randomness,
                                            std::uint64_t sector_id, std::uint64_t sector_index);
-// Partitions a proof over `sectors` has: ceil(len / sector_count).
+// Partitions a proof over `sectors` (the challenged sectors, sorted by id) has: ceil(len / sector_count).
 std::size_t partition_count(const post_proof_info& proof, std::size_t sectors);
+// `sectors` as the caller knows them (WinningPoSt: its one challenged sector); the WinningPoSt copies
+// are made here.
 std::vector<fr> generate_public_inputs(const post_proof_info& proof, const domain& randomness,
                                        std::span<const public_sector> sectors, std::size_t partition);
 

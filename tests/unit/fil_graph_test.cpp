@@ -14,6 +14,7 @@
 #include "fil/crypto/feistel.hpp"
 #include "fil/crypto/hashes.hpp"
 #include "fil/ids.hpp"
+#include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
 #include "fil/stacked/challenges.hpp"
 #include "fil/stacked/graph.hpp"
@@ -83,4 +84,31 @@ TEST_CASE("fil: the 2 KiB parent caches match storage-proofs-porep's manifest", 
     seen.insert(id);
   }
   CHECK(seen.size() == 2);
+}
+
+TEST_CASE("fil: parameter file names match rust-fil-proofs' parameters.json", "[fil]") {
+  // The .vk names parameters.json lists (rust-fil-proofs 87348a74), PoRep and PoSt.
+  const std::set<std::string> published = {
+      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-032d3138d22506ec0082ed72b2dcba18df18477904e35bafee82b3793b06832f",
+      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-6babf46ce344ae495d558e7770a585b2382d54f225af8ed0397b8be7c3fcd472",
+      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-ecd683648512ab1765faa2a5f14bab48f676e633467f0aa8aad4b55dcb0652bb",
+      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-0-sha256_hasher-82a357d2f2ca81dc61bb45f4a762807aedee1b0a53fd6c4e77b46a01bfef7820",
+      "v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-8-2-sha256_hasher-96f1b4a04c5c51e4759bbf224bbc2ef5a42c7100f16ec0637123f16a845ddfb2",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0cfb4f178bbb71cf2ecfcd42accce558b27199ab4fb59cb78f2483fe21ef36d9",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-3ea05428c9d11689f23529cde32fd30aabd50f7d2c93657c1d3650bca3e8ea9e",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-50c7368dea9593ed0989e70974d28024efa9d156d585b7eea1be22b2e753f331",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-5294475db5237a2e83c3e52fd6c2b03859a1831d45ed08c4f35dbf9a803165a9",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-7d739b8cf60f1b0709eeebee7730e297683552e4b69cab6984ec0285663c5781",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-559e581f022bb4e4ec6e719e563bf0e026ad6de42e56c18714a2c692b1b88d7e",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-2627e4006b67f99cef990c0a47d5426cb7ab0a0ad58fc1061547bf2d28b09def",
+      "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-b62098629d07946e9028127e70295ed996fe3ed25b0f9f88eb610a0ab4385a3c",
+  };
+  std::set<std::string> ours;
+  for (const auto& p : seal_proofs()) ours.insert(parameter_cache_id(p));
+  for (const auto& p : post_proofs()) ours.insert(parameter_cache_id(p));
+  CHECK(ours == published);
+  CHECK(parameter_cache_id(*find_post_proof("StackedDrgWindow2KiBV1")) ==
+        parameter_cache_id(*find_post_proof("StackedDrgWindow2KiBV1_2")));
 }
