@@ -27,6 +27,7 @@ void register_verify(CLI::App& app);
 void register_zkey(CLI::App& app);
 void register_setup(CLI::App& app);
 void register_bench(CLI::App& app);  // cmd_bench.cpp: the GPU benchmarks, when built
+void register_fil(CLI::App& app);    // cmd_fil.cpp: Filecoin verify-seal, verify-post, C1 tools
 
 // The status main() returns: set by the subcommand that ran.
 int& exit_status();

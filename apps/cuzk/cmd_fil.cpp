@@ -1,0 +1,275 @@
+// `cuzk fil ...`: what a Filecoin node checks before it submits, from the files it has.
+//   verify-seal    a PoRep C2 proof (N partitions) against a C1 output and the miner id
+//   verify-post    a WindowPoSt / WinningPoSt proof against the challenged sectors and randomness
+//   inspect-c1     read and check a C1 output (shape, replica_id, challenges); print a summary
+//   public-inputs  the PoRep public-input vectors of a C1 output, as decimal strings (JSON)
+// Exit 0 valid, 1 invalid (the proof, the replica id or the vanilla challenges do not match),
+// 2 unusable input (one line naming the file and field). The public inputs are fil/'s; the
+// verifying key is found in --params-dir by its parameters.json name (fil/parameter_cache.hpp) or
+// given with --vk; the partitions are verified in one batched pairing check.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+
+#include "commands.hpp"
+#include "fil/ids.hpp"
+#include "fil/io/c1_json.hpp"
+#include "fil/parameter_cache.hpp"
+#include "fil/post/fallback.hpp"
+#include "fil/stacked/challenges.hpp"
+#include "fil/stacked/public_inputs.hpp"
+#include "zk/error.hpp"
+#include "zk/groth16/compressed_proof.hpp"
+#include "zk/groth16/verifier.hpp"
+#include "zk/io/bellperson.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+struct fil_options {
+  std::string c1, proof, params_dir, vk, vk_format = "bellperson", sectors, randomness, proof_type;
+  std::uint64_t miner_id = 0;
+  std::int64_t sector_id = -1;
+  int partition = -1;
+};
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw zk::input_error(path + ": cannot open");
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+zk::groth16::verifying_key load_vk(const fil_options& o, const std::string& cache_id) {
+  std::string path = o.vk;
+  if (path.empty()) {
+    if (o.params_dir.empty()) throw zk::input_error("give --params-dir DIR or --vk FILE");
+    path = o.params_dir + "/" + cache_id + ".vk";
+  }
+  if (o.vk_format == "compressed") return zk::io::parse_compressed_vk(read_bytes(path), path);
+  return zk::io::read_bellperson_vk(path);
+}
+
+// Partitions' inputs verified in one batch; prints the verdict line.
+int verify_partitions(const zk::groth16::verifying_key& vk, const std::vector<std::vector<fil::fr>>& inputs,
+                      const std::vector<zk::groth16::proof>& proofs, const std::string& what) {
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    if (inputs[k].size() != vk.n_public())
+      throw zk::input_error("verifying key has " + std::to_string(vk.n_public()) + " public inputs, partition " +
+                            std::to_string(k) + " has " + std::to_string(inputs[k].size()) +
+                            ": the key is for another circuit");
+  std::vector<std::vector<zk::bigint<4>>> canon(inputs.size());
+  for (std::size_t k = 0; k < inputs.size(); ++k)
+    for (const auto& x : inputs[k]) canon[k].push_back(x.to_canonical());
+  const auto verdict = zk::groth16::verify_batch(zk::groth16::prepare(vk), canon, proofs);
+  if (verdict.all_valid) {
+    std::cout << "OK: " << what << " is valid (" << proofs.size() << " partition" << (proofs.size() == 1 ? "" : "s")
+              << ")\n";
+    return exit_ok;
+  }
+  std::cout << "INVALID: " << what << ": partition";
+  for (std::size_t i = 0; i < verdict.invalid.size(); ++i) std::cout << (i ? ", " : " ") << verdict.invalid[i];
+  std::cout << " does not verify\n";
+  return exit_invalid;
+}
+
+struct seal_context {
+  fil::c1_output c1;
+  const fil::seal_proof_info* proof = nullptr;
+  std::uint64_t sector_id = 0;
+};
+
+seal_context load_c1(const fil_options& o) {
+  seal_context s;
+  s.c1 = fil::io::read_c1_file(o.c1);
+  s.proof = s.c1.phase1_out.registered_proof;
+  if (s.c1.wrapped) {
+    if (o.sector_id >= 0 && std::uint64_t(o.sector_id) != s.c1.sector_num)
+      throw zk::input_error(o.c1 + ": SectorNum is " + std::to_string(s.c1.sector_num) + ", --sector-id says " +
+                            std::to_string(o.sector_id));
+    s.sector_id = s.c1.sector_num;
+  } else {
+    if (o.sector_id < 0) throw zk::input_error(o.c1 + ": a bare SealCommitPhase1Output: give --sector-id");
+    s.sector_id = std::uint64_t(o.sector_id);
+  }
+  if (s.proof->challenges == fil::porep_challenges::synthetic)
+    throw zk::input_error(o.c1 + ": " + std::string(s.proof->name) + ": synthetic PoRep is not supported yet");
+  return s;
+}
+
+// The replica id and the vanilla proofs' challenges against what the ids and seed give. Returns an
+// explanation when they do not match (the claim is invalid), empty when they do.
+std::string check_c1_claims(const seal_context& s, std::uint64_t miner_id) {
+  const auto& p1 = s.c1.phase1_out;
+  const auto rid = fil::replica_id(fil::prover_id(miner_id), s.sector_id, p1.ticket, p1.comm_d, fil::porep_id(*s.proof));
+  if (rid != p1.replica_id)
+    return "replica_id of the C1 output is not that of miner " + std::to_string(miner_id) + ", sector " +
+           std::to_string(s.sector_id) + " (another miner, sector, ticket or comm_d)";
+  for (unsigned k = 0; k < s.proof->partitions; ++k) {
+    const auto want = fil::stacked::porep_challenges_for(*s.proof, rid, p1.seed, p1.comm_r, k);
+    for (std::size_t j = 0; j < want.size(); ++j)
+      if (p1.vanilla_proofs[k][j].challenge() != want[j])
+        return "vanilla proof [" + std::to_string(k) + "][" + std::to_string(j) + "] is for node " +
+               std::to_string(p1.vanilla_proofs[k][j].challenge()) + ", the seed challenges node " +
+               std::to_string(want[j]) + " (seed or replica changed)";
+  }
+  return {};
+}
+
+std::vector<std::vector<fil::fr>> seal_inputs(const seal_context& s) {
+  const auto& p1 = s.c1.phase1_out;
+  fil::stacked::stacked_bucket_graph graph(s.proof->nodes(), fil::porep_id(*s.proof), s.proof->version);
+  fil::stacked::public_inputs in;
+  in.replica_id = p1.replica_id, in.seed = p1.seed, in.comm_d = p1.comm_d, in.comm_r = p1.comm_r;
+  std::vector<std::vector<fil::fr>> out;
+  for (unsigned k = 0; k < s.proof->partitions; ++k)
+    out.push_back(fil::stacked::generate_public_inputs(*s.proof, graph, in, k));
+  return out;
+}
+
+std::vector<zk::groth16::proof> load_proofs(const std::string& path, std::size_t partitions, std::string_view what) {
+  auto proofs = zk::groth16::proofs_from_compressed(read_bytes(path), path);
+  if (proofs.size() != partitions)
+    throw zk::input_error(path + ": " + std::to_string(proofs.size()) + " partition proofs, " + std::string(what) +
+                          " has " + std::to_string(partitions));
+  return proofs;
+}
+
+int verify_seal(const fil_options& o) {
+  const auto s = load_c1(o);
+  const auto proofs = load_proofs(o.proof, s.proof->partitions, s.proof->name);
+  if (const auto why = check_c1_claims(s, o.miner_id); !why.empty()) {
+    std::cout << "INVALID: " << why << "\n";
+    return exit_invalid;
+  }
+  const auto vk = load_vk(o, fil::parameter_cache_id(*s.proof));
+  return verify_partitions(vk, seal_inputs(s), proofs,
+                           "seal proof of sector " + std::to_string(s.sector_id) + " (" + std::string(s.proof->name) + ")");
+}
+
+std::vector<fil::post::public_sector> load_sectors(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw zk::input_error(path + ": cannot open");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw zk::input_error(path + ": not JSON: " + e.what());
+  }
+  if (j.is_object() && j.contains("sectors")) j = j["sectors"];
+  if (!j.is_array() || j.empty()) throw zk::input_error(path + ": expected a non-empty array of {sector_number, comm_r}");
+  std::vector<fil::post::public_sector> out;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const std::string f = path + ": [" + std::to_string(i) + "]";
+    const auto& e = j[i];
+    if (!e.is_object() || !e.contains("sector_number") || !e["sector_number"].is_number_unsigned())
+      throw zk::input_error(f + ".sector_number: expected a non-negative integer");
+    if (!e.contains("comm_r") || !e["comm_r"].is_string()) throw zk::input_error(f + ".comm_r: expected 64 hex digits");
+    out.push_back({e["sector_number"].get<std::uint64_t>(), fil::domain_from_hex(e["comm_r"].get<std::string>(), f + ".comm_r")});
+    fil::domain_to_fr(out.back().comm_r, f + ".comm_r");
+  }
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  for (std::size_t i = 1; i < out.size(); ++i)
+    if (out[i].id == out[i - 1].id) throw zk::input_error(path + ": sector " + std::to_string(out[i].id) + " listed twice");
+  return out;
+}
+
+int verify_post(const fil_options& o) {
+  const auto* info = fil::find_post_proof(o.proof_type);
+  if (!info) throw zk::input_error("--proof-type " + o.proof_type + ": not a registered PoSt proof (e.g. StackedDrgWindow32GiBV1_2)");
+  const auto randomness = fil::domain_from_hex(o.randomness, "--randomness");
+  fil::domain_to_fr(randomness, "--randomness");
+  const auto sectors = load_sectors(o.sectors);
+  const std::size_t partitions = fil::post::partition_count(*info, sectors.size());
+  const auto proofs = load_proofs(o.proof, partitions, std::string(info->name) + " over " + std::to_string(sectors.size()) + " sectors");
+  const auto vk = load_vk(o, fil::parameter_cache_id(*info));
+  std::vector<std::vector<fil::fr>> inputs;
+  for (std::size_t k = 0; k < partitions; ++k) inputs.push_back(fil::post::generate_public_inputs(*info, randomness, sectors, k));
+  return verify_partitions(vk, inputs, proofs, std::string(info->name) + " proof of " + std::to_string(sectors.size()) + " sectors");
+}
+
+int inspect_c1(const fil_options& o) {
+  const auto s = load_c1(o);
+  const auto& p1 = s.c1.phase1_out;
+  std::cout << "registered_proof " << s.proof->name << " (porep id " << s.proof->id << ", API "
+            << fil::to_string(s.proof->version) << ")\n"
+            << "sector " << s.sector_id << ", " << s.proof->sector_size << " bytes, " << p1.vanilla_proofs.size()
+            << " partitions x " << s.proof->challenges_per_partition << " challenges, " << s.proof->layers << " layers\n"
+            << "replica_id " << fil::to_hex(p1.replica_id) << "\ncomm_d " << fil::to_hex(p1.comm_d) << "\ncomm_r "
+            << fil::to_hex(p1.comm_r) << "\nseed " << fil::to_hex(p1.seed) << "\nticket " << fil::to_hex(p1.ticket)
+            << "\nparams " << fil::parameter_cache_id(*s.proof) << ".params\n";
+  if (const auto why = check_c1_claims(s, o.miner_id); !why.empty()) {
+    std::cout << "INVALID: " << why << "\n";
+    return exit_invalid;
+  }
+  std::cout << "OK: shape, replica_id and challenges match miner " << o.miner_id << "\n";
+  return exit_ok;
+}
+
+int public_inputs(const fil_options& o) {
+  const auto s = load_c1(o);
+  if (const auto why = check_c1_claims(s, o.miner_id); !why.empty()) {
+    std::cerr << "INVALID: " << why << "\n";
+    return exit_invalid;
+  }
+  const auto all = seal_inputs(s);
+  nlohmann::json out = nlohmann::json::array();
+  for (std::size_t k = 0; k < all.size(); ++k) {
+    if (o.partition >= 0 && std::size_t(o.partition) != k) continue;
+    auto& arr = out.emplace_back(nlohmann::json::array());
+    for (const auto& x : all[k]) arr.push_back(x.to_canonical().to_decimal());
+  }
+  if (o.partition >= 0 && out.empty()) throw zk::input_error("--partition " + std::to_string(o.partition) + ": out of range");
+  std::cout << out.dump() << "\n";
+  return exit_ok;
+}
+
+void add_vk_options(CLI::App* sub, fil_options& o) {
+  sub->add_option("--params-dir", o.params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .vk is found by name");
+  sub->add_option("--vk", o.vk, "the verifying key file itself (instead of --params-dir)");
+  sub->add_option("--vk-format", o.vk_format, "bellperson (.vk, uncompressed points) or compressed")
+      ->check(CLI::IsMember({"bellperson", "compressed"}));
+}
+
+}  // namespace
+
+void register_fil(CLI::App& app) {
+  auto* fil = app.add_subcommand("fil", "Filecoin: verify seal and PoSt proofs, inspect C1 outputs");
+  fil->require_subcommand(1);
+  auto o = std::make_shared<fil_options>();
+
+  auto* seal = fil->add_subcommand("verify-seal", "Verify a PoRep proof against its C1 output (exit 0 valid, 1 invalid, 2 bad input)");
+  seal->add_option("--c1", o->c1, "C1 output: Curio's wrapper JSON or a bare SealCommitPhase1Output")->required();
+  seal->add_option("--miner-id", o->miner_id, "miner actor id (f0... without the prefix)")->required();
+  seal->add_option("--proof", o->proof, "proof: 192 bytes per partition, concatenated")->required();
+  seal->add_option("--sector-id", o->sector_id, "sector number (required for a bare SealCommitPhase1Output)");
+  add_vk_options(seal, *o);
+  seal->callback([o] { run_command([&] { return verify_seal(*o); }); });
+
+  auto* post = fil->add_subcommand("verify-post", "Verify a WindowPoSt or WinningPoSt proof (exit 0 valid, 1 invalid, 2 bad input)");
+  post->add_option("--proof-type", o->proof_type, "registered PoSt proof, e.g. StackedDrgWindow32GiBV1_2")->required();
+  post->add_option("--randomness", o->randomness, "challenge randomness, 64 hex digits")->required();
+  post->add_option("--sectors", o->sectors, "JSON: [{\"sector_number\": N, \"comm_r\": HEX}, ...] (the challenged sectors)")->required();
+  post->add_option("--proof", o->proof, "proof: 192 bytes per partition, concatenated")->required();
+  add_vk_options(post, *o);
+  post->callback([o] { run_command([&] { return verify_post(*o); }); });
+
+  auto* inspect = fil->add_subcommand("inspect-c1", "Read and check a C1 output; print its ids (exit 0 ok, 1 mismatch, 2 bad input)");
+  inspect->add_option("c1", o->c1, "C1 output JSON")->required();
+  inspect->add_option("--miner-id", o->miner_id, "miner actor id")->required();
+  inspect->add_option("--sector-id", o->sector_id, "sector number (for a bare SealCommitPhase1Output)");
+  inspect->callback([o] { run_command([&] { return inspect_c1(*o); }); });
+
+  auto* pub = fil->add_subcommand("public-inputs", "Print the PoRep public inputs of a C1 output per partition (JSON, decimal)");
+  pub->add_option("--c1", o->c1, "C1 output JSON")->required();
+  pub->add_option("--miner-id", o->miner_id, "miner actor id")->required();
+  pub->add_option("--sector-id", o->sector_id, "sector number (for a bare SealCommitPhase1Output)");
+  pub->add_option("--partition", o->partition, "only this partition");
+  pub->callback([o] { run_command([&] { return public_inputs(*o); }); });
+}
+
+}  // namespace cuzk::cli
