@@ -1,5 +1,6 @@
 #include "fil/synthetic.hpp"
 
+#include "fil/crypto/poseidon.hpp"
 #include "fil/ids.hpp"
 #include "fil/post/fallback.hpp"
 #include "fil/stacked/challenges.hpp"
@@ -75,11 +76,12 @@ seal_commit_phase1_output synthetic_c1(const seal_proof_info& proof, std::uint64
   seal_commit_phase1_output c1;
   c1.registered_proof = &proof;
   c1.vanilla_proofs_variant = std::string(proof.vanilla_key);
-  c1.comm_d = random_domain(s), c1.comm_r = random_domain(s), c1.seed = random_domain(s), c1.ticket = random_domain(s);
+  c1.comm_d = random_domain(s), c1.seed = random_domain(s), c1.ticket = random_domain(s);
   c1.replica_id = replica_id(prover_id(miner_id), sector_id, c1.ticket, c1.comm_d, porep_id(proof));
   const std::uint64_t nodes = proof.nodes();
   stacked::stacked_bucket_graph graph(nodes, porep_id(proof), proof.version);
   const domain comm_c = random_domain(s), comm_r_last = random_domain(s);
+  c1.comm_r = crypto::poseidon2(comm_c, comm_r_last);
   auto column_proof = [&](std::uint32_t node) {
     stacked::column_proof cp;
     cp.column.index = node;
@@ -120,9 +122,9 @@ post::fallback_post_sector_proof synthetic_post_proof(const post_proof_info& pro
                                                       std::uint64_t s) {
   post::fallback_post_sector_proof p;
   p.sector_id = sector_id;
-  p.comm_r = random_domain(s);
   auto& sp = p.vanilla_proof.sectors.emplace_back();
   sp.comm_c = random_domain(s), sp.comm_r_last = random_domain(s);
+  p.comm_r = crypto::poseidon2(sp.comm_c, sp.comm_r_last);
   for (const auto leaf : post::leaf_challenges(proof, randomness, sector_id, sector_index)) {
     auto m = synthetic_merkle_proof(proof.sector_size / node_size, proof.tree, leaf, s);
     std::visit([&](auto& q) { q.root = sp.comm_r_last; }, m.data);

@@ -3,6 +3,8 @@
 //   verify-post    a WindowPoSt / WinningPoSt proof against the challenged sectors and randomness
 //   inspect-c1     read and check a C1 output (shape, replica_id, challenges); print a summary
 //   public-inputs  the PoRep public-input vectors of a C1 output, as decimal strings (JSON)
+//   synth-c1 / synth-post   structurally valid vanilla proofs with random hashes (test data, fuzz
+//                  seeds, parser benchmarks at 32 GiB)
 // Exit 0 valid, 1 invalid (the proof, the replica id or the vanilla challenges do not match),
 // 2 unusable input (one line naming the file and field). The public inputs are fil/'s; the
 // verifying key is found in --params-dir by its parameters.json name (fil/parameter_cache.hpp) or
@@ -16,8 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "fil/crypto/poseidon.hpp"
 #include "fil/ids.hpp"
 #include "fil/io/c1_json.hpp"
+#include "fil/io/post_bincode.hpp"
+#include "fil/synthetic.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
 #include "fil/stacked/challenges.hpp"
@@ -36,6 +41,9 @@ struct fil_options {
   std::uint64_t miner_id = 0;
   std::int64_t sector_id = -1;
   int partition = -1;
+  std::string out;
+  std::uint64_t seed = 1;
+  bool bare = false;
 };
 
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
@@ -109,6 +117,13 @@ std::string check_c1_claims(const seal_context& s, std::uint64_t miner_id) {
   if (rid != p1.replica_id)
     return "replica_id of the C1 output is not that of miner " + std::to_string(miner_id) + ", sector " +
            std::to_string(s.sector_id) + " (another miner, sector, ticket or comm_d)";
+  const auto& first = p1.vanilla_proofs[0][0];
+  for (const auto& part : p1.vanilla_proofs)
+    for (const auto& v : part)
+      if (v.comm_c() != first.comm_c() || v.comm_r_last() != first.comm_r_last())
+        return "the vanilla proofs disagree on comm_c / comm_r_last";
+  if (fil::crypto::poseidon2(first.comm_c(), first.comm_r_last()) != p1.comm_r)
+    return "comm_r is not Poseidon(comm_c, comm_r_last) of the vanilla proofs";
   for (unsigned k = 0; k < s.proof->partitions; ++k) {
     const auto want = fil::stacked::porep_challenges_for(*s.proof, rid, p1.seed, p1.comm_r, k);
     for (std::size_t j = 0; j < want.size(); ++j)
@@ -228,6 +243,28 @@ int public_inputs(const fil_options& o) {
   return exit_ok;
 }
 
+int synth_c1(const fil_options& o) {
+  const auto* proof = fil::find_seal_proof(o.proof_type);
+  if (!proof) throw zk::input_error("--proof-type " + o.proof_type + ": not a registered seal proof (e.g. StackedDrg32GiBV1_1)");
+  if (proof->challenges == fil::porep_challenges::synthetic)
+    throw zk::input_error("--proof-type " + o.proof_type + ": synthetic PoRep is not supported yet");
+  const std::uint64_t sector = o.sector_id < 0 ? 1 : std::uint64_t(o.sector_id);
+  const std::string json = fil::io::to_json(fil::synthetic_c1(*proof, sector, o.miner_id, o.seed));
+  write_file_atomically(o.out, o.bare ? json : fil::io::wrap_c1(json, sector, proof->sector_size));
+  std::cout << "wrote " << o.out << "\n";
+  return exit_ok;
+}
+
+int synth_post(const fil_options& o) {
+  const auto* info = fil::find_post_proof(o.proof_type);
+  if (!info) throw zk::input_error("--proof-type " + o.proof_type + ": not a registered PoSt proof");
+  const auto randomness = fil::domain_from_hex(o.randomness, "--randomness");
+  const std::uint64_t sector = o.sector_id < 0 ? 1 : std::uint64_t(o.sector_id);
+  write_file_atomically(o.out, fil::io::to_bincode(fil::synthetic_post_proof(*info, sector, randomness, 0, o.seed)));
+  std::cout << "wrote " << o.out << "\n";
+  return exit_ok;
+}
+
 void add_vk_options(CLI::App* sub, fil_options& o) {
   sub->add_option("--params-dir", o.params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .vk is found by name");
   sub->add_option("--vk", o.vk, "the verifying key file itself (instead of --params-dir)");
@@ -270,6 +307,23 @@ void register_fil(CLI::App& app) {
   pub->add_option("--sector-id", o->sector_id, "sector number (for a bare SealCommitPhase1Output)");
   pub->add_option("--partition", o->partition, "only this partition");
   pub->callback([o] { run_command([&] { return public_inputs(*o); }); });
+
+  auto* sc1 = fil->add_subcommand("synth-c1", "Write a structurally valid C1 output with random hashes (test data)");
+  sc1->add_option("out", o->out, "output file")->required();
+  sc1->add_option("--proof-type", o->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1")->required();
+  sc1->add_option("--miner-id", o->miner_id, "miner actor id")->required();
+  sc1->add_option("--sector-id", o->sector_id, "sector number (default 1)");
+  sc1->add_option("--seed", o->seed, "seed of the random hashes");
+  sc1->add_flag("--bare", o->bare, "write the SealCommitPhase1Output JSON without Curio's wrapper");
+  sc1->callback([o] { run_command([&] { return synth_c1(*o); }); });
+
+  auto* sp = fil->add_subcommand("synth-post", "Write a structurally valid bincode PoSt vanilla proof (test data)");
+  sp->add_option("out", o->out, "output file")->required();
+  sp->add_option("--proof-type", o->proof_type, "registered PoSt proof")->required();
+  sp->add_option("--randomness", o->randomness, "challenge randomness, 64 hex digits")->required();
+  sp->add_option("--sector-id", o->sector_id, "sector number (default 1)");
+  sp->add_option("--seed", o->seed, "seed of the random hashes");
+  sp->callback([o] { run_command([&] { return synth_post(*o); }); });
 }
 
 }  // namespace cuzk::cli

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "fil/crypto/poseidon.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::fil::io {
@@ -172,6 +173,8 @@ void check_post_shape(const post::fallback_post_sector_proof& p, const post_proo
   if (p.vanilla_proof.sectors.size() != 1)
     err("vanilla_proof.sectors", "expected 1 sector proof, found " + std::to_string(p.vanilla_proof.sectors.size()));
   const auto& s = p.vanilla_proof.sectors[0];
+  if (crypto::poseidon2(s.comm_c, s.comm_r_last) != p.comm_r)
+    err("comm_r", "is not Poseidon(comm_c, comm_r_last) of the sector proof");
   if (s.inclusion_proofs.size() != info.challenge_count)
     err("vanilla_proof.sectors[0].inclusion_proofs", "expected " + std::to_string(info.challenge_count) +
                                                          " proofs, found " + std::to_string(s.inclusion_proofs.size()));

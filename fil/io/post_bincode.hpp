@@ -22,8 +22,9 @@ namespace cuzk::fil::io {
 post::fallback_post_sector_proof read_post_vanilla_proof(std::span<const std::uint8_t> bytes, const std::string& origin);
 std::vector<std::uint8_t> to_bincode(const post::fallback_post_sector_proof& p);
 
-// The proof's shape against its registered PoSt proof: one SectorProof, challenge_count inclusion
-// proofs of the sector's tree shape, each proving `leaf_challenges[i]` when given.
+// The proof against its registered PoSt proof: comm_r = Poseidon(comm_c, comm_r_last), one
+// SectorProof, challenge_count inclusion proofs of the sector's tree shape rooted at comm_r_last,
+// each proving `leaf_challenges[i]` when given. (The Merkle hashes themselves are not recomputed.)
 void check_post_shape(const post::fallback_post_sector_proof& p, const post_proof_info& info,
                       std::span<const std::uint64_t> leaf_challenges, const std::string& origin);
 

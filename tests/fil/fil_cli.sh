@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# cuzk fil verify-post / verify-seal / inspect-c1 from the command line (ctest fil.cli):
+#  - polka-storage's 2 KiB WindowPoSt proof (real circuit) verifies, with the key given or found in a
+#    parameter directory by its parameters.json name; a flipped bit in A, B or C, other randomness or
+#    another sector is rejected;
+#  - synthetic 2 KiB C1 outputs: inspect-c1 accepts the right miner and rejects another; verify-seal
+#    rejects a wrong miner id, a changed seed and another sector's proof;
+#  - unusable inputs exit 2 with one line.
+source "$(dirname "$0")/../interop/lib.sh"
+require_cuzk
+F="$SRC/tests/fixtures/filecoin/polka-storage"
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+R=0101010101010101010101010101010101010101010101010101010101010101
+echo '[{"sector_number": 77, "comm_r": "4afb35f82a95a10187a913bc14520d9a1d173328265b301b5dcf440ef2583950"}]' >"$T/sectors.json"
+echo '[{"sector_number": 78, "comm_r": "4afb35f82a95a10187a913bc14520d9a1d173328265b301b5dcf440ef2583950"}]' >"$T/other.json"
+post() { "$CUZK" fil verify-post --proof-type StackedDrgWindow2KiBV1_2 --vk-format compressed "$@"; }
+VK=(--vk "$F/window-post-2k.vk.compressed")
+
+expect_exit 0 "verify-post: polka-storage WindowPoSt" post --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+mkdir -p "$T/params"
+cp "$F/window-post-2k.vk.compressed" "$T/params/v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0.vk"
+expect_exit 0 "verify-post: the key found in --params-dir" post --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" --params-dir "$T/params"
+expect_exit 1 "verify-post: other randomness" post --randomness 02${R:2} --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+expect_exit 1 "verify-post: another sector" post --randomness $R --sectors "$T/other.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+for at in 20 100 170; do  # inside A, B, C (x coordinates, past the flag bits)
+  python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[$at]^=1; open(sys.argv[2],'wb').write(b)" "$F/window-post-2k.proof" "$T/flip.proof"
+  expect_reject "verify-post: bit flipped at byte $at" post --randomness $R --sectors "$T/sectors.json" --proof "$T/flip.proof" "${VK[@]}"
+done
+head -c 191 "$F/window-post-2k.proof" >"$T/short.proof"
+expect_exit 2 "verify-post: 191-byte proof" post --randomness $R --sectors "$T/sectors.json" --proof "$T/short.proof" "${VK[@]}"
+cat "$F/window-post-2k.proof" "$F/window-post-2k.proof" >"$T/two.proof"
+expect_exit 2 "verify-post: two partitions for one" post --randomness $R --sectors "$T/sectors.json" --proof "$T/two.proof" "${VK[@]}"
+expect_exit 2 "verify-post: randomness not a field element" post --randomness ff${R:2} --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+expect_exit 2 "verify-post: randomness not hex" post --randomness xyz --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+expect_exit 2 "verify-post: no key in --params-dir" post --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" --params-dir "$T"
+expect_exit 2 "verify-post: the PoRep key (another circuit)" post --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" --vk "$F/porep-2k.vk.compressed"
+echo '[{"sector_number": 77}]' >"$T/bad.json"
+expect_exit 2 "verify-post: sector without comm_r" post --randomness $R --sectors "$T/bad.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+echo '[{"sector_number": 77, "comm_r": "4afb"' >"$T/broken.json"
+expect_exit 2 "verify-post: broken sectors JSON" post --randomness $R --sectors "$T/broken.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+expect_exit 2 "verify-post: unknown proof type" "$CUZK" fil verify-post --proof-type StackedDrgWindow3KiBV1 --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+
+# C1 outputs: synthetic 2 KiB (real challenges and parents, random hashes).
+quiet "$CUZK" fil synth-c1 "$T/c1.json" --proof-type StackedDrg2KiBV1_1 --miner-id 1000 --sector-id 5
+quiet "$CUZK" fil synth-c1 "$T/bare.json" --proof-type StackedDrg2KiBV1_1 --miner-id 1000 --sector-id 5 --bare
+expect_exit 0 "inspect-c1: the miner it was made for" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1000
+expect_exit 1 "inspect-c1: another miner" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1001
+expect_exit 0 "inspect-c1: bare output with --sector-id" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000 --sector-id 5
+expect_exit 1 "inspect-c1: bare output, another sector" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000 --sector-id 6
+expect_exit 2 "inspect-c1: bare output without --sector-id" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000
+seal() { "$CUZK" fil verify-seal --vk "$F/porep-2k.vk.compressed" --vk-format compressed "$@"; }
+expect_exit 1 "verify-seal: wrong miner id" seal --c1 "$T/c1.json" --miner-id 999 --proof "$F/porep-2k.proof"
+expect_exit 1 "verify-seal: another sector's proof" seal --c1 "$T/c1.json" --miner-id 1000 --proof "$F/porep-2k.proof"
+python3 - "$T/bare.json" "$T/seed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["seed"][0] ^= 1; json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 1 "verify-seal: changed seed" seal --c1 "$T/seed.json" --sector-id 5 --miner-id 1000 --proof "$F/porep-2k.proof"
+python3 - "$T/bare.json" "$T/comm_r.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["comm_r"][0] ^= 1; json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_exit 1 "inspect-c1: comm_r is not Poseidon(comm_c, comm_r_last)" "$CUZK" fil inspect-c1 "$T/comm_r.json" --sector-id 5 --miner-id 1000
+expect_exit 2 "verify-seal: 191-byte proof" seal --c1 "$T/c1.json" --miner-id 1000 --proof "$T/short.proof"
+head -c 3000 "$T/c1.json" >"$T/trunc.json"
+expect_exit 2 "verify-seal: truncated C1" seal --c1 "$T/trunc.json" --miner-id 1000 --proof "$F/porep-2k.proof"
+sed 's/"SectorSize":2048/"SectorSize":34359738368/' "$T/c1.json" >"$T/size.json"
+expect_exit 2 "verify-seal: C1 wrapper of another sector size" seal --c1 "$T/size.json" --miner-id 1000 --proof "$F/porep-2k.proof"
+sed 's/StackedDrg2KiBV1_1/StackedDrg32GiBV1_1/' "$T/bare.json" >"$T/other_size.json"
+expect_exit 2 "verify-seal: C1 of another sector size" seal --c1 "$T/other_size.json" --sector-id 5 --miner-id 1000 --proof "$F/porep-2k.proof"
+expect_exit 2 "verify-seal: C1 is not JSON" seal --c1 "$F/porep-2k.proof" --miner-id 1000 --proof "$F/porep-2k.proof"
+expect_exit 2 "verify-seal: no C1 file" seal --c1 "$T/none.json" --miner-id 1000 --proof "$F/porep-2k.proof"
+expect_exit 2 "verify-seal: no key" "$CUZK" fil verify-seal --c1 "$T/c1.json" --miner-id 1000 --proof "$F/porep-2k.proof" --params-dir "$T"
+finish
