@@ -16,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "fil/crypto/poseidon.hpp"
@@ -91,9 +92,37 @@ struct seal_context {
   std::uint64_t sector_id = 0;
 };
 
+// A progress bar on stderr when it is a terminal (a 32 GiB C1 output is ~50 MB of JSON).
+class read_progress {
+ public:
+  explicit read_progress(std::string what) : what_(std::move(what)), tty_(::isatty(2) != 0) {}
+  ~read_progress() {
+    if (shown_) std::cerr << "\r" << std::string(what_.size() + 40, ' ') << "\r" << std::flush;
+  }
+  std::function<void(std::uint64_t, std::uint64_t)> callback() {
+    if (!tty_) return {};
+    return [this](std::uint64_t done, std::uint64_t total) {
+      const int pct = total ? int(100 * done / total) : 0;
+      if (pct == last_) return;
+      last_ = pct, shown_ = true;
+      std::cerr << "\r" << what_ << " [" << std::string(std::size_t(pct / 5), '#') << std::string(std::size_t(20 - pct / 5), ' ')
+                << "] " << pct << "%" << std::flush;
+    };
+  }
+
+ private:
+  std::string what_;
+  bool tty_;
+  bool shown_ = false;
+  int last_ = -1;
+};
+
 seal_context load_c1(const fil_options& o) {
   seal_context s;
-  s.c1 = fil::io::read_c1_file(o.c1);
+  {
+    read_progress bar("reading " + o.c1);
+    s.c1 = fil::io::read_c1_file(o.c1, bar.callback());
+  }
   s.proof = s.c1.phase1_out.registered_proof;
   if (s.c1.wrapped) {
     if (o.sector_id >= 0 && std::uint64_t(o.sector_id) != s.c1.sector_num)

@@ -498,8 +498,9 @@ c1_output read_c1(byte_source& src, const std::string& origin) {
   return out;
 }
 
-c1_output read_c1_file(const std::string& path) {
+c1_output read_c1_file(const std::string& path, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
   file_source src(path);
+  if (progress) src.on_progress(progress);
   return read_c1(src, path);
 }
 

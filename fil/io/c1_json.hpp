@@ -19,7 +19,8 @@ namespace cuzk::fil::io {
 
 // `origin` names the input in messages (the file name).
 c1_output read_c1(byte_source& src, const std::string& origin);
-c1_output read_c1_file(const std::string& path);
+c1_output read_c1_file(const std::string& path,
+                       const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 
 // Throws input_error (origin + field) when the structure does not match the registered proof.
 void check_shape(const seal_commit_phase1_output& c1, const std::string& origin);

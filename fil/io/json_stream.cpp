@@ -44,6 +44,8 @@ file_source::~file_source() {
 std::size_t file_source::read(std::uint8_t* dst, std::size_t cap) {
   const std::size_t n = std::fread(dst, 1, cap, f_);
   if (n == 0 && std::ferror(f_)) throw std::runtime_error(path_ + ": read error: " + std::strerror(errno));
+  done_ += n;
+  if (progress_) progress_(done_, size_);
   return n;
 }
 

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,11 +49,14 @@ class file_source final : public byte_source {
   file_source& operator=(const file_source&) = delete;
   std::size_t read(std::uint8_t* dst, std::size_t cap) override;
   std::uint64_t size() const { return size_; }
+  // Called after every chunk with (bytes read, file size): the caller's progress display.
+  void on_progress(std::function<void(std::uint64_t, std::uint64_t)> f) { progress_ = std::move(f); }
 
  private:
   std::string path_;
   std::FILE* f_ = nullptr;
-  std::uint64_t size_ = 0;
+  std::uint64_t size_ = 0, done_ = 0;
+  std::function<void(std::uint64_t, std::uint64_t)> progress_;
 };
 
 class json_stream {
