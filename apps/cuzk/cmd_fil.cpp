@@ -210,10 +210,11 @@ std::vector<fil::post::public_sector> load_sectors(const std::string& path) {
   for (std::size_t i = 0; i < j.size(); ++i) {
     const std::string f = path + ": [" + std::to_string(i) + "]";
     const auto& e = j[i];
-    if (!e.is_object() || !e.contains("sector_number") || !e["sector_number"].is_number_unsigned())
+    const char* id_key = e.is_object() && e.contains("sector_id") ? "sector_id" : "sector_number";  // both spellings
+    if (!e.is_object() || !e.contains(id_key) || !e[id_key].is_number_unsigned())
       throw zk::input_error(f + ".sector_number: expected a non-negative integer");
     if (!e.contains("comm_r") || !e["comm_r"].is_string()) throw zk::input_error(f + ".comm_r: expected 64 hex digits");
-    out.push_back({e["sector_number"].get<std::uint64_t>(), fil::domain_from_hex(e["comm_r"].get<std::string>(), f + ".comm_r")});
+    out.push_back({e[id_key].get<std::uint64_t>(), fil::domain_from_hex(e["comm_r"].get<std::string>(), f + ".comm_r")});
     fil::domain_to_fr(out.back().comm_r, f + ".comm_r");
   }
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
@@ -319,7 +320,7 @@ void register_fil(CLI::App& app) {
   auto* post = fil->add_subcommand("verify-post", "Verify a WindowPoSt or WinningPoSt proof (exit 0 valid, 1 invalid, 2 bad input)");
   post->add_option("--proof-type", o->proof_type, "registered PoSt proof, e.g. StackedDrgWindow32GiBV1_2")->required();
   post->add_option("--randomness", o->randomness, "challenge randomness, 64 hex digits")->required();
-  post->add_option("--sectors", o->sectors, "JSON: [{\"sector_number\": N, \"comm_r\": HEX}, ...] (the challenged sectors)")->required();
+  post->add_option("--sectors", o->sectors, "JSON: [{\"sector_number\": N, \"comm_r\": HEX}, ...] or {\"sectors\": [...]} (the challenged sectors)")->required();
   post->add_option("--proof", o->proof, "proof: 192 bytes per partition, concatenated")->required();
   add_vk_options(post, *o);
   post->callback([o] { run_command([&] { return verify_post(*o); }); });

@@ -4,11 +4,17 @@
 // kind of damage must give one input_error line naming the field, never a crash.
 #include <catch2/catch.hpp>
 
-#include <regex>
+#include <algorithm>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
+#include "fil/crypto/poseidon.hpp"
+#include "fil/ids.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
 #include "fil/post/fallback.hpp"
+#include "fil/stacked/challenges.hpp"
+#include "fil/stacked/public_inputs.hpp"
 #include "fil/synthetic.hpp"
 #include "zk/error.hpp"
 
@@ -159,5 +165,45 @@ TEST_CASE("fil: bincode PoSt vanilla proofs read back; damage is a one-line erro
     huge[8 + 32 + 7] = 0x7f;  // sectors length
     CHECK_THROWS_WITH(io::read_post_vanilla_proof(huge, "post.vproof"),
                       Catch::Contains("vanilla_proof.sectors: length") && Catch::Contains("exceeds the bytes left"));
+  }
+}
+
+TEST_CASE("fil: a real 2 KiB C1 output (fil-oracle) reads, checks and gives the oracle's public inputs", "[fil]") {
+  const std::string dir = CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/";
+  const auto c1 = io::read_c1_file(dir + "c1.json");
+  std::ifstream sj(dir + "sector.json"), pj(dir + "public-inputs.json");
+  REQUIRE(sj);
+  REQUIRE(pj);
+  const auto sector = nlohmann::json::parse(sj), pub = nlohmann::json::parse(pj);
+  const auto& p1 = c1.phase1_out;
+  CHECK(c1.wrapped);
+  CHECK(c1.sector_num == sector["sector_id"].get<std::uint64_t>());
+  CHECK(p1.registered_proof->name == sector["registered_proof"].get<std::string>());
+  CHECK(to_hex(p1.comm_r) == sector["comm_r"].get<std::string>());
+  CHECK(to_hex(p1.comm_d) == sector["comm_d"].get<std::string>());
+  CHECK(to_hex(p1.seed) == sector["interactive_seed"].get<std::string>());
+  CHECK(to_hex(p1.ticket) == sector["ticket"].get<std::string>());
+  CHECK(to_hex(prover_id(sector["miner_id"].get<std::uint64_t>())) == sector["prover_id"].get<std::string>());
+  CHECK(to_hex(porep_id(*p1.registered_proof)) == sector["porep_id"].get<std::string>());
+  const auto rid = replica_id(prover_id(1000), c1.sector_num, p1.ticket, p1.comm_d, porep_id(*p1.registered_proof));
+  CHECK(rid == p1.replica_id);
+  // comm_r = Poseidon(comm_c, comm_r_last) of the vanilla proofs: a real Poseidon answer.
+  const auto& v = p1.vanilla_proofs[0][0];
+  CHECK(crypto::poseidon2(v.comm_c(), v.comm_r_last()) == p1.comm_r);
+  // The challenges the vanilla proofs were made for are the ones we derive.
+  const auto challenges = stacked::porep_challenges_for(*p1.registered_proof, rid, p1.seed, p1.comm_r, 0);
+  for (std::size_t j = 0; j < challenges.size(); ++j) CHECK(p1.vanilla_proofs[0][j].challenge() == challenges[j]);
+  // Public inputs equal the oracle's.
+  stacked::stacked_bucket_graph graph(p1.registered_proof->nodes(), porep_id(*p1.registered_proof),
+                                      p1.registered_proof->version);
+  stacked::public_inputs in{rid, p1.seed, p1.comm_d, p1.comm_r};
+  const auto ours = stacked::generate_public_inputs(*p1.registered_proof, graph, in, 0);
+  const auto& theirs = pub["public_inputs"][0]["inputs"];
+  REQUIRE(ours.size() == theirs.size());
+  for (std::size_t i = 0; i < ours.size(); ++i) {
+    // hex big-endian -> our little-endian domain
+    auto d = domain_from_hex(theirs[i].get<std::string>(), "public-inputs.json");
+    std::reverse(d.begin(), d.end());
+    CHECK(fr_to_domain(ours[i]) == d);
   }
 }
