@@ -47,6 +47,10 @@ expect_exit 0 "inspect-c1: the miner it was made for" "$CUZK" fil inspect-c1 "$T
 expect_exit 1 "inspect-c1: another miner" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1001
 expect_exit 0 "inspect-c1: bare output with --sector-id" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000 --sector-id 5
 expect_exit 1 "inspect-c1: bare output, another sector" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000 --sector-id 6
+expect_exit 1 "inspect-c1 --vanilla: random hashes fail the vanilla checks" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1000 --vanilla
+O="$SRC/tests/fixtures/filecoin/oracle-2k/c1.json"
+expect_exit 0 "inspect-c1 --vanilla: fil-oracle's real C1 output" "$CUZK" fil inspect-c1 "$O" --miner-id 1000 --vanilla
+expect_exit 1 "inspect-c1: fil-oracle's C1 output, another miner" "$CUZK" fil inspect-c1 "$O" --miner-id 1001
 expect_exit 2 "inspect-c1: bare output without --sector-id" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000
 seal() { "$CUZK" fil verify-seal --vk "$F/porep-2k.vk.compressed" --vk-format compressed "$@"; }
 expect_exit 1 "verify-seal: wrong miner id" seal --c1 "$T/c1.json" --miner-id 999 --proof "$F/porep-2k.proof"

@@ -15,6 +15,7 @@
 #include "fil/post/fallback.hpp"
 #include "fil/stacked/challenges.hpp"
 #include "fil/stacked/public_inputs.hpp"
+#include "fil/stacked/vanilla_verify.hpp"
 #include "fil/synthetic.hpp"
 #include "zk/error.hpp"
 
@@ -206,4 +207,27 @@ TEST_CASE("fil: a real 2 KiB C1 output (fil-oracle) reads, checks and gives the 
     std::reverse(d.begin(), d.end());
     CHECK(fr_to_domain(ours[i]) == d);
   }
+}
+
+TEST_CASE("fil: the real C1 output's vanilla proofs verify natively; a changed value is named", "[fil]") {
+  const auto c1 = io::read_c1_file(CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/c1.json").phase1_out;
+  CHECK(stacked::verify_vanilla_proofs(c1).empty());
+  auto bad = c1;
+  std::get<merkle::single_proof>(bad.vanilla_proofs[0][1].comm_d_proofs.data).path.path[2].hashes[0][5] ^= 1;
+  CHECK(stacked::verify_vanilla_proofs(bad) == "vanilla_proofs[0][1].comm_d_proofs: path does not reach its root");
+  bad = c1;
+  bad.vanilla_proofs[0][0].replica_column_proofs.exp_parents[3].column.rows[1][0] ^= 1;
+  CHECK(stacked::verify_vanilla_proofs(bad) ==
+        "vanilla_proofs[0][0].replica_column_proofs.exp_parents[3].column: leaf is not the column hash");
+  bad = c1;
+  bad.vanilla_proofs[0][1].labeling_proofs[1].parents[36][0] ^= 1;
+  CHECK(stacked::verify_vanilla_proofs(bad) == "vanilla_proofs[0][1].labeling_proofs[1]: the label is not the column's row 2");
+  bad = c1;
+  bad.vanilla_proofs[0][0].encoding_proof.parents[0][0] ^= 1;
+  CHECK(stacked::verify_vanilla_proofs(bad) == "vanilla_proofs[0][0].encoding_proof: key + data is not the replica leaf");
+  bad = c1;
+  std::get<merkle::single_proof>(bad.vanilla_proofs[0][0].comm_r_last_proof.data).leaf[0] ^= 1;
+  CHECK_THAT(stacked::verify_vanilla_proofs(bad), Catch::StartsWith("vanilla_proofs[0][0]."));
+  // Synthetic proofs have the right shape but random hashes.
+  CHECK_FALSE(stacked::verify_vanilla_proofs(synthetic_c1(*c1.registered_proof, 1, 1000, 5)).empty());
 }
