@@ -292,6 +292,32 @@ int public_inputs(const fil_options& o) {
   return exit_ok;
 }
 
+// The SDR graph's parents (6 DRG, then 8 expander) of nodes [first, first + count), as JSON in
+// fil-oracle's `graph` layout, for comparisons.
+int graph(const fil_options& o, std::uint64_t first, std::uint64_t count) {
+  const auto* proof = fil::find_seal_proof(o.proof_type);
+  if (!proof) throw zk::input_error("--proof-type " + o.proof_type + ": not a registered seal proof");
+  if (first >= proof->nodes()) throw zk::input_error("--first " + std::to_string(first) + ": past the last node");
+  count = std::min(count, proof->nodes() - first);
+  fil::stacked::stacked_bucket_graph g(proof->nodes(), fil::porep_id(*proof), proof->version);
+  nlohmann::json parents = nlohmann::json::array();
+  std::array<std::uint32_t, fil::stacked::degree> p{};
+  for (std::uint64_t v = first; v < first + count; ++v) {
+    g.parents(static_cast<std::uint32_t>(v), p);
+    parents.push_back(p);
+  }
+  nlohmann::ordered_json out{{"api_version", std::string(fil::to_string(proof->version))},
+                             {"base_degree", fil::base_degree},
+                             {"exp_degree", fil::stacked::exp_degree},
+                             {"first", first},
+                             {"nodes", proof->nodes()},
+                             {"parents", parents},
+                             {"porep_id", fil::to_hex(fil::porep_id(*proof))},
+                             {"sector_size", proof->sector_size}};
+  std::cout << out.dump() << "\n";
+  return exit_ok;
+}
+
 int synth_c1(const fil_options& o) {
   const auto* proof = fil::find_seal_proof(o.proof_type);
   if (!proof) throw zk::input_error("--proof-type " + o.proof_type + ": not a registered seal proof (e.g. StackedDrg32GiBV1_1)");
@@ -357,6 +383,13 @@ void register_fil(CLI::App& app) {
   pub->add_option("--sector-id", o->sector_id, "sector number (for a bare SealCommitPhase1Output)");
   pub->add_option("--partition", o->partition, "only this partition");
   pub->callback([o] { run_command([&] { return public_inputs(*o); }); });
+
+  auto first = std::make_shared<std::uint64_t>(0), count = std::make_shared<std::uint64_t>(64);
+  auto* gr = fil->add_subcommand("graph", "Print the SDR graph's parents of a range of nodes (JSON)");
+  gr->add_option("--proof-type", o->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1")->required();
+  gr->add_option("--first", *first, "first node (default 0)");
+  gr->add_option("--count", *count, "number of nodes (default 64)");
+  gr->callback([o, first, count] { run_command([&] { return graph(*o, *first, *count); }); });
 
   auto* sc1 = fil->add_subcommand("synth-c1", "Write a structurally valid C1 output with random hashes (test data)");
   sc1->add_option("out", o->out, "output file")->required();

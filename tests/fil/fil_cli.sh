@@ -75,4 +75,6 @@ expect_exit 2 "verify-seal: C1 of another sector size" seal --c1 "$T/other_size.
 expect_exit 2 "verify-seal: C1 is not JSON" seal --c1 "$F/porep-2k.proof" --miner-id 1000 --proof "$F/porep-2k.proof"
 expect_exit 2 "verify-seal: no C1 file" seal --c1 "$T/none.json" --miner-id 1000 --proof "$F/porep-2k.proof"
 expect_exit 2 "verify-seal: no key" "$CUZK" fil verify-seal --c1 "$T/c1.json" --miner-id 1000 --proof "$F/porep-2k.proof" --params-dir "$T"
+expect_exit 0 "graph: 2 KiB parents" "$CUZK" fil graph --proof-type StackedDrg2KiBV1_1 --first 60 --count 10
+expect_exit 2 "graph: a node past the end" "$CUZK" fil graph --proof-type StackedDrg2KiBV1_1 --first 64
 finish
