@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The maintained device check (one device-tool call): the [device] tests, the G1/G2 MSM and the
+# 2^24 proof benchmarks of docs/benchmarks.md's last H200 rows ("Runs 6-9", device_call9.sh), with
+# logs under $OUT/logs.tar and a short table last. Compare the figures with those rows.
+#   here:  scripts/build.sh build cuzk cuzk_gpu_tests chain_circuit
+#          /work/shared/tools/device-bundle -o /tmp/devb build/bin/{cuzk,cuzk_gpu_tests,chain_circuit}
+#          mkdir -p .device && tar -C /tmp/devb -cJf .device/payload.tar.xz . && cp gpu/tools/device_{check,lib}.sh .device/
+#   run(command="tar -C .device -xJf .device/payload.tar.xz && bash .device/device_check.sh", carry=[".device"])
+# (the scripts travel in .device too: the device tool sends the session's main checkout)
+. "$(dirname "$0")/device_lib.sh"
+date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$S"
+dev_header
+[[ -f .device/files/nvcc-version.txt ]] && tail -2 .device/files/nvcc-version.txt | tee -a "$S"
+dev_tests
+CUZK_MSM_PROFILE=1 b msm_g1 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --reps 5
+b msm_g2 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
+chain_key /tmp/check 24
+c=/tmp/check/c24
+b prove24_plain $R cuzk bench prove --backend cuda --warmup 1 --reps 3 "$c.zkey" "$c.wtns"
+b prove24_shifted $R cuzk bench prove --backend cuda --shifted-bases auto --warmup 1 --reps 5 "$c.zkey" "$c.wtns" \
+  --proof "$OUT/proof24.json" --public "$OUT/public24.json"
+$R cuzk zkey export-vk "$c.zkey" "$OUT/vk24.json" >/dev/null 2>&1
+rm -rf /tmp/check
+dev_finish
