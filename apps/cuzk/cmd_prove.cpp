@@ -1,8 +1,12 @@
 // `cuzk prove <zkey> <wtns> <proof.json> <public.json>`: snarkjs's groth16 prove, verified before
 // anything is written.
+// `cuzk prove --params K.params --r1cs C.r1cs <wtns> <proof.bin> [public.json]`: bellperson's
+// convention (zk/groth16/bellperson_key.hpp): the 192-byte compressed proof, verified first.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <fstream>
+#include <optional>
 #include <iostream>
 #include <memory>
 
@@ -10,6 +14,9 @@
 #include "commands.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/bellperson_key.hpp"
+#include "zk/io/bellperson.hpp"
+#include "zk/io/r1cs_dump.hpp"
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/prover.hpp"
 #include "zk/groth16/random.hpp"
@@ -25,7 +32,7 @@ namespace cuzk::cli {
 namespace {
 
 struct prove_options {
-  std::string zkey, wtns, proof, pub, r1cs, compressed, backend = "auto";
+  std::string zkey, wtns, proof, pub, r1cs, compressed, params, backend = "auto";
   unsigned threads = 0;
   bool timings = false;
 };
@@ -51,7 +58,62 @@ void check_satisfied(const zk::io::r1cs& cs, const zk::io::witness& wit, const s
   }
 }
 
+// The bellperson form; positionals shift: zkey = WTNS, wtns = PROOF.BIN, proof = PUBLIC.JSON.
+int prove_bellperson(const prove_options& o) {
+  namespace g16 = zk::groth16;
+  if (o.threads) zk::set_default_threads(o.threads);
+  if (o.r1cs.empty() || o.zkey.empty())
+    throw zk::input_error("prove --params: needs --r1cs C.r1cs, then WTNS PROOF.BIN [PUBLIC.JSON]");
+  std::string backend_name = g16::resolve_backend_name(o.backend);
+  auto t0 = now_ns();
+  auto params = zk::io::bellperson_params::open(o.params);
+  // --r1cs: a circom .r1cs, or fil-oracle's R1CS dump (then the witness may come from the dump).
+  zk::io::r1cs cs;
+  std::optional<zk::io::witness> dump_wit;
+  {
+    std::ifstream f(o.r1cs, std::ios::binary);
+    char magic[8] = {};
+    f.read(magic, 8);
+    if (f && std::string(magic, 8) == "CUZKR1CS") {
+      auto d = zk::io::r1cs_dump::load(o.r1cs);
+      cs = std::move(d.cs);
+      dump_wit = std::move(d.wit);
+    } else {
+      cs = zk::io::r1cs::load(o.r1cs);
+    }
+  }
+  const bool wtns_given = o.zkey.size() > 5 && o.zkey.compare(o.zkey.size() - 5, 5, ".wtns") == 0;
+  if (!wtns_given && !dump_wit) throw zk::input_error("prove --params: the first argument must be a .wtns file");
+  const std::string wtns_path = wtns_given ? o.zkey : o.r1cs;
+  const std::string bin_path = wtns_given ? o.wtns : o.zkey, pub_path = wtns_given ? o.proof : o.wtns;
+  if (bin_path.empty()) throw zk::input_error("prove --params: no PROOF.BIN output named");
+  auto wit = wtns_given ? zk::io::witness::load(wtns_path) : std::move(*dump_wit);
+  auto key = g16::bellperson_proving_key(params, cs);
+  zk::io::check_witness_matches(key, wit);
+  check_satisfied(cs, wit, wtns_path, o.r1cs);
+  double t_load = seconds_since(t0);
+  std::cerr << "cuzk: backend " << backend_name << (o.backend == "auto" ? " (auto)" : "") << ", bellperson key\n";
+  auto be = g16::make_backend(backend_name);
+  auto pce = g16::constraint_evaluator::build(key);
+  g16::prove_timings t;
+  auto proof = g16::prove(key, pce, wit, g16::random_randomness(), *be, &t);
+  auto pub = g16::public_inputs(key, wit);
+  bool valid = g16::verify(key.vk, pub, proof);
+  if (o.timings)
+    std::fprintf(stderr, "timings (s): load %.3f, synthesis %.3f, h %.3f, msm A %.3f, B1 %.3f, B2 %.3f, C %.3f, H %.3f\n",
+                 t_load, t.synthesis, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h);
+  if (!valid) {
+    std::cerr << "error: the computed proof does not verify; nothing written\n";
+    return exit_proof_failed;
+  }
+  auto bytes = g16::to_compressed(proof);
+  write_file_atomically(bin_path, std::span<const std::uint8_t>(bytes));
+  if (!pub_path.empty()) write_file_atomically(pub_path, zk::io::snarkjs::dump(zk::io::snarkjs::public_to_json(pub)));
+  return exit_ok;
+}
+
 int prove(const prove_options& o) {
+  if (!o.params.empty()) return prove_bellperson(o);
   namespace g16 = zk::groth16;
   if (o.threads) zk::set_default_threads(o.threads);
   std::string backend_name = g16::resolve_backend_name(o.backend);
@@ -119,6 +181,7 @@ void register_prove(CLI::App& app) {
   sub->add_option("proof", opt->proof, "output proof.json");
   sub->add_option("public", opt->pub, "output public.json");
   sub->add_option("--r1cs", opt->r1cs, "check that the witness satisfies every constraint of this circuit first");
+  sub->add_option("--params", opt->params, "bellperson form: K.params (needs --r1cs; then WTNS PROOF.BIN [PUBLIC.JSON])");
   sub->add_option("--compressed", opt->compressed, "also write the 192-byte compressed proof (A || B || C)");
   sub->add_option("--backend", opt->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
   sub->add_option("--threads", opt->threads, "CPU threads (default: all)");
@@ -135,7 +198,7 @@ void register_prove(CLI::App& app) {
   sub->callback([opt, remote] {
     run_command([&]() -> int {
       if (remote_prove_requested(*remote)) return run_remote_prove(*remote);
-      if (opt->zkey.empty() || opt->wtns.empty() || opt->proof.empty() || opt->pub.empty()) {
+      if (opt->params.empty() && (opt->zkey.empty() || opt->wtns.empty() || opt->proof.empty() || opt->pub.empty())) {
         std::cerr << "error: prove needs ZKEY WTNS PROOF PUBLIC (or --addr/--circuit/--witness/--out for a daemon)\n";
         return exit_bad_input;
       }

@@ -28,6 +28,7 @@ void register_zkey(CLI::App& app);
 void register_setup(CLI::App& app);
 void register_bench(CLI::App& app);  // cmd_bench.cpp: the GPU benchmarks, when built
 void register_fil(CLI::App& app);    // cmd_fil.cpp: Filecoin verify-seal, verify-post, C1 tools
+void register_params(CLI::App& app);  // cmd_params.cpp: bellperson .params info / check
 
 // The status main() returns: set by the subcommand that ran.
 int& exit_status();
@@ -41,6 +42,23 @@ void run_command(const std::function<int()>& body);
 // a failure never leaves a partial file. Throws std::runtime_error naming the path.
 void write_file_atomically(const std::string& path, std::span<const std::uint8_t> bytes);
 void write_file_atomically(const std::string& path, std::string_view text);
+
+// A stage name and a progress bar on stderr when it is a terminal, nothing in a pipe:
+//   "digest v28-...params  [#########.........]  48%  2.1 GiB/4.4 GiB"
+// update() redraws at most ten times a second; done() clears the line.
+class progress_bar {
+ public:
+  explicit progress_bar(std::string stage);
+  ~progress_bar();
+  void update(std::uint64_t done, std::uint64_t total);
+  void done();
+
+ private:
+  std::string stage_;
+  bool tty_;
+  bool drawn_ = false;
+  std::int64_t last_ns_ = 0;
+};
 
 // Seconds since `t0` (steady clock), for the timing lines.
 double seconds_since(std::int64_t t0_ns);

@@ -68,3 +68,41 @@ std::int64_t now_ns() {
 double seconds_since(std::int64_t t0_ns) { return double(now_ns() - t0_ns) * 1e-9; }
 
 }  // namespace cuzk::cli
+
+namespace cuzk::cli {
+
+namespace {
+std::string human_bytes(std::uint64_t b) {
+  char buf[32];
+  if (b >= (std::uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f GiB", double(b) / double(1u << 30));
+  else std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1u << 20));
+  return buf;
+}
+}  // namespace
+
+progress_bar::progress_bar(std::string stage) : stage_(std::move(stage)), tty_(::isatty(2) != 0) {}
+progress_bar::~progress_bar() { done(); }
+
+void progress_bar::update(std::uint64_t done_bytes, std::uint64_t total) {
+  if (!tty_) return;
+  const std::int64_t t = now_ns();
+  if (drawn_ && t - last_ns_ < 100'000'000 && done_bytes < total) return;
+  last_ns_ = t;
+  drawn_ = true;
+  const int width = 30;
+  const double f = total ? double(done_bytes) / double(total) : 1.0;
+  const int full = int(f * width);
+  std::fprintf(stderr, "\r%s  [%s%s] %3d%%  %s/%s ", stage_.c_str(), std::string(full, '#').c_str(),
+               std::string(width - full, '.').c_str(), int(f * 100), human_bytes(done_bytes).c_str(),
+               human_bytes(total).c_str());
+  std::fflush(stderr);
+}
+
+void progress_bar::done() {
+  if (!drawn_) return;
+  drawn_ = false;
+  std::fprintf(stderr, "\r\033[K");
+  std::fflush(stderr);
+}
+
+}  // namespace cuzk::cli
