@@ -758,7 +758,12 @@ std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
 
 zk::groth16::proof_sums cuda_backend::prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                                  zk::groth16::prove_timings* t) {
-  if (auto* dev = dynamic_cast<cuda_staged*>(&in)) return impl_->prove_device(key, *dev, t);
+  if (auto* dev = dynamic_cast<cuda_staged*>(&in)) {
+    // Device-staged inputs go through snarkjs's h; bellperson keys are staged on the host
+    // (groth16::prove does so), where the default path computes the coset h.
+    if (key.bellperson) throw std::invalid_argument("cuda prove: a bellperson key needs host-staged inputs");
+    return impl_->prove_device(key, *dev, t);
+  }
   return backend::prove_sums(key, in, t);  // host inputs: compute_h and the MSMs upload them
 }
 

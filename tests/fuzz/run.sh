@@ -24,8 +24,10 @@ mkdir -p "$WORK/json/corpus"
 { printf '\0'; cat "$FIX/proof.json"; } > "$WORK/json/corpus/proof"
 { printf '\1'; cat "$FIX/public.json"; } > "$WORK/json/corpus/public"
 { printf '\2'; cat "$FIX/verification_key.json"; } > "$WORK/json/corpus/vk"
+mkdir -p "$WORK/bellperson/corpus"
+cp "$ROOT"/tests/fuzz/corpus/fuzz_bellperson/* "$WORK/bellperson/corpus/"
 status=0
-for t in zkey wtns r1cs json; do
+for t in zkey wtns r1cs json bellperson; do
   echo "== fuzz_$t for ${SECONDS_EACH}s"
   ( cd "$WORK/$t" && "$BIN/fuzz_$t" -max_total_time="$SECONDS_EACH" -print_final_stats=1 -timeout=10 \
       -rss_limit_mb=2048 corpus 2>&1 | tee log.txt | grep -E "^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::average_exec_per_sec|==[0-9]+==ERROR|SUMMARY)" ) || status=1

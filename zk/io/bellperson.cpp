@@ -246,7 +246,7 @@ bellperson_params bellperson_params::parse(std::shared_ptr<const file_bytes> dat
   return p;
 }
 
-bellperson_params bellperson_params::open(const std::string& path) { return parse(file_bytes::map(path), path); }
+bellperson_params bellperson_params::open(const std::string& path) { return parse(file_bytes::map(path, false), path); }
 
 std::vector<g1_affine> bellperson_params::g1_section(const section& s, std::string_view what) const {
   return decode_section<g1_affine>(*this, s, what);

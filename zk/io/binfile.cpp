@@ -41,7 +41,7 @@ std::string section_label(std::uint32_t id, std::string_view what) {
 
 // ---- file_bytes --------------------------------------------------------------------------------
 
-std::shared_ptr<const file_bytes> file_bytes::map(const std::string& path) {
+std::shared_ptr<const file_bytes> file_bytes::map(const std::string& path, bool populate) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw input_error(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
@@ -58,8 +58,8 @@ std::shared_ptr<const file_bytes> file_bytes::map(const std::string& path) {
   f->size_ = std::size_t(st.st_size);
   if (f->size_ > 0) {
     // Populated: every byte is read (validated) right after, and one populate costs far less than
-    // a page fault per 4 KiB page.
-    void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    // a page fault per 4 KiB page. Lazy (bellperson .params): only the headers are read on open.
+    void* p = ::mmap(nullptr, f->size_, PROT_READ, MAP_PRIVATE | (populate ? MAP_POPULATE : 0), fd, 0);
     if (p == MAP_FAILED) {
       int e = errno;
       ::close(fd);

@@ -22,7 +22,8 @@ namespace cuzk::zk::io {
 // The bytes of one input, read-only: a private mapping of a file, or an owned copy (fuzzing, tests).
 class file_bytes {
  public:
-  static std::shared_ptr<const file_bytes> map(const std::string& path);  // throws input_error
+  // populate: read the whole file in at once (MAP_POPULATE); false: pages come in as they are used.
+  static std::shared_ptr<const file_bytes> map(const std::string& path, bool populate = true);  // throws input_error
   static std::shared_ptr<const file_bytes> copy(std::span<const std::uint8_t> bytes);
 
   std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
