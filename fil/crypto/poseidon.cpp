@@ -55,11 +55,11 @@ class grain {
   std::size_t pos_ = 0;
 };
 
-struct constants {
-  unsigned t = 0, r_p = 0;
-  std::vector<fr> round;  // (R_F + R_P) t
-  std::vector<fr> mds;    // t x t, row-major
-};
+}  // namespace
+
+namespace {
+
+using constants = poseidon_constants;
 
 constants make_constants(unsigned arity) {
   constants c;
@@ -79,13 +79,17 @@ constants make_constants(unsigned arity) {
   return c;
 }
 
-const constants& constants_for(unsigned arity) {
+}  // namespace
+
+const poseidon_constants& poseidon_constants_for(unsigned arity) {
   static std::once_flag once[12];
   static constants table[12];
   if (arity >= 12) throw std::invalid_argument("poseidon: unsupported arity " + std::to_string(arity));
   std::call_once(once[arity], [&] { table[arity] = make_constants(arity); });
   return table[arity];
 }
+
+namespace {
 
 fr pow5(const fr& x) {
   const fr x2 = x * x;
@@ -96,7 +100,7 @@ fr pow5(const fr& x) {
 
 fr poseidon(std::span<const fr> inputs) {
   const unsigned arity = static_cast<unsigned>(inputs.size());
-  const auto& c = constants_for(arity);
+  const auto& c = poseidon_constants_for(arity);
   std::vector<fr> s(c.t), next(c.t);
   s[0] = fr::from_u64((std::uint64_t{1} << arity) - 1);  // HashType::MerkleTree
   for (unsigned i = 0; i < arity; ++i) s[i + 1] = inputs[i];

@@ -14,7 +14,20 @@
 
 #include "fil/types.hpp"
 
+#include <vector>
+
 namespace cuzk::fil::crypto {
+
+// The plain (unoptimized) parameters of one arity: width t = arity + 1, R_P, the (R_F + R_P) t round
+// constants in order and the t x t MDS matrix (row-major). The circuit (fil/circuit/poseidon) derives
+// neptune's optimized constants from these.
+struct poseidon_constants {
+  unsigned t = 0, r_p = 0;
+  std::vector<fr> round;
+  std::vector<fr> mds;
+};
+inline constexpr unsigned poseidon_full_rounds = 8;
+const poseidon_constants& poseidon_constants_for(unsigned arity);
 
 // Hash `inputs.size()` in {2, 4, 8, 11} field elements (the arities Filecoin uses).
 fr poseidon(std::span<const fr> inputs);

@@ -1,0 +1,103 @@
+// cuzk_r1cs_compare SHAPE DUMP: synthesizes our circuit of SHAPE in record mode and compares it with
+// fil-oracle's R1CS dump of the same shape: the counts, then every constraint (A, B, C term by term:
+// variable and coefficient, in stored order), then the witness when the dump has one. The first
+// difference is printed with the constraint's index and the namespace (gadget) it came from.
+// Exit 0 equal, 1 different, 2 unusable input.
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "fil/circuit/fallback_post.hpp"
+#include "r1cs_dump.hpp"
+
+namespace {
+
+using namespace cuzk;
+using zk::cs::constraint_system;
+
+bool synthesize(const std::string& shape, constraint_system& cs) {
+  fil::circuit::tree_arities t;
+  if (shape == "post-test-8") t = {8, 0, 0};
+  else if (shape == "post-test-8-4") t = {8, 4, 0};
+  else if (shape == "post-test-8-4-2") t = {8, 4, 2};
+  else return false;
+  // The crates' test shape: 64 x base-tree-count leaves, 5 challenges, 3 sectors.
+  const std::uint64_t trees = (t.sub ? t.sub : 1) * (t.top ? t.top : 1);
+  std::vector<fil::circuit::post_sector> sectors(3, fil::circuit::blank_post_sector(t, 64 * trees, 5));
+  fil::circuit::fallback_post(cs, t, sectors);
+  return true;
+}
+
+std::string show(const cuzk::test::r1cs_dump_reader::lc& l) {
+  std::string s;
+  for (const auto& [v, c] : l) {
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s%llu*0x%016llx%016llx%016llx%016llx", (v >> 63) ? "aux" : "in",
+                  (unsigned long long)(v & ~(std::uint64_t{1} << 63)), (unsigned long long)c.limb[3],
+                  (unsigned long long)c.limb[2], (unsigned long long)c.limb[1], (unsigned long long)c.limb[0]);
+    s += (s.empty() ? "" : " + ") + std::string(buf);
+  }
+  return "(" + s + ")";
+}
+
+cuzk::test::r1cs_dump_reader::lc ours(const zk::cs::linear_combination& l) {
+  cuzk::test::r1cs_dump_reader::lc r;
+  for (const auto& [v, c] : l.terms()) r.push_back({v.id, c.to_canonical()});
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::cerr << "usage: cuzk_r1cs_compare post-test-8|post-test-8-4|post-test-8-4-2 DUMP\n";
+    return 2;
+  }
+  try {
+    const std::string shape = argv[1];
+    constraint_system cs(zk::cs::mode::record);
+    if (!synthesize(shape, cs)) {
+      std::cerr << "cuzk_r1cs_compare: unknown shape '" << shape << "'\n";
+      return 2;
+    }
+    cuzk::test::r1cs_dump_reader dump(argv[2]);
+    std::cout << shape << ": ours " << cs.inputs().size() << " inputs, " << cs.aux().size() << " aux, "
+              << cs.num_constraints() << " constraints; oracle " << dump.num_inputs << ", " << dump.num_aux << ", "
+              << dump.num_constraints << "\n";
+    const std::uint64_t n = std::min<std::uint64_t>(dump.num_constraints, cs.num_constraints());
+    for (std::uint64_t k = 0; k < n; ++k) {
+      const auto theirs = dump.next();
+      const auto& c = cs.constraints()[k];
+      const auto a = ours(c.a), b = ours(c.b), cc = ours(c.c);
+      const char* which = a != theirs.a ? "A" : b != theirs.b ? "B" : cc != theirs.c ? "C" : nullptr;
+      if (which) {
+        std::cout << "FIRST DIFFERENCE at constraint " << k << " (" << which << "), ours from '" << cs.scope_of(k)
+                  << "'\n  ours:   " << show(a) << " * " << show(b) << " = " << show(cc) << "\n  oracle: "
+                  << show(theirs.a) << " * " << show(theirs.b) << " = " << show(theirs.c) << "\n";
+        return 1;
+      }
+    }
+    if (dump.num_inputs != cs.inputs().size() || dump.num_aux != cs.aux().size() ||
+        dump.num_constraints != cs.num_constraints()) {
+      std::cout << "COUNTS DIFFER (the first " << n << " constraints are equal)\n";
+      return 1;
+    }
+    std::cout << "all " << n << " constraints equal\n";
+    if (dump.has_witness()) {
+      const auto w = dump.witness();
+      for (std::size_t i = 0; i < w.size(); ++i) {
+        const bool in = i < cs.inputs().size();
+        const auto mine = (in ? cs.inputs()[i] : cs.aux()[i - cs.inputs().size()]).to_canonical();
+        if (!(mine == w[i])) {
+          std::cout << "WITNESS DIFFERS at " << (in ? "input " : "aux ") << (in ? i : i - cs.inputs().size()) << "\n";
+          return 1;
+        }
+      }
+      std::cout << "witness equal (" << w.size() << " values)\n";
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "cuzk_r1cs_compare: " << e.what() << "\n";
+    return 2;
+  }
+}

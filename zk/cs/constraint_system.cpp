@@ -1,0 +1,48 @@
+#include "zk/cs/constraint_system.hpp"
+
+namespace cuzk::zk::cs {
+
+constraint_system::constraint_system(mode m) : mode_(m) { inputs_.push_back(fr::one()); }
+
+variable constraint_system::alloc(const fr& value) {
+  aux_.push_back(value);
+  return variable::aux(aux_.size() - 1);
+}
+
+variable constraint_system::alloc_input(const fr& value) {
+  inputs_.push_back(value);
+  return variable::input(inputs_.size() - 1);
+}
+
+void constraint_system::enforce(linear_combination a, linear_combination b, linear_combination c) {
+  ++num_constraints_;
+  if (mode_ != mode::record) return;
+  if (scope_changed_) {
+    scope_paths_.push_back(ns_);
+    scope_changed_ = false;
+  }
+  constraints_.push_back({std::move(a), std::move(b), std::move(c), std::uint32_t(scope_paths_.size() - 1)});
+}
+
+void constraint_system::push_namespace(std::string_view name) {
+  if (mode_ != mode::record) return;
+  ns_lengths_.push_back(ns_.size());
+  if (!ns_.empty()) ns_ += '/';
+  ns_ += name;
+  scope_changed_ = true;
+}
+
+void constraint_system::pop_namespace() {
+  if (mode_ != mode::record) return;
+  ns_.resize(ns_lengths_.back());
+  ns_lengths_.pop_back();
+  scope_changed_ = true;
+}
+
+const std::string& constraint_system::scope_of(std::uint64_t k) const {
+  static const std::string none;
+  if (k >= constraints_.size()) return none;
+  return scope_paths_[constraints_[k].scope];
+}
+
+}  // namespace cuzk::zk::cs

@@ -1,0 +1,56 @@
+// bellpepper's num gadgets: AllocatedNum (one variable and its value) and Num (a linear combination
+// and its value, no variable: adding and scaling cost no constraint).
+#pragma once
+
+#include "zk/cs/constraint_system.hpp"
+
+namespace cuzk::zk::cs::gadgets {
+
+struct allocated_num {
+  variable var;
+  fr value;
+
+  static allocated_num alloc(constraint_system& cs, const fr& v) { return {cs.alloc(v), v}; }
+  // AllocatedNum::inputize: a new input equal to this variable (input * ONE = var).
+  variable inputize(constraint_system& cs) const {
+    const variable in = cs.alloc_input(value);
+    cs.enforce(linear_combination(in), linear_combination(one_var), linear_combination(var));
+    return in;
+  }
+  // AllocatedNum::square: res = a * a.
+  allocated_num square(constraint_system& cs) const {
+    const allocated_num r = alloc(cs, value * value);
+    cs.enforce(linear_combination(var), linear_combination(var), linear_combination(r.var));
+    return r;
+  }
+  // AllocatedNum::mul: res = a * b.
+  allocated_num mul(constraint_system& cs, const allocated_num& b) const {
+    const allocated_num r = alloc(cs, value * b.value);
+    cs.enforce(linear_combination(var), linear_combination(b.var), linear_combination(r.var));
+    return r;
+  }
+};
+
+struct num {
+  fr value = fr::zero();
+  linear_combination lc;
+
+  static num zero() { return {}; }
+  static num from(const allocated_num& a) { return {a.value, linear_combination(a.var)}; }
+  // Num::add_bool_with_coeff(ONE, Boolean::Constant(true), c): the constant c.
+  static num constant(const fr& c) { return {c, linear_combination(one_var, c)}; }
+  num add(const num& o) const {
+    num r = *this;
+    r.value += o.value;
+    r.lc.add(o.lc);
+    return r;
+  }
+  num scale(const fr& s) const { return {value * s, lc.scaled(s)}; }
+};
+
+// storage-proofs-core constraint::equal: a * ONE = b.
+inline void enforce_equal(constraint_system& cs, const allocated_num& a, const allocated_num& b) {
+  cs.enforce(linear_combination(a.var), linear_combination(one_var), linear_combination(b.var));
+}
+
+}  // namespace cuzk::zk::cs::gadgets
