@@ -49,17 +49,17 @@ seal_c2_verify)
   done
   expect_exit 1 "sector 1's proof does not verify against sector 2's C1" \
     "$ORACLE" verify-seal --c1 "$FIX/sector-2/c1.json" --miner-id $MINER --proof "$FIX/sector-1/proof.bin" --cache "$PARAMS"
-  # A fresh seal + C2 from the same seed reproduces the same commitments (seal is deterministic)
-  # and a new proof (Groth16 is randomized) that verifies.
+  # A fresh seal from the same seed reproduces the same commitments (sealing is deterministic), so
+  # the fixture's proof verifies against the fresh C1 too. (C2 itself ran in the fixture, which
+  # fails if seal_commit_phase2 or verify-seal fails.)
   "$ORACLE" seal --sector-size 2KiB --seed "$(json "$FIX/manifest.json" 'd["seed"]')" --miner-id $MINER --sector-id 1 --out "$WORK/s" >/dev/null
   for k in comm_r comm_d replica_id ticket; do
     a=$(json "$WORK/s/sector.json" "d['$k']"); b=$(json "$FIX/sector-1/sector.json" "d['$k']")
     [[ $a == "$b" ]] && ok "re-seal reproduces $k" || fail "re-seal $k $a != $b"
   done
-  expect_exit 0 "c2 of the fresh seal" "$ORACLE" c2 --c1 "$WORK/s/c1.json" --miner-id $MINER --cache "$PARAMS" --out "$WORK/p.bin"
-  [[ $(stat -c %s "$WORK/p.bin") == 192 ]] && ok "2 KiB proof is 192 bytes" || fail "proof size $(stat -c %s "$WORK/p.bin")"
-  cmp -s "$WORK/p.bin" "$FIX/sector-1/proof.bin" && fail "two C2 runs gave identical proofs (no randomization?)" || ok "C2 proofs are randomized"
-  expect_exit 0 "verify-seal accepts it" "$ORACLE" verify-seal --c1 "$WORK/s/c1.json" --miner-id $MINER --proof "$WORK/p.bin" --cache "$PARAMS"
+  [[ $(stat -c %s "$FIX/sector-1/proof.bin") == 192 ]] && ok "2 KiB proof is 192 bytes" || fail "proof size"
+  expect_exit 0 "the fixture proof verifies against the fresh C1" \
+    "$ORACLE" verify-seal --c1 "$WORK/s/c1.json" --miner-id $MINER --proof "$FIX/sector-1/proof.bin" --cache "$PARAMS"
   ;;
 flipped_bit)
   P=$FIX/sector-1/proof.bin
