@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fil/circuit/por.hpp"
+#include "fil/post/vanilla_proof.hpp"
 #include "zk/cs/constraint_system.hpp"
 
 namespace cuzk::fil::circuit {
@@ -19,6 +20,12 @@ struct post_sector {
 
 // Sector::blank_circuit: `challenges` challenges of a tree of `leaves` leaves, no values.
 post_sector blank_post_sector(const tree_arities& shape, std::uint64_t leaves, std::size_t challenges);
+
+// Sector::circuit: the witness of one sector from its vanilla proof (comm_r from the proof, comm_c,
+// comm_r_last, and per challenge the leaf and the path's index and siblings level by level).
+// Throws zk::input_error naming the field when a value is not a field element or a path does not
+// have the shape's arities.
+post_sector post_sector_from(const post::fallback_post_sector_proof& p, const tree_arities& shape);
 
 void fallback_post(zk::cs::constraint_system& cs, const tree_arities& shape, const std::vector<post_sector>& sectors);
 

@@ -7,7 +7,13 @@
 #include <iostream>
 #include <string>
 
+#include <fstream>
+#include <iterator>
+
+#include <nlohmann/json.hpp>
+
 #include "fil/circuit/fallback_post.hpp"
+#include "fil/io/post_bincode.hpp"
 #include "r1cs_dump.hpp"
 
 namespace {
@@ -26,6 +32,35 @@ bool synthesize(const std::string& shape, constraint_system& cs) {
   std::vector<fil::circuit::post_sector> sectors(3, fil::circuit::blank_post_sector(t, 64 * trees, 5));
   fil::circuit::fallback_post(cs, t, sectors);
   return true;
+}
+
+// fil-oracle's post.json (partition 0, all its sectors): the witness of the real circuit. WinningPoSt's
+// circuit has one sector per challenge (sector_count = challenges, challenge_count = 1).
+void synthesize_post(const std::string& json_path, constraint_system& cs) {
+  std::ifstream f(json_path);
+  if (!f) throw std::runtime_error(json_path + ": cannot open");
+  const auto j = nlohmann::json::parse(f);
+  if (j.at("sector_size").get<std::uint64_t>() != 2048) throw std::runtime_error(json_path + ": only 2 KiB shapes");
+  const fil::circuit::tree_arities t{8, 0, 0};
+  const std::string dir = json_path.substr(0, json_path.find_last_of('/') + 1);
+  std::vector<fil::circuit::post_sector> sectors;
+  for (const auto& s : j.at("sectors")) {
+    const std::string file = dir + s.at("vanilla").get<std::string>();
+    std::ifstream v(file, std::ios::binary);
+    const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(v)), std::istreambuf_iterator<char>());
+    const auto sector = fil::circuit::post_sector_from(fil::io::read_post_vanilla_proof(bytes, file), t);
+    if (j.at("kind") == "winning") {
+      for (std::size_t i = 0; i < sector.leafs.size(); ++i) {
+        auto one = sector;
+        one.leafs = {sector.leafs[i]};
+        one.paths = {sector.paths[i]};
+        sectors.push_back(std::move(one));
+      }
+    } else {
+      sectors.push_back(sector);
+    }
+  }
+  fil::circuit::fallback_post(cs, t, sectors);
 }
 
 std::string show(const cuzk::test::r1cs_dump_reader::lc& l) {
@@ -50,13 +85,15 @@ cuzk::test::r1cs_dump_reader::lc ours(const zk::cs::linear_combination& l) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::cerr << "usage: cuzk_r1cs_compare post-test-8|post-test-8-4|post-test-8-4-2 DUMP\n";
+    std::cerr << "usage: cuzk_r1cs_compare post-test-8|post-test-8-4|post-test-8-4-2|DIR/post.json DUMP\n";
     return 2;
   }
   try {
     const std::string shape = argv[1];
     constraint_system cs(zk::cs::mode::record);
-    if (!synthesize(shape, cs)) {
+    if (shape.ends_with(".json")) {
+      synthesize_post(shape, cs);
+    } else if (!synthesize(shape, cs)) {
       std::cerr << "cuzk_r1cs_compare: unknown shape '" << shape << "'\n";
       return 2;
     }

@@ -1,20 +1,38 @@
 #!/usr/bin/env bash
-# ctest fil.r1cs: our recorded R1CS of the crates' PoSt test shapes against fil-oracle's dumps,
-# constraint by constraint (tests/fil/r1cs_compare.cpp).   r1cs_compare.sh BUILD_DIR
-# fil-oracle is $FIL_ORACLE or BUILD_DIR/bin/fil-oracle (tests/oracle); skipped (exit 77) without it.
+# ctest fil.r1cs: our recorded R1CS against fil-oracle's dumps, constraint by constraint, and our
+# witness against its witness (tests/fil/r1cs_compare.cpp).   r1cs_compare.sh SOURCE_DIR BUILD_DIR
+#  - the crates' PoSt test shapes post-test-8, 8-4, 8-4-2 (blank circuits: structure only);
+#  - the real 2 KiB WindowPoSt and WinningPoSt partitions of tests/oracle/fixtures.sh (structure and
+#    witness), when that script is in the checkout.
+# fil-oracle is $FIL_ORACLE or BUILD_DIR/bin/fil-oracle; skipped (exit 77, said why) without it.
 set -u
-BUILD=$1
+SRC=$1 BUILD=$2
 ORACLE=${FIL_ORACLE:-$BUILD/bin/fil-oracle}
 if [[ ! -x $ORACLE ]]; then
-  echo "SKIPPED: fil-oracle not found ($ORACLE; set FIL_ORACLE or build tests/oracle)"
+  echo "SKIPPED: fil-oracle not found ($ORACLE; set FIL_ORACLE or build it: scripts/build.sh BUILD_DIR fil-oracle)"
   exit 77
 fi
+CMP=$BUILD/bin/cuzk_r1cs_compare
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
 for shape in post-test-8 post-test-8-4 post-test-8-4-2; do
   "$ORACLE" r1cs --shape $shape --out "$T/$shape.r1cs" >/dev/null || { echo "FAIL - fil-oracle r1cs --shape $shape"; fail=1; continue; }
-  if "$BUILD/bin/cuzk_r1cs_compare" $shape "$T/$shape.r1cs"; then echo "ok - $shape: R1CS equals the oracle's"
+  if "$CMP" $shape "$T/$shape.r1cs"; then echo "ok - $shape: R1CS equals the oracle's"
   else echo "not ok - $shape"; fail=1; fi
 done
+if [[ -x $SRC/tests/oracle/fixtures.sh && -x $BUILD/bin/fil-oracle ]]; then
+  FIX=$BUILD/tests/fil/oracle-fixtures
+  rc=0
+  bash "$SRC/tests/oracle/fixtures.sh" "$BUILD" "$FIX" >/dev/null || rc=$?
+  if ((rc != 0)); then echo "FAIL - tests/oracle/fixtures.sh exit $rc"; exit 1; fi
+  for kind in window winning; do
+    "$ORACLE" r1cs --post "$FIX/$kind/post.json" --partition 0 --out "$T/$kind.r1cs" >/dev/null ||
+      { echo "FAIL - fil-oracle r1cs --post $kind"; fail=1; continue; }
+    if "$CMP" "$FIX/$kind/post.json" "$T/$kind.r1cs"; then echo "ok - 2 KiB $kind PoSt: R1CS and witness equal the oracle's"
+    else echo "not ok - 2 KiB $kind PoSt"; fail=1; fi
+  done
+else
+  echo "(real PoSt partitions not compared: tests/oracle/fixtures.sh or BUILD_DIR/bin/fil-oracle absent)"
+fi
 exit $fail
