@@ -3,6 +3,7 @@
 // variable and coefficient, in stored order), then the witness when the dump has one. The first
 // difference is printed with the constraint's index and the namespace (gadget) it came from.
 // Exit 0 equal, 1 different, 2 unusable input.
+#include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -90,13 +91,24 @@ int main(int argc, char** argv) {
   }
   try {
     const std::string shape = argv[1];
-    constraint_system cs(zk::cs::mode::record);
-    if (shape.ends_with(".json")) {
-      synthesize_post(shape, cs);
-    } else if (!synthesize(shape, cs)) {
+    // Synthesis time in each mode (printed for docs/benchmarks.md, never asserted).
+    auto run = [&](constraint_system& cs) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (shape.ends_with(".json")) synthesize_post(shape, cs);
+      else if (!synthesize(shape, cs)) return -1.0;
+      return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+    constraint_system cs(zk::cs::mode::record), wit(zk::cs::mode::witness);
+    const double t_record = run(cs), t_witness = run(wit);
+    if (t_record < 0) {
       std::cerr << "cuzk_r1cs_compare: unknown shape '" << shape << "'\n";
       return 2;
     }
+    if (wit.aux() != cs.aux() || wit.inputs() != cs.inputs()) {
+      std::cout << "WITNESS MODE DIFFERS from record mode\n";
+      return 1;
+    }
+    std::printf("synthesis: record mode %.3f s, witness mode %.3f s\n", t_record, t_witness);
     cuzk::test::r1cs_dump_reader dump(argv[2]);
     std::cout << shape << ": ours " << cs.inputs().size() << " inputs, " << cs.aux().size() << " aux, "
               << cs.num_constraints() << " constraints; oracle " << dump.num_inputs << ", " << dump.num_aux << ", "
