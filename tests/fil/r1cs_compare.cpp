@@ -15,6 +15,7 @@
 
 #include "fil/circuit/fallback_post.hpp"
 #include "fil/io/post_bincode.hpp"
+#include "fil/registered_proof.hpp"
 #include "r1cs_dump.hpp"
 
 namespace {
@@ -22,7 +23,30 @@ namespace {
 using namespace cuzk;
 using zk::cs::constraint_system;
 
+// window-post:SIZE / winning-post:SIZE: the registered PoSt circuit of that sector size (blank), with
+// the counts of fil/registered_proof (WinningPoSt: 66 sectors x 1 challenge).
+bool synthesize_registered(const std::string& shape, constraint_system& cs) {
+  const auto colon = shape.find(':');
+  const std::string kind = shape.substr(0, colon), size = shape.substr(colon + 1);
+  const std::pair<const char*, std::uint64_t> sizes[] = {
+      {"2KiB", 2048}, {"8MiB", 8ull << 20}, {"512MiB", 512ull << 20}, {"32GiB", 32ull << 30}, {"64GiB", 64ull << 30}};
+  std::uint64_t bytes = 0;
+  for (const auto& [n, b] : sizes)
+    if (size == n) bytes = b;
+  const auto type = kind == "window-post" ? fil::post_type::window : fil::post_type::winning;
+  for (const auto& p : fil::post_proofs()) {
+    if (p.type != type || p.sector_size != bytes) continue;
+    const fil::circuit::tree_arities t{p.tree.base, p.tree.sub, p.tree.top};
+    std::vector<fil::circuit::post_sector> sectors(
+        p.circuit_sector_count(), fil::circuit::blank_post_sector(t, bytes / 32, p.circuit_challenge_count()));
+    fil::circuit::fallback_post(cs, t, sectors);
+    return true;
+  }
+  return false;
+}
+
 bool synthesize(const std::string& shape, constraint_system& cs) {
+  if (shape.find(':') != std::string::npos) return synthesize_registered(shape, cs);
   fil::circuit::tree_arities t;
   if (shape == "post-test-8") t = {8, 0, 0};
   else if (shape == "post-test-8-4") t = {8, 4, 0};
@@ -86,7 +110,7 @@ cuzk::test::r1cs_dump_reader::lc ours(const zk::cs::linear_combination& l) {
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    std::cerr << "usage: cuzk_r1cs_compare post-test-8|post-test-8-4|post-test-8-4-2|DIR/post.json DUMP\n";
+    std::cerr << "usage: cuzk_r1cs_compare post-test-8|post-test-8-4|post-test-8-4-2|window-post:SIZE|winning-post:SIZE|DIR/post.json DUMP\n";
     return 2;
   }
   try {

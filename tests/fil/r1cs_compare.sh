@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest fil.r1cs: our recorded R1CS against fil-oracle's dumps, constraint by constraint, and our
 # witness against its witness (tests/fil/r1cs_compare.cpp).   r1cs_compare.sh SOURCE_DIR BUILD_DIR
-#  - the crates' PoSt test shapes post-test-8, 8-4, 8-4-2 (blank circuits: structure only);
+#  - the crates' PoSt test shapes post-test-8, 8-4, 8-4-2 and the registered WindowPoSt (2 KiB, 8 MiB,
+#    512 MiB) and WinningPoSt (all five sizes: trees 8-0-0, 8-8-0, 8-8-2) circuits, blank (structure);
 #  - the real 2 KiB WindowPoSt and WinningPoSt partitions of tests/oracle/fixtures.sh (structure and
 #    witness), when that script is in the checkout.
 # fil-oracle is $FIL_ORACLE or BUILD_DIR/bin/fil-oracle; skipped (exit 77, said why) without it.
@@ -16,10 +17,14 @@ CMP=$BUILD/bin/cuzk_r1cs_compare
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for shape in post-test-8 post-test-8-4 post-test-8-4-2; do
-  "$ORACLE" r1cs --shape $shape --out "$T/$shape.r1cs" >/dev/null || { echo "FAIL - fil-oracle r1cs --shape $shape"; fail=1; continue; }
-  if "$CMP" $shape "$T/$shape.r1cs"; then echo "ok - $shape: R1CS equals the oracle's"
+for shape in post-test-8 post-test-8-4 post-test-8-4-2 window-post:2KiB window-post:8MiB window-post:512MiB \
+  winning-post:2KiB winning-post:8MiB winning-post:512MiB winning-post:32GiB winning-post:64GiB; do
+  args=(--shape "${shape%%:*}")
+  [[ $shape == *:* ]] && args+=(--sector-size "${shape#*:}")
+  "$ORACLE" r1cs "${args[@]}" --out "$T/dump.r1cs" >/dev/null || { echo "FAIL - fil-oracle r1cs ${args[*]}"; fail=1; continue; }
+  if "$CMP" $shape "$T/dump.r1cs"; then echo "ok - $shape: R1CS equals the oracle's"
   else echo "not ok - $shape"; fail=1; fi
+  rm -f "$T/dump.r1cs"
 done
 if [[ -x $SRC/tests/oracle/fixtures.sh && -x $BUILD/bin/fil-oracle ]]; then
   FIX=$BUILD/tests/fil/oracle-fixtures
