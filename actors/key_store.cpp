@@ -192,6 +192,16 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
       [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
         auto& e = self->state.keys[path];
         e.last_used = now_us();
+        if (e.st == key_entry::stage::hot && !e.handle.ptr->zkey->intact()) {
+          // The file shrank under the mapping (zk::io::guard_mapped_files): its points read as
+          // zeros now. Dropped; loaded again below (a truncated file then fails with the reason).
+          e.st = key_entry::stage::idle;
+          e.handle = {};
+          e.reservation = {};
+          e.bytes = 0;
+          ++self->state.evictions;
+          self->state.summaries.erase(path);
+        }
         if (e.st == key_entry::stage::hot) return e.handle;
         auto rp = self->make_response_promise<key_handle>();
         e.waiters.push_back(rp);

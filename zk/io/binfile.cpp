@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <cstring>
 
 namespace cuzk::zk::io {
 
@@ -27,7 +30,66 @@ std::string printable(std::span<const std::uint8_t> b) {
   return s;
 }
 
+// The SIGBUS guard's table of live mappings: begin/end of each, and whether a fault replaced
+// part of it. Slots are claimed with a compare-and-swap on `end` and read by the handler with
+// plain atomic loads (no lock: the handler may interrupt a thread that is registering).
+struct guarded_mapping {
+  std::atomic<std::uintptr_t> begin{0}, end{0};
+  std::atomic<bool> damaged{false};
+};
+constexpr int kGuardSlots = 1024;
+guarded_mapping guard_table[kGuardSlots];
+std::atomic<bool> guard_installed{false};
+struct sigaction previous_sigbus {};
+
+int guard_register(const void* p, std::size_t n) {
+  auto b = reinterpret_cast<std::uintptr_t>(p);
+  for (int i = 0; i < kGuardSlots; ++i) {
+    std::uintptr_t free_slot = 0;
+    if (guard_table[i].end.compare_exchange_strong(free_slot, ~std::uintptr_t{0})) {  // claimed, not yet valid
+      guard_table[i].damaged = false;
+      guard_table[i].begin = b;
+      guard_table[i].end = b + n;
+      return i;
+    }
+  }
+  return -1;  // more than kGuardSlots live mappings: this one is unguarded
+}
+
+void on_sigbus(int sig, siginfo_t* info, void* ctx) {
+  auto addr = reinterpret_cast<std::uintptr_t>(info->si_addr);
+  for (auto& m : guard_table) {
+    auto b = m.begin.load(), e = m.end.load();
+    if (b == 0 || e == ~std::uintptr_t{0} || addr < b || addr >= e) continue;
+    const std::uintptr_t page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+    std::uintptr_t from = addr & ~(page - 1), to = (e + page - 1) & ~(page - 1);
+    void* r = ::mmap(reinterpret_cast<void*>(from), to - from, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (r == MAP_FAILED) break;
+    m.damaged = true;
+    return;  // the faulting read runs again and reads zeros
+  }
+  // Not ours: what was there before decides (by default the process dies with SIGBUS).
+  if (previous_sigbus.sa_flags & SA_SIGINFO) {
+    if (previous_sigbus.sa_sigaction) return previous_sigbus.sa_sigaction(sig, info, ctx);
+  } else if (previous_sigbus.sa_handler != SIG_DFL && previous_sigbus.sa_handler != SIG_IGN) {
+    return previous_sigbus.sa_handler(sig);
+  }
+  ::signal(SIGBUS, SIG_DFL);
+  ::raise(SIGBUS);
+}
+
 }  // namespace
+
+void guard_mapped_files() {
+  if (guard_installed.exchange(true)) return;
+  struct sigaction sa {};
+  sa.sa_sigaction = on_sigbus;
+  sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGBUS, &sa, &previous_sigbus);
+}
+
+bool file_bytes::damaged() const { return guard_slot_ >= 0 && guard_table[guard_slot_].damaged.load(); }
 
 std::string section_label(std::uint32_t id, std::string_view what) {
   std::string s = "section " + std::to_string(id);
@@ -41,8 +103,40 @@ std::string section_label(std::uint32_t id, std::string_view what) {
 
 // ---- file_bytes --------------------------------------------------------------------------------
 
+std::string read_file_capped(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
+  if (fd < 0) throw input_error(path + ": cannot open: " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw input_error(path + ": not a regular file");
+  }
+  if (std::uint64_t(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw input_error(path + ": " + std::to_string(st.st_size) + " bytes, more than a " + std::string(what) +
+                      " may have (" + std::to_string(max_bytes) + ")");
+  }
+  // The size is read once; a file that grows meanwhile is read only up to the cap.
+  std::string out(std::size_t(st.st_size), '\0');
+  std::size_t done = 0;
+  while (done < out.size()) {
+    auto n = ::pread(fd, out.data() + done, out.size() - done, off_t(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      int e = errno;
+      ::close(fd);
+      throw input_error(path + ": cannot read: " + std::strerror(e));
+    }
+    if (n == 0) break;  // shrank meanwhile
+    done += std::size_t(n);
+  }
+  ::close(fd);
+  out.resize(done);
+  return out;
+}
+
 std::shared_ptr<const file_bytes> file_bytes::map(const std::string& path, bool populate) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);  // a FIFO must not block the open
   if (fd < 0) throw input_error(path + ": cannot open: " + std::strerror(errno));
   struct stat st {};
   if (::fstat(fd, &st) != 0) {
@@ -67,6 +161,7 @@ std::shared_ptr<const file_bytes> file_bytes::map(const std::string& path, bool 
     }
     f->data_ = static_cast<const std::uint8_t*>(p);
     f->mapped_ = true;
+    f->guard_slot_ = guard_register(p, f->size_);
   }
   ::close(fd);  // the mapping stays valid without the descriptor
   return f;
@@ -81,6 +176,10 @@ std::shared_ptr<const file_bytes> file_bytes::copy(std::span<const std::uint8_t>
 }
 
 file_bytes::~file_bytes() {
+  if (guard_slot_ >= 0) {  // out of the table first: the handler must not remap what is unmapped
+    guard_table[guard_slot_].begin = 0;
+    guard_table[guard_slot_].end = 0;
+  }
   if (mapped_) ::munmap(const_cast<std::uint8_t*>(data_), size_);
 }
 

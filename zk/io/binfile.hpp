@@ -20,6 +20,19 @@
 namespace cuzk::zk::io {
 
 // The bytes of one input, read-only: a private mapping of a file, or an owned copy (fuzzing, tests).
+//
+// A mapped file can shrink under us (another process truncates a key while it is in use): a read
+// of a page past the new end raises SIGBUS, which kills the process. guard_mapped_files() installs
+// a SIGBUS handler that knows every mapping map() made (a fixed table, searched without locks or
+// allocation): a fault inside one replaces the rest of that mapping with anonymous zero pages
+// (mmap MAP_FIXED: one system call, safe in a handler on Linux), marks it damaged and lets the
+// read go on, reading zeros. Whoever holds the bytes asks damaged() before trusting them (the
+// engine's key store before lending a key; every proof is verified anyway, so one made from zeros
+// is never released). A SIGBUS anywhere else goes to the handler that was there before (by
+// default: the process dies, as it would have). Reading every key into owned memory would avoid
+// the signal, at twice the memory for keys of tens of GB; the mapping stays, guarded.
+void guard_mapped_files();
+
 class file_bytes {
  public:
   // populate: read the whole file in at once (MAP_POPULATE); false: pages come in as they are used.
@@ -27,6 +40,8 @@ class file_bytes {
   static std::shared_ptr<const file_bytes> copy(std::span<const std::uint8_t> bytes);
 
   std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
+  // The file shrank while mapped and a read past its end got zeros instead (guard_mapped_files).
+  bool damaged() const;
   ~file_bytes();
   file_bytes(const file_bytes&) = delete;
   file_bytes& operator=(const file_bytes&) = delete;
@@ -36,8 +51,14 @@ class file_bytes {
   const std::uint8_t* data_ = nullptr;
   std::size_t size_ = 0;
   bool mapped_ = false;
+  int guard_slot_ = -1;  // this mapping's entry in the SIGBUS guard's table (-1: none)
   std::vector<std::uint8_t> owned_;
 };
+
+// Reads a whole small file (JSON, a witness to send) into memory, taking no more than the format
+// allows: input_error naming the file when it is not a regular file (a FIFO or a device such as
+// /dev/zero; opened without blocking) or is larger than `max_bytes`.
+std::string read_file_capped(const std::string& path, std::uint64_t max_bytes, std::string_view what);
 
 // Unaligned little-endian loads: file bytes are never reinterpreted as integers (misaligned loads
 // are undefined behaviour), they are copied.

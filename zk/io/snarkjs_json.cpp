@@ -1,5 +1,7 @@
 #include "zk/io/snarkjs_json.hpp"
 
+#include "zk/io/binfile.hpp"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -184,13 +186,11 @@ class reader {
   const std::string& name_;
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw input_error(path + ": cannot open: " + std::strerror(errno));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+// snarkjs's JSON files: a proof and its public signals are small; a verifying key grows with the
+// public inputs (about 400 bytes of JSON each). 256 MiB is far above any of them.
+constexpr std::uint64_t kMaxJsonBytes = std::uint64_t{256} << 20;
+
+std::string read_text(const std::string& path) { return read_file_capped(path, kMaxJsonBytes, "snarkjs JSON file"); }
 
 }  // namespace
 

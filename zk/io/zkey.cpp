@@ -156,7 +156,16 @@ zkey_header zkey_header::parse(std::shared_ptr<const file_bytes> bytes, std::str
   return h;
 }
 
-zkey zkey::load(const std::string& path) { return parse(file_bytes::map(path), path); }
+zkey zkey::load(const std::string& path) {
+  auto k = parse(file_bytes::map(path), path);
+  if (!k.intact()) throw input_error(path + ": the file shrank while it was read (truncated under us?)");
+  return k;
+}
+
+bool zkey::intact() const {
+  auto st = std::static_pointer_cast<const zkey_storage>(storage);
+  return !st || !st->file || !st->file->damaged();
+}
 
 zkey zkey::parse(std::shared_ptr<const file_bytes> bytes, std::string name) {
   binfile f(name, bytes, "zkey", 1);

@@ -83,6 +83,9 @@ struct zkey {
   std::uint32_t n_rows = 0;
   // True when the point spans point into the file mapping (sections 8-byte aligned), false when copied.
   bool points_in_place = false;
+  // False once the file shrank under the mapping and reads got zeros (file_bytes::damaged): the
+  // points are not the key's any more; drop it and load the file again.
+  bool intact() const;
 };
 
 // Cross-file checks; throw input_error naming both files, e.g.
