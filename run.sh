@@ -2,8 +2,9 @@
 # One command from a fresh clone to a running proving service: installs what is missing, builds cuzk
 # (Release, build/), proves the bundled sample circuit (tests/fixtures/sample, made by circom +
 # snarkjs) once with build/bin/cuzk as a self-check, then runs cuzk-daemon in the foreground with its
-# built-in defaults (socket unix:///tmp/cuzk/cuzk.sock, keys from ./keys, where the sample key is
-# installed as the circuit "sample"). Ctrl-C stops it. RUN_DAEMON=0 skips the daemon.
+# built-in defaults (a private socket that `cuzk` finds by itself: as root unix:///run/cuzk/cuzk.sock,
+# else $XDG_RUNTIME_DIR/cuzk/cuzk.sock or ~/.local/state/cuzk/cuzk.sock; keys from ./keys, where the
+# sample key is installed as the circuit "sample"). Ctrl-C stops it. RUN_DAEMON=0 skips the daemon.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"

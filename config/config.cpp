@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -145,7 +146,7 @@ using section_schema = std::map<std::string, setter>;
 const std::map<std::string, section_schema>& schema() {
   static const std::map<std::string, section_schema> s = {
       {"daemon",
-       {{"listen", [](daemon_config& c, const toml::node& n) { c.daemon.listen = str(n); listen_address::parse(c.daemon.listen); }},
+       {{"listen", [](daemon_config& c, const toml::node& n) { c.daemon.listen = str(n); if (!c.daemon.listen.empty()) listen_address::parse(c.daemon.listen); }},
         {"status_listen",
          [](daemon_config& c, const toml::node& n) {
            c.daemon.status_listen = str(n);
@@ -301,6 +302,14 @@ daemon_config daemon_config::parse(const std::string& text, const std::string& o
 }
 
 daemon_config daemon_config::load(const std::string& path) {
+  // A configuration is a few KiB: a device, a FIFO or a huge file is refused before reading.
+  constexpr std::uintmax_t kMaxConfigBytes = 1 << 20;
+  std::error_code ec;
+  auto st = std::filesystem::status(path, ec);
+  if (!ec && st.type() != std::filesystem::file_type::regular)
+    throw config_error(path + ": not a regular file");
+  if (!ec && std::filesystem::file_size(path, ec) > kMaxConfigBytes && !ec)
+    throw config_error(path + ": larger than 1 MiB, not a configuration file");
   std::ifstream in(path);
   if (!in) throw config_error(path + ": cannot open the configuration file");
   std::stringstream ss;
@@ -308,11 +317,43 @@ daemon_config daemon_config::load(const std::string& path) {
   return parse(ss.str(), path);
 }
 
+default_places default_places::from(const std::function<const char*(const char*)>& env, bool root) {
+  auto get = [&](const char* name) {
+    const char* v = env(name);
+    return std::string(v ? v : "");
+  };
+  auto first = [](const std::string& list) { return list.substr(0, list.find(':')); };  // systemd: "A:B"
+  default_places p;
+  if (auto sd = first(get("STATE_DIRECTORY")); !sd.empty()) p.state_dir = sd;
+  else if (root) p.state_dir = "/var/lib/cuzk";
+  else if (auto x = get("XDG_STATE_HOME"); !x.empty() && x[0] == '/') p.state_dir = x + "/cuzk";
+  else if (auto h = get("HOME"); !h.empty() && h[0] == '/') p.state_dir = h + "/.local/state/cuzk";
+  std::string sock;
+  if (auto rd = first(get("RUNTIME_DIRECTORY")); !rd.empty()) sock = rd + "/cuzk.sock";
+  else if (root) sock = "/run/cuzk/cuzk.sock";
+  else if (auto x = get("XDG_RUNTIME_DIR"); !x.empty() && x[0] == '/') sock = x + "/cuzk/cuzk.sock";
+  else if (!p.state_dir.empty()) sock = p.state_dir + "/cuzk.sock";
+  if (!sock.empty()) p.listen = "unix://" + sock;
+  return p;
+}
+
+void daemon_config::use_default_places(const default_places& p) {
+  if (daemon.state_dir.empty()) daemon.state_dir = p.state_dir;
+  if (daemon.listen.empty()) daemon.listen = p.listen;
+}
+
 void daemon_config::validate() const {
-  auto listen_addr = listen_address::parse(daemon.listen);
+  // An empty listen is the default place, a unix socket (use_default_places).
+  auto listen_addr = daemon.listen.empty() ? listen_address::parse("unix:///default.sock") : listen_address::parse(daemon.listen);
   if (listen_addr.type == listen_address::kind::tcp && !listen_addr.is_loopback() && daemon.token.empty())
     throw config_error("daemon.listen " + daemon.listen +
                        " is not a loopback address: set daemon.token so that clients must authenticate");
+  if (!daemon.status_listen.empty() && daemon.token.empty()) {
+    auto sl = listen_address::parse(daemon.status_listen);
+    if (sl.type == listen_address::kind::tcp && !sl.is_loopback())
+      throw config_error("daemon.status_listen " + daemon.status_listen +
+                         " is not a loopback address: set daemon.token (scrapes then send 'Authorization: Bearer TOKEN')");
+  }
   if (chaos.enabled && !listen_addr.is_loopback())
     throw config_error("chaos.enabled = true is refused on the non-loopback listener " + daemon.listen);
   if (!cluster.listen.empty() && cluster.secret.empty())

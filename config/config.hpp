@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -35,12 +36,24 @@ struct listen_address {
   bool is_loopback() const;
 };
 
+// Where the daemon keeps its state and socket when the configuration names no place: never the
+// shared temporary directory (other local users could plant or read files there). systemd's
+// StateDirectory / RuntimeDirectory when the unit sets them; /var/lib/cuzk and /run/cuzk for root;
+// $XDG_STATE_HOME/cuzk (~/.local/state/cuzk) and $XDG_RUNTIME_DIR/cuzk/cuzk.sock (else the state
+// directory's cuzk.sock) for other users. The daemon and the client compute the same socket.
+struct default_places {
+  std::string state_dir;  // "" when there is no home to put it in
+  std::string listen;     // "unix://PATH"
+  // `env` is the caller's getenv (this library reads no environment itself).
+  static default_places from(const std::function<const char*(const char*)>& env, bool root);
+};
+
 struct daemon_section {
-  std::string listen = "unix:///tmp/cuzk/cuzk.sock";
+  std::string listen;                            // "": default_places (a private unix socket)
   std::string status_listen = "127.0.0.1:9820";  // HTTP /metrics and /status; "" disables
   std::string token;                             // required on a non-loopback TCP listener
   std::chrono::seconds shutdown_grace{30};
-  std::string state_dir = "/tmp/cuzk";           // journal, pid file
+  std::string state_dir;                         // journal, pid file, witnesses; "": default_places
   std::chrono::seconds result_ttl{3600};         // how long finished results stay awaitable
   std::uint64_t max_message_bytes = 1ull << 30;  // gRPC message size limit
 };
@@ -113,6 +126,8 @@ struct daemon_config {
   static daemon_config parse(const std::string& toml_text, const std::string& origin);
   // Cross-key rules (token for non-loopback TCP, chaos only on loopback...); throws config_error.
   void validate() const;
+  // Fills daemon.state_dir and daemon.listen where the configuration left them empty.
+  void use_default_places(const default_places& p);
   // The effective configuration as TOML (what --print-config shows).
   std::string to_toml() const;
 };

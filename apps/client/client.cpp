@@ -17,6 +17,8 @@
 #include <thread>
 
 #include "client/client.hpp"
+#include "config/config.hpp"
+#include "zk/io/binfile.hpp"
 #include "cuzk/commands.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 
@@ -31,8 +33,15 @@ namespace {
 // or failing daemon.
 constexpr int exit_unavailable = 5;
 
+// The daemon's own default socket (config::default_places), for a daemon run without a listen key.
+std::string default_addr() {
+  return cuzk::config::default_places::from([](const char* k) -> const char* { return std::getenv(k); },
+                                            ::geteuid() == 0)
+      .listen;
+}
+
 struct client_options {
-  std::string addr = "unix:///tmp/cuzk/cuzk.sock";
+  std::string addr = default_addr();
   std::string token;
   bool json = false;
 };
@@ -78,18 +87,16 @@ int report(const grpc::Status& st, const client_options& o) {
                  st.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED ||
                  st.error_code() == grpc::StatusCode::UNIMPLEMENTED;
   std::string msg = st.error_message();
-  if (st.error_code() == grpc::StatusCode::UNAVAILABLE && msg.find("shutting down") == std::string::npos)
+  if (st.error_code() == grpc::StatusCode::UNAVAILABLE && msg.find("shutting down") == std::string::npos &&
+      msg.find("cannot accept jobs now") == std::string::npos)  // the daemon's own refusal: it was reached
     msg = "cannot reach the daemon at " + o.addr + ": " + msg;
   std::cerr << "error: " << msg << "\n";
   return refused ? exit_bad_input : exit_unavailable;
 }
 
+// A witness to send: at most what one gRPC message can carry (protobuf's 2 GiB).
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(path + ": cannot read the file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return cuzk::zk::io::read_file_capped(path, (std::uint64_t{2} << 30) - 1, "witness sent in one request");
 }
 
 pb::Priority parse_priority(const std::string& p) {
@@ -430,6 +437,26 @@ void register_client(CLI::App& app) {
         pb::ChaosResponse r;
         auto st = stub->Chaos(&ctx, req, &r);
         if (!st.ok()) return report(st, *fo);
+        std::cout << r.done() << "\n";
+        return int(exit_ok);
+      });
+    });
+    auto* jf = chaos->add_subcommand("journal-fail", "make the next N journal writes fail (as a full disk would)");
+    auto jo = std::make_shared<client_options>();
+    auto writes = std::make_shared<unsigned>(1);
+    add_client_options(jf, *jo);
+    jf->add_option("count", *writes, "number of journal writes to fail")->required();
+    jf->callback([jo, writes] {
+      run_command([&] {
+        auto stub = connect(*jo);
+        grpc::ClientContext ctx;
+        prepare(ctx, *jo);
+        pb::ChaosRequest req;
+        req.set_action("journal-fail");
+        req.set_count(*writes);
+        pb::ChaosResponse r;
+        auto st = stub->Chaos(&ctx, req, &r);
+        if (!st.ok()) return report(st, *jo);
         std::cout << r.done() << "\n";
         return int(exit_ok);
       });

@@ -1,6 +1,7 @@
 #include "lifecycle.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/file.h>
 #include <unistd.h>
 
@@ -8,6 +9,9 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -17,8 +21,40 @@ namespace cuzk::daemon {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+void owned_dir(const fs::path& path, const std::string& what, mode_t forbidden) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) {
+    if (path.has_parent_path()) fs::create_directories(path.parent_path(), ec);
+    if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+      throw std::runtime_error(what + " " + path.string() + ": cannot create: " + std::strerror(errno));
+  }
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    throw std::runtime_error(what + " " + path.string() + ": " + std::strerror(errno));
+  if (S_ISLNK(st.st_mode))
+    throw std::runtime_error(what + " " + path.string() + " is a symlink: refused (name the real directory)");
+  if (!S_ISDIR(st.st_mode)) throw std::runtime_error(what + " " + path.string() + " is not a directory");
+  if (st.st_uid != ::geteuid())
+    throw std::runtime_error(what + " " + path.string() + " belongs to uid " + std::to_string(st.st_uid) +
+                             ", not to this user (uid " + std::to_string(::geteuid()) + "): refused");
+  if (st.st_mode & forbidden) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", unsigned(st.st_mode & 0777));
+    throw std::runtime_error(what + " " + path.string() + " has mode " + mode + ": refused (other users could " +
+                             (forbidden == 077 ? "read or plant files there" : "swap the socket") + "); chmod " +
+                             (forbidden == 077 ? "700" : "go-w") + " it");
+  }
+}
+
+}  // namespace
+
+void make_private_dir(const fs::path& path, const std::string& what) { owned_dir(path, what, 077); }
+void check_socket_dir(const fs::path& path, const std::string& what) { owned_dir(path, what, 022); }
+
 pid_lock::pid_lock(std::string path) : path_(std::move(path)) {
-  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   if (fd < 0) return;
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {};

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,15 @@ class pid_lock {
   int fd_ = -1;
   std::optional<long> holder_;
 };
+
+// The daemon's own directories. make_private_dir: `path` is created with mode 0700 when missing
+// (its parents as needed), and an existing one is refused unless it is a real directory (not a
+// symlink), owned by this user, and closed to group and others; std::runtime_error names the path
+// and the fix. `what` names the setting in that message ("daemon.state_dir").
+// check_socket_dir: the same for the unix socket's directory, which may be group- or
+// world-readable but not writable by anyone else (who could swap the socket).
+void make_private_dir(const std::filesystem::path& path, const std::string& what);
+void check_socket_dir(const std::filesystem::path& path, const std::string& what);
 
 // "pid 1234 (cuzk-daemon)" for the process listening on the TCP port, if it can be found in /proc.
 std::optional<std::string> tcp_port_owner(std::uint16_t port);

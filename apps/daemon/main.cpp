@@ -38,10 +38,10 @@ std::int64_t unix_ms() {
       .count();
 }
 
-int fail(const std::string& msg) {
+int fail(const std::string& msg, int status = 1) {
   spdlog::error("{}", msg);
   std::cerr << "cuzk-daemon: " << msg << "\n";
-  return 1;
+  return status;
 }
 
 int run_daemon(const config::daemon_config& cfg) {
@@ -65,8 +65,13 @@ int run_daemon(const config::daemon_config& cfg) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   std::error_code ec;
-  fs::create_directories(cfg.daemon.state_dir, ec);
-  if (ec) return fail("daemon.state_dir " + cfg.daemon.state_dir + ": " + ec.message());
+  if (cfg.daemon.state_dir.empty()) return fail("daemon.state_dir: no default place (no HOME); set it", 2);
+  try {
+    daemon::make_private_dir(cfg.daemon.state_dir, "daemon.state_dir");
+    daemon::make_private_dir(fs::path(cfg.daemon.state_dir) / "jobs", "daemon.state_dir");
+  } catch (const std::exception& e) {
+    return fail(e.what(), 2);
+  }
   daemon::pid_lock state_lock((fs::path(cfg.daemon.state_dir) / "cuzk-daemon.pid").string());
   if (!state_lock.acquired())
     return fail("another cuzk-daemon (pid " + std::to_string(state_lock.holder_pid().value_or(-1)) +
@@ -75,7 +80,11 @@ int run_daemon(const config::daemon_config& cfg) {
   auto listen = config::listen_address::parse(cfg.daemon.listen);
   std::optional<daemon::pid_lock> socket_lock;
   if (listen.type == config::listen_address::kind::unix_socket) {
-    fs::create_directories(fs::path(listen.path).parent_path(), ec);
+    try {
+      daemon::check_socket_dir(fs::path(listen.path).parent_path(), "daemon.listen");
+    } catch (const std::exception& e) {
+      return fail(e.what(), 2);
+    }
     socket_lock.emplace(listen.path + ".lock");
     if (!socket_lock->acquired())
       return fail("another cuzk-daemon (pid " + std::to_string(socket_lock->holder_pid().value_or(-1)) +
@@ -101,6 +110,9 @@ int run_daemon(const config::daemon_config& cfg) {
   int tcp_port = 0;
   builder.AddListeningPort(cfg.daemon.listen.rfind("unix://", 0) == 0 ? cfg.daemon.listen : listen.to_string(),
                            grpc::InsecureServerCredentials(), &tcp_port);
+  // gRPC binds with SO_REUSEPORT by default: a second daemon started at the same moment (after the
+  // owner check above, before this bind) would share the port. Without it the bind is the check.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.SetMaxReceiveMessageSize(int(cfg.daemon.max_message_bytes));
   builder.SetMaxSendMessageSize(int(cfg.daemon.max_message_bytes));
   builder.RegisterService(&service);
@@ -121,11 +133,26 @@ int run_daemon(const config::daemon_config& cfg) {
   std::string http_where;
   if (!cfg.daemon.status_listen.empty()) {
     auto sl = config::listen_address::parse(cfg.daemon.status_listen);
-    http.Get("/metrics", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_content(core.prometheus_metrics(), "text/plain; version=0.0.4");
+    // httplib's default socket options add SO_REUSEPORT (two daemons would share the port and split
+    // its scrapes); only SO_REUSEADDR here, so that a port in use fails the bind.
+    http.set_socket_options([](socket_t sock) {
+      int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     });
-    http.Get("/status", [&](const httplib::Request&, httplib::Response& res) {
-      res.set_content(core.status_json(), "application/json");
+    // Beyond loopback the status listener answers only with the daemon's token (config validation
+    // requires one there), as the gRPC listener does.
+    const std::string bearer = sl.is_loopback() ? std::string() : "Bearer " + cfg.daemon.token;
+    auto allowed = [bearer](const httplib::Request& req, httplib::Response& res) {
+      if (bearer.empty() || req.get_header_value("Authorization") == bearer) return true;
+      res.status = 401;
+      res.set_content("authorization: missing or wrong token (send 'Authorization: Bearer TOKEN')\n", "text/plain");
+      return false;
+    };
+    http.Get("/metrics", [&, allowed](const httplib::Request& req, httplib::Response& res) {
+      if (allowed(req, res)) res.set_content(core.prometheus_metrics(), "text/plain; version=0.0.4");
+    });
+    http.Get("/status", [&, allowed](const httplib::Request& req, httplib::Response& res) {
+      if (allowed(req, res)) res.set_content(core.status_json(), "application/json");
     });
     int http_port = -1;
     if (sl.type == config::listen_address::kind::tcp)
@@ -194,6 +221,10 @@ int main(int argc, char** argv) {
   config::daemon_config cfg;
   try {
     cfg = config_path.empty() ? config::daemon_config::parse("", "<defaults>") : config::daemon_config::load(config_path);
+    cfg.use_default_places(config::default_places::from([](const char* k) -> const char* { return std::getenv(k); },
+                                                        ::geteuid() == 0));
+    if (cfg.daemon.listen.empty()) throw config::config_error("daemon.listen: no default place (no HOME); set it");
+    cfg.validate();
     if (!join.empty()) {
       cfg.cluster.join = join;
       if (config::listen_address::parse(join).type != config::listen_address::kind::tcp)

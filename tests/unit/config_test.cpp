@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <map>
+#include <string>
+
 #include "config/config.hpp"
 
 using namespace cuzk::config;
@@ -8,7 +11,37 @@ TEST_CASE("defaults need no file and validate", "[config]") {
   daemon_config c = daemon_config::parse("", "empty.toml");
   CHECK(c.memory.total_budget.automatic);
   CHECK(c.gpus.vram_safety_margin.bytes == 512ull << 20);
-  CHECK(listen_address::parse(c.daemon.listen).type == listen_address::kind::unix_socket);
+  CHECK(c.daemon.listen.empty());  // the default place, below
+  CHECK(c.daemon.state_dir.empty());
+}
+
+TEST_CASE("default places are private directories, never the shared /tmp", "[config]") {
+  std::map<std::string, std::string> env;
+  auto getenv = [&](const char* k) -> const char* {
+    auto it = env.find(k);
+    return it == env.end() ? nullptr : it->second.c_str();
+  };
+  auto root = default_places::from(getenv, true);
+  CHECK(root.state_dir == "/var/lib/cuzk");
+  CHECK(root.listen == "unix:///run/cuzk/cuzk.sock");
+  env["HOME"] = "/home/a";
+  auto user = default_places::from(getenv, false);
+  CHECK(user.state_dir == "/home/a/.local/state/cuzk");
+  CHECK(user.listen == "unix:///home/a/.local/state/cuzk/cuzk.sock");
+  env["XDG_RUNTIME_DIR"] = "/run/user/1000";
+  env["XDG_STATE_HOME"] = "/home/a/state";
+  auto xdg = default_places::from(getenv, false);
+  CHECK(xdg.state_dir == "/home/a/state/cuzk");
+  CHECK(xdg.listen == "unix:///run/user/1000/cuzk/cuzk.sock");
+  env["STATE_DIRECTORY"] = "/var/lib/cuzk:/var/lib/other";  // systemd's StateDirectory=
+  env["RUNTIME_DIRECTORY"] = "/run/cuzk";
+  auto unit = default_places::from(getenv, false);
+  CHECK(unit.state_dir == "/var/lib/cuzk");
+  CHECK(unit.listen == "unix:///run/cuzk/cuzk.sock");
+  daemon_config c = daemon_config::parse("[daemon]\nstate_dir = \"/srv/s\"\n", "t.toml");
+  c.use_default_places(unit);
+  CHECK(c.daemon.state_dir == "/srv/s");  // the file's own choice stays
+  CHECK(c.daemon.listen == "unix:///run/cuzk/cuzk.sock");
 }
 
 TEST_CASE("sizes, durations and addresses parse", "[config]") {
