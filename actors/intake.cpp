@@ -121,6 +121,14 @@ intake_actor::behavior_type intake(intake_ptr self, scheduler_actor scheduler, e
         self->send(self->state.scheduler, cancel_atom::value, id);
         return true;
       },
+      [self](forget_atom, job_id id) {
+        auto& st = self->state;
+        auto it = st.jobs.find(id);
+        if (it == st.jobs.end() || !it->second.finished()) return;
+        if (auto r = st.by_request_id.find(it->second.request_id); r != st.by_request_id.end() && r->second == id)
+          st.by_request_id.erase(r);
+        st.jobs.erase(it);
+      },
       [self](status_atom) -> intake_status {
         auto& st = self->state;
         intake_status s;

@@ -12,6 +12,7 @@
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/io/binfile.hpp"
 #include "zk/io/zkey.hpp"
 
 namespace cuzk::engine {
@@ -245,6 +246,7 @@ engine::~engine() {
 }
 
 engine engine::start(const config& c) {
+  zk::io::guard_mapped_files();  // a key truncated while mapped fails its jobs, not the process
   auto p = std::make_unique<impl>();
   auto& s = p->settings;
   s.host_budget_bytes = parse_budget(c.host_budget, c.host_margin_bytes);
@@ -359,6 +361,24 @@ std::optional<job_result> engine::await(job_id id, std::chrono::milliseconds tim
                      msg::await_atom::value, id);
   if (err && !is_timeout(err)) throw engine_error(msg::describe(err));
   return out;
+}
+
+void engine::on_finished(job_id id, finished_fn done) {
+  auto guard = p_->enter();
+  auto intake = p_->roster.intake;
+  // One event-based actor per pending job: it lives while its request is pending (no behaviour,
+  // one awaited response) and ends with the answer; the intake's response promise is the wait.
+  p_->sys->spawn([intake, id, done = std::move(done)](caf::event_based_actor* self) {
+    self->request(intake, caf::infinite, msg::await_atom::value, id)
+        .then([done](msg::job_outcome& o) { done(convert(o), std::string()); },
+              [done](caf::error& e) { done(std::nullopt, msg::describe(e)); });
+  });
+  forget_logger();
+}
+
+void engine::forget(job_id id) {
+  auto guard = p_->enter();
+  caf::anon_send(p_->roster.intake, msg::forget_atom::value, id);
 }
 
 bool engine::cancel(job_id id) {

@@ -220,6 +220,15 @@ class engine {
   job_id submit(const request& req);
   // The job's result; nullopt when it has not finished within `timeout`.
   std::optional<job_result> await(job_id id, std::chrono::milliseconds timeout);
+  // The way back without a waiting thread: `done` is called once, on an engine thread, with the
+  // job's result, or with nullopt and the reason when the engine lost the job (it stopped, or the
+  // job is unknown). It must not block (hand the result to a thread of the caller's). Costs one
+  // small actor per pending job, no thread; engine_error when the engine is shutting down.
+  using finished_fn = std::function<void(std::optional<job_result>, const std::string& why)>;
+  void on_finished(job_id id, finished_fn done);
+  // The caller has kept a finished job's result: the engine drops its record (and the request id
+  // that named it), so that a long-running service does not grow with every job. No-op otherwise.
+  void forget(job_id id);
   bool cancel(job_id id);  // false when unknown or finished
   status_report status();
 

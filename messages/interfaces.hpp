@@ -160,6 +160,7 @@ using intake_actor = caf::typed_actor<                            //
     caf::replies_to<job_spec>::with<job_id>,                      //
     caf::replies_to<await_atom, job_id>::with<job_outcome>,       //
     caf::replies_to<cancel_atom, job_id>::with<bool>,             //
+    caf::reacts_to<forget_atom, job_id>,                          // a finished job's record is no longer needed
     caf::replies_to<status_atom>::with<intake_status>>;
 
 // Coordinator side of a cluster, published on [cluster] listen: admits nodes (join handshake),

@@ -4,15 +4,21 @@
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
+
 #include <filesystem>
+#include <algorithm>
 #include <future>
 #include <fstream>
 #include <random>
 #include <sstream>
 
+#include "lifecycle.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/io/snarkjs_json.hpp"
@@ -52,13 +58,6 @@ std::int64_t unix_ms() {
       .count();
 }
 
-bool valid_circuit_name(const std::string& n) {
-  if (n.empty() || n.size() > 128 || n[0] == '.') return false;
-  for (char c : n)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
-  return true;
-}
-
 engine::priority to_engine(pb::Priority p) {
   switch (p) {
     case pb::LOW: return engine::priority::low;
@@ -81,14 +80,29 @@ circuit_catalog::circuit read_header(const std::string& path) {
   return c;
 }
 
+// Writes a file only this user can read (witnesses are private inputs), never through a symlink
+// planted in its place: O_EXCL on the temporary name, then rename over the final one.
 void write_bytes(const fs::path& path, const std::string& bytes) {
   fs::path tmp = path;
   tmp += ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), std::streamsize(bytes.size()));
-    out.flush();
-    if (!out) throw std::runtime_error(tmp.string() + ": cannot write");
+  ::unlink(tmp.c_str());
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot create: " + std::strerror(errno));
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    auto w = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      int err = errno;
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(err));
+    }
+    done += std::size_t(w);
+  }
+  if (::close(fd) != 0) {
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(errno));
   }
   fs::rename(tmp, path);
 }
@@ -145,19 +159,22 @@ std::map<std::string, std::string> circuit_catalog::paths() {
 // ---- core ----------------------------------------------------------------------------------------
 
 core::core(const config::daemon_config& cfg, daemon_info info)
-    : cfg_(cfg), info_(std::move(info)), catalog_(cfg.keys.dir) {}
+    : cfg_(cfg), info_(std::move(info)), catalog_(fs::absolute(cfg.keys.dir).lexically_normal().string()) {}
 
 core::~core() {
   draining_ = true;
   stopped_ = true;
-  for (auto& t : watchers_)
-    if (t.joinable()) t.join();
-  if (engine_) engine_->shutdown();
+  if (engine_) engine_->shutdown();  // no engine callback comes after this
+  {
+    std::lock_guard lock(mu_);
+    stop_completion_ = true;
+  }
+  wake_.notify_all();
+  if (completion_.joinable()) completion_.join();
 }
 
 void core::start() {
-  fs::create_directories(fs::path(cfg_.daemon.state_dir) / "jobs");
-  journal_ = std::make_unique<journal>((fs::path(cfg_.daemon.state_dir) / "journal.sqlite").string());
+  auto pending = open_journal();
   auto circuits = catalog_.scan();
   spdlog::info("keys: {} circuit(s) in {}", circuits.size(), cfg_.keys.dir);
 
@@ -204,22 +221,57 @@ void core::start() {
     spdlog::info("cluster: worker joining {}", cl.join);
 
   for (auto& name : cfg_.keys.preload) preload(name);
+  completion_ = std::thread([this] { completion_loop(); });
 
-  // Jobs accepted by an earlier run and not finished: run them again, exactly once.
-  auto pending = journal_->unfinished();
+  // Jobs accepted by an earlier run and not finished: run them again, exactly once. A row that
+  // fails its checks is quarantined (kept, never run) and reported; the others recover.
   for (auto& row : pending) {
+    std::string problem = row.problem;
+    if (problem.empty() && row.partitions > cfg_.scheduler.max_partitions)
+      problem = "partitions " + std::to_string(row.partitions) + " is more than scheduler.max_partitions";
+    if (!problem.empty()) {
+      spdlog::error("journal: job '{}' quarantined: {}", row.id, problem);
+      try {
+        journal_->quarantine(row.id, problem, unix_ms());
+      } catch (const std::exception& e) {
+        spdlog::error("journal: {}", e.what());
+      }
+      continue;
+    }
     std::vector<engine::witness_input> ws;
     for (std::uint32_t k = 0; k < row.partitions; ++k)
-      ws.push_back({(fs::path(row.witness_dir) / (std::to_string(k) + ".wtns")).string(), nullptr});
+      ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
     try {
       launch(row, std::move(ws));
       spdlog::info("journal: re-queued job {} ({} partitions) from an earlier run", row.id, row.partitions);
     } catch (const std::exception& e) {
-      journal_->finish(row.id, "failed", "", std::string("re-queue after restart: ") + e.what(), unix_ms());
       spdlog::error("journal: job {} could not be re-queued: {}", row.id, e.what());
+      try {
+        journal_->finish(row.id, "failed", "", std::string("re-queue after restart: ") + e.what(), unix_ms());
+      } catch (const std::exception& e2) {
+        spdlog::error("journal: {}", e2.what());
+      }
     }
   }
   expire_results();
+}
+
+std::vector<journal_job> core::open_journal() {
+  const auto path = (fs::path(cfg_.daemon.state_dir) / "journal.sqlite").string();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      journal_ = std::make_unique<journal>(path);
+      return journal_->unfinished();
+    } catch (const journal_damaged& e) {
+      // A damaged file would stop every start: it goes aside whole (for a person to look at), and
+      // the daemon starts with an empty journal. Jobs accepted before are not re-run.
+      journal_.reset();
+      if (attempt > 0) throw;
+      auto aside = journal::move_aside(path, unix_ms());
+      spdlog::error("journal: {}; moved aside to {}; starting with an empty journal (jobs it held are not re-run)",
+                    e.what(), aside);
+    }
+  }
 }
 
 std::optional<std::string> core::refused() const {
@@ -234,10 +286,16 @@ std::string core::new_job_id() {
   return id.str();
 }
 
+fs::path core::witness_dir(const std::string& job_id) const {
+  return fs::path(cfg_.daemon.state_dir) / "jobs" / job_id;
+}
+
 std::shared_ptr<core::job> core::launch(const journal_job& row, std::vector<engine::witness_input> witnesses) {
   engine::request req;
   req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
-  req.circuit = row.circuit;
+  // The key by its absolute path in the keys directory: a bare name would be the engine's to
+  // resolve, and one it does not know is a path relative to the working directory.
+  req.circuit = catalog_.find(row.circuit).path;
   req.prio = to_engine(static_cast<pb::Priority>(row.priority));
   req.partitions = std::move(witnesses);
   auto j = std::make_shared<job>();
@@ -249,42 +307,105 @@ std::shared_ptr<core::job> core::launch(const journal_job& row, std::vector<engi
   } catch (const engine::engine_error& e) {
     throw request_error(StatusCode::RESOURCE_EXHAUSTED, e.what());
   }
-  std::lock_guard lock(mu_);
-  jobs_[j->id] = j;
-  watchers_.emplace_back([this, j] { watch(j); });
+  {
+    std::lock_guard lock(mu_);
+    jobs_[j->id] = j;
+  }
+  // The engine calls back on one of its threads; the completion thread does the rest.
+  engine_->on_finished(j->engine_id, [this, j](std::optional<engine::job_result> r, const std::string& why) {
+    {
+      std::lock_guard lock(mu_);
+      finished_.push_back({j, std::move(r), why});
+    }
+    wake_.notify_all();
+  });
   return j;
 }
 
-void core::watch(std::shared_ptr<job> j) {
-  std::optional<engine::job_result> r;
-  while (!r) {
-    try {
-      r = engine_->await(j->engine_id, std::chrono::milliseconds(500));
-    } catch (const std::exception& e) {
-      if (draining_ || stopped_) return;  // the engine stopped: the journal keeps the job for the next start
-      spdlog::error("job {}: await failed: {}", j->id, e.what());
-      return;
+void core::completion_loop() {
+  const auto ttl = std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.daemon.result_ttl);
+  const auto expire_every = std::clamp(ttl / 4, std::chrono::milliseconds(100), std::chrono::milliseconds(60000));
+  auto next_expiry = std::chrono::steady_clock::now() + expire_every;
+  std::unique_lock lock(mu_);
+  for (;;) {
+    auto wake_at = next_expiry;
+    for (auto& [h, w] : waiters_) wake_at = std::min(wake_at, w.deadline);
+    wake_.wait_until(lock, wake_at, [&] {
+      return stop_completion_ || !finished_.empty() || std::chrono::steady_clock::now() >= wake_at ||
+             (draining_ && !waiters_.empty());
+    });
+    if (stop_completion_) return;
+    auto batch = std::move(finished_);
+    finished_.clear();
+    // Waiters past their deadline, or all of them once the daemon drains: answered "not yet".
+    std::vector<std::pair<await_fn, pb::AwaitProofResponse>> answers;
+    auto now = std::chrono::steady_clock::now();
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+      if (draining_ || it->second.deadline <= now) {
+        std::uint32_t parts = 0;
+        if (auto j = jobs_.find(it->second.job_id); j != jobs_.end()) parts = j->second->partitions;
+        answers.emplace_back(std::move(it->second.done), pending_answer(it->second.job_id, parts));
+        it = waiters_.erase(it);
+      } else {
+        ++it;
+      }
     }
-    if (!r && stopped_) return;
+    lock.unlock();
+    for (auto& [done, answer] : answers) done(std::move(answer));
+    for (auto& f : batch) complete(std::move(f));
+    if (std::chrono::steady_clock::now() >= next_expiry) {
+      expire_results();
+      next_expiry = std::chrono::steady_clock::now() + expire_every;
+    }
+    lock.lock();
   }
-  auto result = encode_result(*j, *r);
+}
+
+void core::complete(finished_job f) {
+  auto& j = f.j;
+  if (!f.result) {
+    // The engine stopped (the journal keeps the job for the next start) or lost the job.
+    if (!draining_ && !stopped_) spdlog::error("job {}: the engine lost it: {}", j->id, f.why);
+    return;
+  }
+  auto& r = *f.result;
+  if (draining_ && r.state == engine::job_state::canceled) return;  // stopped by shutdown: run again later
+  auto result = encode_result(*j, r);
   std::string state = result.status() == pb::AwaitProofResponse::COMPLETED   ? "completed"
                       : result.status() == pb::AwaitProofResponse::CANCELLED ? "cancelled"
                                                                                : "failed";
-  if (draining_ && r->state == engine::job_state::canceled) return;  // stopped by shutdown: run again later
-  journal_->finish(j->id, state, result.SerializeAsString(), result.error_message(), unix_ms());
-  if (auto row = journal_->find(j->id); row && !row->witness_dir.empty()) {
-    std::error_code ec;
-    fs::remove_all(row->witness_dir, ec);
+  bool journaled = true;
+  try {
+    journal_->finish(j->id, state, result.SerializeAsString(), result.error_message(), unix_ms());
+  } catch (const std::exception& e) {
+    journaled = false;  // the result stays in memory, awaitable until the daemon stops
+    spdlog::error("job {}: {}", j->id, e.what());
   }
+  std::error_code ec;
+  if (journaled) fs::remove_all(witness_dir(j->id), ec);  // else the job runs again at the next start
   spdlog::info("job {}: {} ({} partitions, total {} ms)", j->id, state, j->partitions, result.timings().total_ms());
+  std::vector<await_fn> to_answer;
   {
     std::lock_guard lock(mu_);
-    j->result = std::move(result);
+    j->result = result;
     j->finished = true;
     (state == "completed" ? completed_ : failed_)++;
+    for (auto it = waiters_.begin(); it != waiters_.end();) {
+      if (it->second.job_id == j->id) {
+        to_answer.push_back(std::move(it->second.done));
+        it = waiters_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (journaled) jobs_.erase(j->id);  // awaits read the journal from now on
   }
   done_cv_.notify_all();
+  for (auto& done : to_answer) done(result);
+  try {
+    engine_->forget(j->engine_id);
+  } catch (const std::exception&) {
+  }
 }
 
 pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_result& r) {
@@ -321,6 +442,21 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
 pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
   if (draining_) throw request_error(StatusCode::UNAVAILABLE, "the daemon is shutting down; submit again later");
   pb::SubmitProofResponse resp;
+  // One submission per request id at a time: a concurrent one with the same id waits here until the
+  // first is journaled (or refused), then finds it. The check and the insert are one step.
+  std::shared_ptr<void> release_id;
+  if (!req.request_id().empty()) {
+    std::unique_lock lock(mu_);
+    submit_cv_.wait(lock, [&] { return !submitting_.count(req.request_id()); });
+    submitting_.insert(req.request_id());
+    release_id = std::shared_ptr<void>(nullptr, [this, id = req.request_id()](void*) {
+      {
+        std::lock_guard lock(mu_);
+        submitting_.erase(id);
+      }
+      submit_cv_.notify_all();
+    });
+  }
   if (!req.request_id().empty()) {
     if (auto existing = journal_->find_by_request_id(req.request_id())) {
       resp.set_job_id(*existing);
@@ -328,6 +464,9 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
       return resp;
     }
   }
+  if (!pb::Priority_IsValid(req.priority()))
+    throw request_error(StatusCode::INVALID_ARGUMENT, "priority: " + std::to_string(req.priority()) +
+                                                          " is not a priority (LOW, NORMAL, HIGH, CRITICAL)");
   auto circuit = catalog_.find(req.circuit());
   const auto n = req.partitions_size();
   if (n == 0) throw request_error(StatusCode::INVALID_ARGUMENT, "partitions: at least one partition is required");
@@ -360,54 +499,91 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
   row.priority = req.priority();
   row.partitions = std::uint32_t(n);
   row.submitted_ms = unix_ms();
-  row.witness_dir = (fs::path(cfg_.daemon.state_dir) / "jobs" / row.id).string();
-  fs::create_directories(row.witness_dir);
-  for (int k = 0; k < n; ++k)
-    write_bytes(fs::path(row.witness_dir) / (std::to_string(k) + ".wtns"), req.partitions(k).witness_wtns());
-  journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
+  row.witness_dir = witness_dir(row.id).string();
+  // A full disk or a failing journal refuses the job (UNAVAILABLE, the reason named); jobs already
+  // accepted keep running and their results stay awaitable.
+  try {
+    make_private_dir(witness_dir(row.id), "daemon.state_dir");
+    for (int k = 0; k < n; ++k)
+      write_bytes(witness_dir(row.id) / (std::to_string(k) + ".wtns"), req.partitions(k).witness_wtns());
+    journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::remove_all(witness_dir(row.id), ec);
+    spdlog::error("submit: {}", e.what());
+    throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
+  }
   try {
     launch(row, std::move(ws));
   } catch (const request_error& e) {
-    journal_->finish(row.id, "failed", "", e.what(), unix_ms());
+    try {
+      journal_->finish(row.id, "failed", "", e.what(), unix_ms());
+    } catch (const std::exception& e2) {
+      spdlog::error("submit: {}", e2.what());
+    }
     throw;
   }
   resp.set_job_id(row.id);
   return resp;
 }
 
-pb::AwaitProofResponse core::await(const std::string& job_id, std::chrono::milliseconds timeout) {
-  std::shared_ptr<job> j;
-  {
-    std::lock_guard lock(mu_);
-    if (auto it = jobs_.find(job_id); it != jobs_.end()) j = it->second;
-  }
-  if (!j) {
-    auto row = journal_->find(job_id);
-    if (!row) throw request_error(StatusCode::NOT_FOUND, "job_id: no job " + job_id + " (unknown or expired)");
-    pb::AwaitProofResponse out;
-    if (row->state == "accepted") {
-      out.set_job_id(job_id);
-      out.set_status(pb::AwaitProofResponse::TIMEOUT);
-      out.set_stage("queued");
-      return out;
-    }
-    if (!row->result.empty() && out.ParseFromString(row->result)) return out;
-    out.set_job_id(job_id);
-    out.set_status(row->state == "cancelled" ? pb::AwaitProofResponse::CANCELLED : pb::AwaitProofResponse::FAILED);
-    out.set_error_message(row->error);
-    return out;
-  }
-  std::unique_lock lock(mu_);
-  auto ready = [&] { return j->finished; };
-  if (timeout.count() == 0) done_cv_.wait(lock, [&] { return ready() || draining_.load(); });
-  else done_cv_.wait_for(lock, timeout, [&] { return ready() || draining_.load(); });
-  if (j->finished) return j->result;
+pb::AwaitProofResponse core::pending_answer(const std::string& job_id, std::uint32_t partitions) const {
   pb::AwaitProofResponse out;
   out.set_job_id(job_id);
   out.set_status(pb::AwaitProofResponse::TIMEOUT);
-  out.set_partitions_total(j->partitions);
+  out.set_partitions_total(partitions);
   out.set_stage(draining_ ? "daemon shutting down" : "running");
   return out;
+}
+
+std::uint64_t core::await_async(const std::string& job_id, std::chrono::steady_clock::time_point deadline,
+                                await_fn done) {
+  std::unique_lock lock(mu_);
+  auto it = jobs_.find(job_id);
+  if (it == jobs_.end()) {
+    lock.unlock();
+    auto row = journal_->find(job_id);
+    if (!row) throw request_error(StatusCode::NOT_FOUND, "job_id: no job " + job_id + " (unknown or expired)");
+    pb::AwaitProofResponse out;
+    if (row->state == "accepted") {  // journaled before this run and not re-queued (the start failed it)
+      out.set_job_id(job_id);
+      out.set_status(pb::AwaitProofResponse::TIMEOUT);
+      out.set_stage("queued");
+    } else if (row->result.empty() || !out.ParseFromString(row->result)) {
+      out.Clear();
+      out.set_job_id(job_id);
+      out.set_status(row->state == "cancelled" ? pb::AwaitProofResponse::CANCELLED : pb::AwaitProofResponse::FAILED);
+      out.set_error_message(row->error);
+    }
+    done(std::move(out));
+    return 0;
+  }
+  auto& j = *it->second;
+  if (j.finished || draining_ || deadline <= std::chrono::steady_clock::now()) {
+    auto out = j.finished ? j.result : pending_answer(job_id, j.partitions);
+    lock.unlock();
+    done(std::move(out));
+    return 0;
+  }
+  auto handle = ++next_waiter_;
+  waiters_[handle] = waiter{job_id, deadline, std::move(done)};
+  lock.unlock();
+  wake_.notify_all();  // a nearer deadline, perhaps
+  return handle;
+}
+
+bool core::cancel_await(std::uint64_t handle) {
+  std::lock_guard lock(mu_);
+  return waiters_.erase(handle) > 0;
+}
+
+pb::AwaitProofResponse core::await(const std::string& job_id, std::chrono::milliseconds timeout) {
+  auto answer = std::make_shared<std::promise<pb::AwaitProofResponse>>();
+  auto got = answer->get_future();
+  auto deadline = timeout.count() == 0 ? std::chrono::steady_clock::time_point::max()
+                                       : std::chrono::steady_clock::now() + timeout;
+  await_async(job_id, deadline, [answer](pb::AwaitProofResponse r) { answer->set_value(std::move(r)); });
+  return got.get();
 }
 
 pb::CancelProofResponse core::cancel(const std::string& job_id) {
@@ -721,33 +897,30 @@ pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
                " allocation(s) fail");
     return r;
   }
-  throw request_error(StatusCode::UNIMPLEMENTED, "action: '" + req.action() + "' is not supported (kill, fail-alloc)");
+  if (req.action() == "journal-fail") {
+    if (req.count() == 0) throw request_error(StatusCode::INVALID_ARGUMENT, "count: must be at least 1");
+    journal_->fail_next_writes(req.count());
+    spdlog::warn("chaos: the next {} journal write(s) fail", req.count());
+    r.set_done("journal: the next " + std::to_string(req.count()) + " write(s) fail");
+    return r;
+  }
+  throw request_error(StatusCode::UNIMPLEMENTED,
+                      "action: '" + req.action() + "' is not supported (kill, fail-alloc, journal-fail)");
 }
 
 bool core::drain_and_stop(std::chrono::milliseconds grace) {
   draining_ = true;
-  done_cv_.notify_all();
-  auto deadline = std::chrono::steady_clock::now() + grace;
-  for (;;) {
-    bool busy = false;
-    {
-      std::lock_guard lock(mu_);
-      for (auto& [id, j] : jobs_)
-        if (!j->finished) busy = true;
-    }
-    if (!busy || std::chrono::steady_clock::now() >= deadline) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  // Watchers stop awaiting first (each await slice is 500 ms): the engine's shutdown waits for every
-  // actor, including the ones a pending await holds.
-  stopped_ = true;
-  std::vector<std::thread> watchers;
+  wake_.notify_all();  // waiters are answered "daemon shutting down"
   {
-    std::lock_guard lock(mu_);
-    watchers.swap(watchers_);
+    auto deadline = std::chrono::steady_clock::now() + grace;
+    std::unique_lock lock(mu_);
+    done_cv_.wait_until(lock, deadline, [&] {
+      for (auto& [id, j] : jobs_)
+        if (!j->finished) return false;
+      return true;
+    });
   }
-  for (auto& t : watchers)
-    if (t.joinable()) t.join();
+  stopped_ = true;
   // The engine's shutdown waits for every actor; it is bounded here so that a stuck actor cannot
   // keep the process alive: the journal already holds whatever did not finish.
   bool engine_stopped = true;
@@ -762,17 +935,24 @@ bool core::drain_and_stop(std::chrono::milliseconds grace) {
     if (!engine_stopped) spdlog::warn("shutdown: the engine did not stop within 10 s; exiting without it");
   }
   std::size_t left = 0;
-  for (auto& [id, j] : jobs_)
-    if (!j->finished) ++left;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, j] : jobs_)
+      if (!j->finished) ++left;
+  }
   spdlog::info("shutdown: {} job(s) left in the journal for the next start", left);
   return engine_stopped;
 }
 
 void core::expire_results() {
   auto cutoff = unix_ms() - std::chrono::duration_cast<std::chrono::milliseconds>(cfg_.daemon.result_ttl).count();
-  for (auto& dir : journal_->expire(cutoff)) {
-    std::error_code ec;
-    if (!dir.empty()) fs::remove_all(dir, ec);
+  try {
+    for (auto& id : journal_->expire(cutoff)) {
+      std::error_code ec;
+      fs::remove_all(witness_dir(id), ec);
+    }
+  } catch (const std::exception& e) {
+    spdlog::warn("journal: expiring old results: {}", e.what());
   }
 }
 

@@ -7,10 +7,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -75,6 +78,15 @@ class core {
   bool drain_and_stop(std::chrono::milliseconds grace);
 
   pb::SubmitProofResponse submit(const pb::SubmitProofRequest& req);
+  // The job's answer, delivered once to `done`: when the job finishes, at `deadline` (status
+  // TIMEOUT), when the daemon drains (TIMEOUT, stage "daemon shutting down"), or at once when it has
+  // finished already. `done` runs on the completion thread or inline, and must not block. Returns
+  // a handle for cancel_await; request_error NOT_FOUND for an unknown job.
+  using await_fn = std::function<void(pb::AwaitProofResponse)>;
+  std::uint64_t await_async(const std::string& job_id, std::chrono::steady_clock::time_point deadline, await_fn done);
+  // The client went away: true when the waiter was still pending (then `done` is never called).
+  bool cancel_await(std::uint64_t handle);
+  // Blocking form of await_async (tests, tools).
   pb::AwaitProofResponse await(const std::string& job_id, std::chrono::milliseconds timeout);
   pb::CancelProofResponse cancel(const std::string& job_id);
   pb::GetStatusResponse status();
@@ -98,11 +110,32 @@ class core {
     pb::AwaitProofResponse result;
   };
 
+  // A job the engine answered (or lost: nullopt), queued for the completion thread.
+  struct finished_job {
+    std::shared_ptr<job> j;
+    std::optional<engine::job_result> result;
+    std::string why;
+  };
+  struct waiter {
+    std::string job_id;
+    std::chrono::steady_clock::time_point deadline;
+    await_fn done;
+  };
+
   std::string new_job_id();
+  // Opens the journal (a damaged one goes aside) and returns its unfinished rows.
+  std::vector<journal_job> open_journal();
+  // Where a job's witnesses are kept: derived from its id (never read back from the journal).
+  std::filesystem::path witness_dir(const std::string& job_id) const;
   std::shared_ptr<job> launch(const journal_job& row, std::vector<engine::witness_input> witnesses);
-  void watch(std::shared_ptr<job> j);
+  // The completion thread: the one thread that journals finished jobs, answers waiters (finished,
+  // timed out, draining) and expires old results every result_ttl / 4 (at most a minute apart).
+  void completion_loop();
+  void complete(finished_job f);
   pb::AwaitProofResponse encode_result(const job& j, const engine::job_result& r);
+  pb::AwaitProofResponse pending_answer(const std::string& job_id, std::uint32_t partitions) const;
   void expire_results();
+
 
   config::daemon_config cfg_;
   daemon_info info_;
@@ -111,11 +144,19 @@ class core {
   std::optional<engine::engine> engine_;
 
   std::mutex mu_;
-  std::condition_variable done_cv_;
+  std::condition_variable done_cv_;  // a job finished (drain waits on it)
+  std::condition_variable wake_;     // the completion thread has work: a finished job, a waiter, a stop
+  // Jobs running, and finished ones whose result the journal could not keep.
   std::map<std::string, std::shared_ptr<job>> jobs_;
-  std::vector<std::thread> watchers_;
+  std::vector<finished_job> finished_;
+  std::map<std::uint64_t, waiter> waiters_;
+  std::set<std::string> submitting_;  // request ids being submitted now
+  std::condition_variable submit_cv_;
+  std::uint64_t next_waiter_ = 0;
+  bool stop_completion_ = false;
+  std::thread completion_;
   std::atomic<bool> draining_{false};
-  std::atomic<bool> stopped_{false};  // the engine is shut down: watchers leave their jobs to the journal
+  std::atomic<bool> stopped_{false};  // the engine is shut down: jobs it drops stay in the journal
   std::uint64_t next_seq_ = 0;
   std::uint64_t completed_ = 0, failed_ = 0;
   mutable std::mutex refused_mu_;

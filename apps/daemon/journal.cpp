@@ -2,6 +2,8 @@
 
 #include <sqlite3.h>
 
+#include <cctype>
+#include <cstdio>
 #include <stdexcept>
 
 namespace cuzk::daemon {
@@ -12,8 +14,7 @@ namespace {
 class statement {
  public:
   statement(sqlite3* db, const char* sql, const std::string& where) : db_(db) {
-    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-      throw std::runtime_error(where + ": " + sqlite3_errmsg(db));
+    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK) fail(db, where);
   }
   ~statement() { sqlite3_finalize(st_); }
   statement& text(int i, const std::string& v) {
@@ -32,7 +33,13 @@ class statement {
     int rc = sqlite3_step(st_);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throw std::runtime_error(where + ": " + sqlite3_errmsg(db_));
+    fail(db_, where);
+  }
+  [[noreturn]] static void fail(sqlite3* db, const std::string& where) {
+    int code = sqlite3_errcode(db) & 0xff;
+    std::string msg = where + ": " + sqlite3_errmsg(db);
+    if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) throw journal_damaged(msg);
+    throw std::runtime_error(msg);
   }
   std::string col_text(int i) {
     auto* p = reinterpret_cast<const char*>(sqlite3_column_blob(st_, i));
@@ -48,31 +55,89 @@ class statement {
 constexpr const char* kColumns =
     "id, request_id, circuit, priority, partitions, state, submitted_ms, finished_ms, error, result, witness_dir";
 
+}  // namespace
+
+bool valid_circuit_name(const std::string& n) {
+  if (n.empty() || n.size() > 128 || n[0] == '.') return false;
+  for (char c : n)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  return true;
+}
+
+namespace {
+
+// Every field is checked against what the daemon writes; the first mismatch is the row's problem.
 journal_job read_row(statement& s) {
   journal_job j;
   j.id = s.col_text(0);
   j.request_id = s.col_text(1);
   j.circuit = s.col_text(2);
-  j.priority = int(s.col_int(3));
-  j.partitions = std::uint32_t(s.col_int(4));
+  const std::int64_t priority = s.col_int(3), partitions = s.col_int(4);
   j.state = s.col_text(5);
   j.submitted_ms = s.col_int(6);
   j.finished_ms = s.col_int(7);
   j.error = s.col_text(8);
   j.result = s.col_text(9);
   j.witness_dir = s.col_text(10);
+  auto bad = [&](const std::string& why) {
+    if (j.problem.empty()) j.problem = why;
+  };
+  if (!valid_job_id(j.id)) bad("id is not a job id");
+  if (j.request_id.size() > 256) bad("request_id is longer than 256 bytes");
+  if (!valid_circuit_name(j.circuit)) bad("circuit is not a circuit name");
+  if (priority < 0 || priority > 4) bad("priority " + std::to_string(priority) + " is not a priority (0-4)");
+  if (partitions < 1 || partitions > (std::int64_t{1} << 20))
+    bad("partitions " + std::to_string(partitions) + " is out of range");
+  if (j.submitted_ms < 0 || j.finished_ms < 0) bad("a negative time");
+  j.priority = int(priority);
+  j.partitions = j.problem.empty() ? std::uint32_t(partitions) : 0;
   return j;
 }
 
 }  // namespace
 
+bool valid_job_id(const std::string& id) {
+  if (id.empty() || id.size() > 64 || id.front() == '-') return false;
+  for (char c : id)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-')) return false;
+  return true;
+}
+
+std::string journal::move_aside(const std::string& path, std::int64_t now_ms) {
+  std::string to = path + ".damaged-" + std::to_string(now_ms);
+  if (std::rename(path.c_str(), to.c_str()) != 0) throw std::runtime_error(path + ": cannot move the damaged journal aside");
+  for (const char* ext : {"-wal", "-shm"}) std::rename((path + ext).c_str(), (to + ext).c_str());
+  return to;
+}
+
 journal::journal(const std::string& path) : path_(path) {
-  if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
+  int rc = sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, nullptr);
+  if (rc != SQLITE_OK) {
     std::string msg = db_ ? sqlite3_errmsg(db_) : "out of memory";
     sqlite3_close(db_);
+    db_ = nullptr;
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB)
+      throw journal_damaged(path + ": the job journal is damaged: " + msg);
     throw std::runtime_error(path + ": cannot open the job journal: " + msg);
   }
   sqlite3_busy_timeout(db_, 5000);
+  try {
+    open_schema();
+  } catch (...) {
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
+}
+
+void journal::open_schema() {
+  {
+    // Every page is read once at open (the journal is small: results expire), so that damage is
+    // found here, where the file can still go aside, and not by a write in the middle of a job.
+    statement check(db_, "PRAGMA quick_check", path_);
+    if (check.step(path_) && check.col_text(0) != "ok")
+      throw journal_damaged(path_ + ": the job journal is damaged: " + check.col_text(0));
+  }
   exec("PRAGMA journal_mode=WAL");
   exec("PRAGMA synchronous=NORMAL");
   exec(
@@ -85,19 +150,34 @@ journal::journal(const std::string& path) : path_(path) {
   exec("CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state)");
 }
 
-journal::~journal() { sqlite3_close(db_); }
+journal::~journal() {
+  if (db_) sqlite3_close(db_);
+}
 
 void journal::exec(const char* sql) {
   char* err = nullptr;
-  if (sqlite3_exec(db_, sql, nullptr, nullptr, &err) != SQLITE_OK) {
-    std::string msg = err ? err : "unknown error";
+  if (int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err); rc != SQLITE_OK) {
+    std::string msg = path_ + ": " + (err ? err : "unknown error");
     sqlite3_free(err);
-    throw std::runtime_error(path_ + ": " + msg);
+    if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB) throw journal_damaged(msg);
+    throw std::runtime_error(msg);
   }
+}
+
+void journal::fail_next_writes(unsigned n) {
+  std::lock_guard lock(mu_);
+  fail_writes_ = n;
+}
+
+void journal::injected_fault(const char* what) {
+  if (fail_writes_ == 0) return;
+  --fail_writes_;
+  throw std::runtime_error(path_ + ": " + what + ": database or disk is full (injected by chaos)");
 }
 
 void journal::insert(const journal_job& j) {
   std::lock_guard lock(mu_);
+  injected_fault("insert");
   statement s(db_,
               "INSERT INTO jobs (id, request_id, circuit, priority, partitions, state, submitted_ms, witness_dir)"
               " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
@@ -126,6 +206,7 @@ std::optional<std::string> journal::find_by_request_id(const std::string& reques
 void journal::finish(const std::string& id, const std::string& state, const std::string& result,
                      const std::string& error, std::int64_t finished_ms) {
   std::lock_guard lock(mu_);
+  injected_fault("finish");
   statement s(db_,
               "UPDATE jobs SET state = ?, result = ?, error = ?, finished_ms = ? WHERE id = ? AND state = 'accepted'",
               path_);
@@ -143,18 +224,29 @@ std::vector<journal_job> journal::unfinished() {
   return out;
 }
 
+void journal::quarantine(const std::string& id, const std::string& why, std::int64_t now_ms) {
+  std::lock_guard lock(mu_);
+  injected_fault("quarantine");
+  statement s(db_, "UPDATE jobs SET state = 'quarantined', error = ?, finished_ms = ? WHERE id = ? AND state = 'accepted'",
+              path_);
+  s.text(1, "quarantined: " + why).integer(2, now_ms).text(3, id);
+  s.step(path_);
+}
+
 std::vector<std::string> journal::expire(std::int64_t finished_before_ms) {
   std::lock_guard lock(mu_);
-  std::vector<std::string> dirs;
+  injected_fault("expire");
+  std::vector<std::string> ids;
   {
-    statement s(db_, "SELECT witness_dir FROM jobs WHERE state != 'accepted' AND finished_ms < ?", path_);
+    statement s(db_, "SELECT id FROM jobs WHERE state != 'accepted' AND finished_ms < ?", path_);
     s.integer(1, finished_before_ms);
-    while (s.step(path_)) dirs.push_back(s.col_text(0));
+    while (s.step(path_))
+      if (auto id = s.col_text(0); valid_job_id(id)) ids.push_back(id);
   }
   statement d(db_, "DELETE FROM jobs WHERE state != 'accepted' AND finished_ms < ?", path_);
   d.integer(1, finished_before_ms);
   d.step(path_);
-  return dirs;
+  return ids;
 }
 
 }  // namespace cuzk::daemon

@@ -2,28 +2,67 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <chrono>
+#include <mutex>
 
 #include "zk/error.hpp"
 
 namespace cuzk::daemon {
 
 namespace {
-// A client that waits forever should still notice a daemon that went away: long awaits are served
-// in slices of this length, re-checking the call's own deadline and cancellation in between.
-constexpr auto kAwaitSlice = std::chrono::milliseconds(1000);
 
-std::chrono::milliseconds await_budget(grpc::ServerContext* ctx, std::uint64_t timeout_ms) {
-  auto budget = timeout_ms == 0 ? std::chrono::milliseconds::max() : std::chrono::milliseconds(timeout_ms);
-  auto deadline = ctx->deadline();
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::system_clock::now());
-  if (deadline != std::chrono::system_clock::time_point::max() && left < budget) budget = left;
-  return budget;
+// The call's deadline: the request's timeout_ms (0: none) or the client's own deadline, whichever
+// comes first.
+std::chrono::steady_clock::time_point await_deadline(grpc::CallbackServerContext* ctx, std::uint64_t timeout_ms) {
+  auto now = std::chrono::steady_clock::now();
+  auto until = std::chrono::steady_clock::time_point::max();
+  if (timeout_ms != 0) until = now + std::chrono::milliseconds(timeout_ms);
+  auto client = ctx->deadline();
+  if (client != std::chrono::system_clock::time_point::max()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(client - std::chrono::system_clock::now());
+    until = std::min(until, now + std::max(left, std::chrono::milliseconds(0)));
+  }
+  return until;
 }
+
+// One await in flight: answered once, by the core (result, timeout, drain) or by the client's
+// cancellation, whichever comes first; deletes itself when gRPC is done with it.
+class await_reactor final : public grpc::ServerUnaryReactor {
+ public:
+  await_reactor(core& c, pb::AwaitProofResponse* resp) : core_(c), resp_(resp) {}
+  // Held while the waiter is registered: an answer from the completion thread waits until the
+  // reactor knows its handle (an inline answer, on this thread, goes through: the lock is recursive).
+  std::unique_lock<std::recursive_mutex> hold() { return std::unique_lock(mu_); }
+  void answer(pb::AwaitProofResponse r) {
+    std::lock_guard lock(mu_);
+    *resp_ = std::move(r);
+    Finish(grpc::Status::OK);
+  }
+  void fail(const grpc::Status& st) { Finish(st); }
+  void waiting(std::uint64_t handle) {  // called with hold()
+    handle_ = handle;
+    if (cancelled_ && core_.cancel_await(handle_)) Finish(grpc::Status::CANCELLED);
+  }
+  void OnCancel() override {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    if (handle_ != 0 && core_.cancel_await(handle_)) Finish(grpc::Status::CANCELLED);
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  core& core_;
+  pb::AwaitProofResponse* resp_;
+  std::recursive_mutex mu_;
+  std::uint64_t handle_ = 0;
+  bool cancelled_ = false;
+};
+
 }  // namespace
 
 template <class F>
-grpc::Status proving_service::guarded(grpc::ServerContext* ctx, const char* method, F&& body) {
+grpc::Status proving_service::guarded(grpc::ServerContextBase* ctx, const char* method, F&& body) {
   if (!token_.empty()) {
     auto md = ctx->client_metadata();
     auto it = md.find("authorization");
@@ -45,60 +84,78 @@ grpc::Status proving_service::guarded(grpc::ServerContext* ctx, const char* meth
   }
 }
 
-grpc::Status proving_service::SubmitProof(grpc::ServerContext* ctx, const pb::SubmitProofRequest* req,
-                                          pb::SubmitProofResponse* resp) {
-  return guarded(ctx, "SubmitProof", [&] { *resp = core_.submit(*req); });
+template <class F>
+proving_service::reactor* proving_service::answer_now(context* ctx, const char* method, F&& body) {
+  auto* r = ctx->DefaultReactor();
+  r->Finish(guarded(ctx, method, std::forward<F>(body)));
+  return r;
 }
 
-grpc::Status proving_service::AwaitProof(grpc::ServerContext* ctx, const pb::AwaitProofRequest* req,
-                                         pb::AwaitProofResponse* resp) {
-  return guarded(ctx, "AwaitProof", [&] {
-    auto budget = await_budget(ctx, req->timeout_ms());
-    auto until = std::chrono::steady_clock::now() + std::min(budget, std::chrono::milliseconds(std::chrono::hours(24 * 365)));
-    for (;;) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(until - std::chrono::steady_clock::now());
-      *resp = core_.await(req->job_id(), std::max(std::chrono::milliseconds(0), std::min(left, kAwaitSlice)));
-      if (resp->status() != pb::AwaitProofResponse::TIMEOUT || ctx->IsCancelled() ||
-          std::chrono::steady_clock::now() >= until || resp->stage() == "daemon shutting down")
-        return;
-    }
+proving_service::reactor* proving_service::SubmitProof(context* ctx, const pb::SubmitProofRequest* req,
+                                                       pb::SubmitProofResponse* resp) {
+  return answer_now(ctx, "SubmitProof", [&] { *resp = core_.submit(*req); });
+}
+
+grpc::ServerUnaryReactor* proving_service::start_await(grpc::CallbackServerContext* ctx, const char* method,
+                                                       const std::string& job_id, std::uint64_t timeout_ms,
+                                                       pb::AwaitProofResponse* resp) {
+  auto* reactor = new await_reactor(core_, resp);
+  auto held = reactor->hold();
+  std::uint64_t handle = 0;
+  auto st = guarded(ctx, method, [&] {
+    handle = core_.await_async(job_id, await_deadline(ctx, timeout_ms),
+                               [reactor](pb::AwaitProofResponse r) { reactor->answer(std::move(r)); });
   });
+  if (!st.ok()) reactor->fail(st);
+  else if (handle != 0) reactor->waiting(handle);
+  held.unlock();
+  return reactor;
 }
 
-grpc::Status proving_service::Prove(grpc::ServerContext* ctx, const pb::ProveRequest* req, pb::AwaitProofResponse* resp) {
+grpc::ServerUnaryReactor* proving_service::AwaitProof(grpc::CallbackServerContext* ctx, const pb::AwaitProofRequest* req,
+                                                      pb::AwaitProofResponse* resp) {
+  return start_await(ctx, "AwaitProof", req->job_id(), req->timeout_ms(), resp);
+}
+
+grpc::ServerUnaryReactor* proving_service::Prove(grpc::CallbackServerContext* ctx, const pb::ProveRequest* req,
+                                                 pb::AwaitProofResponse* resp) {
   pb::SubmitProofResponse submitted;
   auto st = guarded(ctx, "Prove", [&] { submitted = core_.submit(req->submit()); });
-  if (!st.ok()) return st;
-  pb::AwaitProofRequest a;
-  a.set_job_id(submitted.job_id());
-  a.set_timeout_ms(req->timeout_ms());
-  return AwaitProof(ctx, &a, resp);
+  if (!st.ok()) {
+    auto* reactor = ctx->DefaultReactor();
+    reactor->Finish(st);
+    return reactor;
+  }
+  return start_await(ctx, "Prove", submitted.job_id(), req->timeout_ms(), resp);
 }
 
-grpc::Status proving_service::CancelProof(grpc::ServerContext* ctx, const pb::CancelProofRequest* req,
-                                          pb::CancelProofResponse* resp) {
-  return guarded(ctx, "CancelProof", [&] { *resp = core_.cancel(req->job_id()); });
+proving_service::reactor* proving_service::CancelProof(context* ctx, const pb::CancelProofRequest* req,
+                                                       pb::CancelProofResponse* resp) {
+  return answer_now(ctx, "CancelProof", [&] { *resp = core_.cancel(req->job_id()); });
 }
 
-grpc::Status proving_service::GetStatus(grpc::ServerContext* ctx, const pb::GetStatusRequest*, pb::GetStatusResponse* resp) {
-  return guarded(ctx, "GetStatus", [&] { *resp = core_.status(); });
+proving_service::reactor* proving_service::GetStatus(context* ctx, const pb::GetStatusRequest*,
+                                                     pb::GetStatusResponse* resp) {
+  return answer_now(ctx, "GetStatus", [&] { *resp = core_.status(); });
 }
 
-grpc::Status proving_service::GetMetrics(grpc::ServerContext* ctx, const pb::GetMetricsRequest*, pb::GetMetricsResponse* resp) {
-  return guarded(ctx, "GetMetrics", [&] { resp->set_prometheus_text(core_.prometheus_metrics()); });
+proving_service::reactor* proving_service::GetMetrics(context* ctx, const pb::GetMetricsRequest*,
+                                                      pb::GetMetricsResponse* resp) {
+  return answer_now(ctx, "GetMetrics", [&] { resp->set_prometheus_text(core_.prometheus_metrics()); });
 }
 
-grpc::Status proving_service::PreloadKey(grpc::ServerContext* ctx, const pb::PreloadKeyRequest* req,
-                                         pb::PreloadKeyResponse* resp) {
-  return guarded(ctx, "PreloadKey", [&] { *resp = core_.preload(req->circuit()); });
+proving_service::reactor* proving_service::PreloadKey(context* ctx, const pb::PreloadKeyRequest* req,
+                                                      pb::PreloadKeyResponse* resp) {
+  return answer_now(ctx, "PreloadKey", [&] { *resp = core_.preload(req->circuit()); });
 }
 
-grpc::Status proving_service::EvictKey(grpc::ServerContext* ctx, const pb::EvictKeyRequest* req, pb::EvictKeyResponse* resp) {
-  return guarded(ctx, "EvictKey", [&] { *resp = core_.evict(req->circuit()); });
+proving_service::reactor* proving_service::EvictKey(context* ctx, const pb::EvictKeyRequest* req,
+                                                    pb::EvictKeyResponse* resp) {
+  return answer_now(ctx, "EvictKey", [&] { *resp = core_.evict(req->circuit()); });
 }
 
-grpc::Status proving_service::Chaos(grpc::ServerContext* ctx, const pb::ChaosRequest* req, pb::ChaosResponse* resp) {
-  return guarded(ctx, "Chaos", [&] { *resp = core_.chaos(*req); });
+proving_service::reactor* proving_service::Chaos(context* ctx, const pb::ChaosRequest* req, pb::ChaosResponse* resp) {
+  return answer_now(ctx, "Chaos", [&] { *resp = core_.chaos(*req); });
 }
 
 }  // namespace cuzk::daemon

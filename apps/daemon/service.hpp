@@ -9,23 +9,36 @@
 
 namespace cuzk::daemon {
 
-class proving_service final : public pb::ProvingEngine::Service {
+// Every method is a callback method (gRPC's CallbackService): no thread is held per waiting
+// client, and there is no synchronous thread pool whose idle threads exit (gRPC 1.51's sync server
+// created and dropped a thread for bursts of calls, leaving its 8 MiB stack mapped until shutdown).
+// AwaitProof and Prove answer through a reactor when the job finishes, its deadline passes, the
+// daemon drains, or the client cancels (OnCancel withdraws the waiter). The others answer at once.
+class proving_service final : public pb::ProvingEngine::CallbackService {
  public:
   proving_service(core& c, std::string token) : core_(c), token_(std::move(token)) {}
 
-  grpc::Status SubmitProof(grpc::ServerContext*, const pb::SubmitProofRequest*, pb::SubmitProofResponse*) override;
-  grpc::Status AwaitProof(grpc::ServerContext*, const pb::AwaitProofRequest*, pb::AwaitProofResponse*) override;
-  grpc::Status Prove(grpc::ServerContext*, const pb::ProveRequest*, pb::AwaitProofResponse*) override;
-  grpc::Status CancelProof(grpc::ServerContext*, const pb::CancelProofRequest*, pb::CancelProofResponse*) override;
-  grpc::Status GetStatus(grpc::ServerContext*, const pb::GetStatusRequest*, pb::GetStatusResponse*) override;
-  grpc::Status GetMetrics(grpc::ServerContext*, const pb::GetMetricsRequest*, pb::GetMetricsResponse*) override;
-  grpc::Status PreloadKey(grpc::ServerContext*, const pb::PreloadKeyRequest*, pb::PreloadKeyResponse*) override;
-  grpc::Status EvictKey(grpc::ServerContext*, const pb::EvictKeyRequest*, pb::EvictKeyResponse*) override;
-  grpc::Status Chaos(grpc::ServerContext*, const pb::ChaosRequest*, pb::ChaosResponse*) override;
+  using reactor = grpc::ServerUnaryReactor;
+  using context = grpc::CallbackServerContext;
+  reactor* SubmitProof(context*, const pb::SubmitProofRequest*, pb::SubmitProofResponse*) override;
+  reactor* AwaitProof(context*, const pb::AwaitProofRequest*, pb::AwaitProofResponse*) override;
+  reactor* Prove(context*, const pb::ProveRequest*, pb::AwaitProofResponse*) override;
+  reactor* CancelProof(context*, const pb::CancelProofRequest*, pb::CancelProofResponse*) override;
+  reactor* GetStatus(context*, const pb::GetStatusRequest*, pb::GetStatusResponse*) override;
+  reactor* GetMetrics(context*, const pb::GetMetricsRequest*, pb::GetMetricsResponse*) override;
+  reactor* PreloadKey(context*, const pb::PreloadKeyRequest*, pb::PreloadKeyResponse*) override;
+  reactor* EvictKey(context*, const pb::EvictKeyRequest*, pb::EvictKeyResponse*) override;
+  reactor* Chaos(context*, const pb::ChaosRequest*, pb::ChaosResponse*) override;
 
  private:
   template <class F>
-  grpc::Status guarded(grpc::ServerContext* ctx, const char* method, F&& body);
+  grpc::Status guarded(grpc::ServerContextBase* ctx, const char* method, F&& body);
+  // A method answered at once: runs `body` guarded and finishes the default reactor.
+  template <class F>
+  reactor* answer_now(context* ctx, const char* method, F&& body);
+  // Registers the await and returns the reactor that answers it.
+  grpc::ServerUnaryReactor* start_await(grpc::CallbackServerContext* ctx, const char* method, const std::string& job_id,
+                                        std::uint64_t timeout_ms, pb::AwaitProofResponse* resp);
 
   core& core_;
   std::string token_;

@@ -2,6 +2,7 @@
 // the cold-key scenario that killed the Rust engine, priorities, cancellation, idempotency, limits.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <future>
 #include <thread>
 
@@ -310,4 +311,39 @@ TEST_CASE("an engine used from several threads stops promptly from yet another t
     std::_Exit(1);  // the stuck thread would hang the test binary's exit too
   }
   REQUIRE_THROWS_WITH(e->status(), Catch::Contains("shutting_down"));
+}
+
+TEST_CASE("on_finished delivers each result once without a waiting thread; forget drops the record", "[engine]") {
+  std::mt19937_64 rng(7);
+  test::direct_prover direct;
+  auto e = engine::engine::start(small_config());
+  constexpr int kJobs = 20;
+  std::vector<std::promise<engine::job_result>> results(kJobs);
+  std::atomic<int> calls{0};
+  std::vector<engine::job_id> ids;
+  for (int i = 0; i < kJobs; ++i) {
+    ids.push_back(e.submit(sample_request(rng, 1)));
+    e.on_finished(ids.back(), [&, i](std::optional<engine::job_result> r, const std::string& why) {
+      ++calls;
+      if (r) results[i].set_value(std::move(*r));
+      else results[i].set_exception(std::make_exception_ptr(std::runtime_error(why)));
+    });
+  }
+  for (int i = 0; i < kJobs; ++i) {
+    auto f = results[i].get_future();
+    REQUIRE(f.wait_for(60s) == std::future_status::ready);
+    auto r = f.get();
+    REQUIRE(r.state == engine::job_state::succeeded);
+    require_verifies(direct.key, r, 1);
+  }
+  REQUIRE(calls == kJobs);
+  // A job already finished is answered at once; after forget the engine no longer knows it.
+  std::promise<bool> again;
+  e.on_finished(ids[0], [&](std::optional<engine::job_result> r, const std::string&) { again.set_value(bool(r)); });
+  REQUIRE(again.get_future().get());
+  e.forget(ids[0]);
+  REQUIRE(e.status().jobs.size() == std::size_t(kJobs - 1) + 0);
+  std::promise<std::string> gone;
+  e.on_finished(ids[0], [&](std::optional<engine::job_result> r, const std::string& why) { gone.set_value(r ? "" : why); });
+  REQUIRE(gone.get_future().get().find("unknown") != std::string::npos);
 }
