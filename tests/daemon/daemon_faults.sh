@@ -10,6 +10,12 @@ W="$SAMPLE/sample.wtns"
 
 threads_of() { awk '/^Threads:/ {print $2}' "/proc/$1/status"; }
 maps_of() { wc -l <"/proc/$1/maps"; }
+expect_rc() {  # expect_rc RC "message fragment" client-args...
+  local want_rc=$1 want=$2 out rc=0
+  shift 2
+  out=$("$CUZK" "$@" 2>&1) || rc=$?
+  [[ $rc == "$want_rc" && $out == *"$want"* ]] || { echo "rc=$rc output: $out"; return 1; }
+}
 
 write_config "$T/d.toml" "$ADDR" "" "[chaos]" "enabled = true"
 start_daemon "$T/d.toml"
@@ -97,12 +103,6 @@ check "a configuration from /dev/zero is refused" bash -c \
 rm -f "$T/fifo" "$T/huge.json"
 
 # ---- journal write errors refuse new work; the daemon serves on (item 1) ----
-expect_rc() {  # expect_rc RC "message fragment" client-args...
-  local want_rc=$1 want=$2 out rc=0
-  shift 2
-  out=$("$CUZK" "$@" 2>&1) || rc=$?
-  [[ $rc == "$want_rc" && $out == *"$want"* ]] || { echo "rc=$rc output: $out"; return 1; }
-}
 "$CUZK" chaos journal-fail --addr "$ADDR" 1 >/dev/null
 check "a submit the journal cannot record is refused as unavailable, naming the reason" \
   expect_rc 5 "disk is full" submit --addr "$ADDR" --circuit sample --witness "$W"
