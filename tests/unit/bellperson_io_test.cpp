@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "curve_test_points.hpp"
 #include "zk/bls12_381/compressed.hpp"
 #include "zk/bls12_381/subgroup.hpp"
 #include "zk/error.hpp"
@@ -22,18 +23,11 @@ using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
 using namespace cuzk::zk::groth16;
 
-namespace {
+using test::g1_mul;
+using test::g2_mul;
+using test::random_nonzero_fr;
 
-fr rand_fr(std::mt19937_64& g) {
-  bigint<4> b{};
-  do {
-    for (auto& l : b.limb) l = g();
-    b.limb[3] &= (std::uint64_t{1} << 63) - 1;
-  } while (!fr::is_canonical(b) || b.is_zero());
-  return fr::from_canonical(b);
-}
-g1_affine g1m(const fr& k) { return g1_jacobian(g1_curve::generator()).mul(k.to_canonical()).to_affine(); }
-g2_affine g2m(const fr& k) { return g2_jacobian(g2_curve::generator()).mul(k.to_canonical()).to_affine(); }
+namespace {
 
 // A vk with known trapdoor and n_inputs public inputs; proofs for any inputs can be built from it.
 struct trapdoor_key {
@@ -41,19 +35,19 @@ struct trapdoor_key {
   std::vector<fr> ic;
   verifying_key vk;
   trapdoor_key(std::mt19937_64& g, std::size_t n_inputs) {
-    alpha = rand_fr(g), beta = rand_fr(g), gamma = rand_fr(g), delta = rand_fr(g);
-    for (std::size_t i = 0; i <= n_inputs; ++i) ic.push_back(rand_fr(g));
-    vk.alpha1 = g1m(alpha), vk.beta1 = g1m(beta), vk.delta1 = g1m(delta);
-    vk.beta2 = g2m(beta), vk.gamma2 = g2m(gamma), vk.delta2 = g2m(delta);
-    for (const auto& x : ic) vk.ic.push_back(g1m(x));
+    alpha = random_nonzero_fr(g), beta = random_nonzero_fr(g), gamma = random_nonzero_fr(g), delta = random_nonzero_fr(g);
+    for (std::size_t i = 0; i <= n_inputs; ++i) ic.push_back(random_nonzero_fr(g));
+    vk.alpha1 = g1_mul(alpha), vk.beta1 = g1_mul(beta), vk.delta1 = g1_mul(delta);
+    vk.beta2 = g2_mul(beta), vk.gamma2 = g2_mul(gamma), vk.delta2 = g2_mul(delta);
+    for (const auto& x : ic) vk.ic.push_back(g1_mul(x));
   }
   // A valid proof for `inputs`: c = (a b - alpha beta - x gamma) / delta.
   proof prove(std::mt19937_64& g, const std::vector<bigint<4>>& inputs) const {
     fr x = ic[0];
     for (std::size_t i = 0; i < inputs.size(); ++i) x += fr::from_canonical(inputs[i]) * ic[i + 1];
-    fr a = rand_fr(g), b = rand_fr(g);
+    fr a = random_nonzero_fr(g), b = random_nonzero_fr(g);
     fr c = (a * b - alpha * beta - x * gamma) * delta.inverse();
-    return {g1m(a), g2m(b), g1m(c)};
+    return {g1_mul(a), g2_mul(b), g1_mul(c)};
   }
 };
 
@@ -81,8 +75,8 @@ std::string error_of(const std::function<void()>& fn) {
 TEST_CASE("uncompressed points round trip and reject malformed encodings", "[bellperson][io]") {
   std::mt19937_64 g(5);
   for (int i = 0; i < 8; ++i) {
-    g1_affine p = g1m(rand_fr(g));
-    g2_affine q = g2m(rand_fr(g));
+    g1_affine p = g1_mul(random_nonzero_fr(g));
+    g2_affine q = g2_mul(random_nonzero_fr(g));
     std::array<std::uint8_t, 96> b1{};
     std::array<std::uint8_t, 192> b2{};
     write_uncompressed(p, b1.data());
@@ -217,7 +211,7 @@ TEST_CASE("verify_batch accepts valid partitions and names the bad ones", "[grot
   std::vector<proof> proofs;
   for (int i = 0; i < 10; ++i) {
     std::vector<bigint<4>> in;
-    for (int j = 0; j < 5; ++j) in.push_back(rand_fr(g).to_canonical());
+    for (int j = 0; j < 5; ++j) in.push_back(random_nonzero_fr(g).to_canonical());
     proofs.push_back(k.prove(g, in));
     inputs.push_back(std::move(in));
   }

@@ -8,6 +8,7 @@
 #include <random>
 #include <vector>
 
+#include "curve_test_points.hpp"
 #include "zk/bls12_381/subgroup.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/compressed_proof.hpp"
@@ -18,18 +19,11 @@ using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
 using namespace cuzk::zk::groth16;
 
-namespace {
+using test::g1_mul;
+using test::g2_mul;
+using test::random_nonzero_fr;
 
-fr random_fr(std::mt19937_64& g) {
-  bigint<4> b{};
-  do {
-    for (auto& l : b.limb) l = g();
-    b.limb[3] &= (std::uint64_t{1} << 63) - 1;
-  } while (!fr::is_canonical(b) || b.is_zero());
-  return fr::from_canonical(b);
-}
-g1_affine g1_mul(const fr& k) { return g1_jacobian(g1_curve::generator()).mul(k.to_canonical()).to_affine(); }
-g2_affine g2_mul(const fr& k) { return g2_jacobian(g2_curve::generator()).mul(k.to_canonical()).to_affine(); }
+namespace {
 
 // A point on the G1 curve outside the prime-order subgroup.
 g1_affine g1_off_subgroup() {
@@ -50,8 +44,8 @@ struct fixture {
   bigint<4> input;
   explicit fixture(std::uint64_t seed) {
     std::mt19937_64 g(seed);
-    fr alpha = random_fr(g), beta = random_fr(g), gamma = random_fr(g), delta = random_fr(g);
-    fr ic0 = random_fr(g), ic1 = random_fr(g), s = random_fr(g), a = random_fr(g), b = random_fr(g);
+    fr alpha = random_nonzero_fr(g), beta = random_nonzero_fr(g), gamma = random_nonzero_fr(g), delta = random_nonzero_fr(g);
+    fr ic0 = random_nonzero_fr(g), ic1 = random_nonzero_fr(g), s = random_nonzero_fr(g), a = random_nonzero_fr(g), b = random_nonzero_fr(g);
     vk.alpha1 = g1_mul(alpha);
     vk.beta1 = g1_mul(beta);
     vk.delta1 = g1_mul(delta);
