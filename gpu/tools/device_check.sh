@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The maintained device check (one device-tool call): the [device] tests, the G1/G2 MSM and the
-# 2^24 proof benchmarks of docs/benchmarks.md's last H200 rows ("Runs 6-9", device_call9.sh), with
+# 2^24 proof benchmarks of docs/benchmarks.md's last H200 rows ("Runs 6-9"), with
 # logs under $OUT/logs.tar and a short table last. Compare the figures with those rows.
 #   here:  scripts/build.sh build cuzk cuzk_gpu_tests chain_circuit
 #          /work/shared/tools/device-bundle -o /tmp/devb build/bin/{cuzk,cuzk_gpu_tests,chain_circuit}
