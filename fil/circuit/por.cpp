@@ -1,12 +1,16 @@
 #include "fil/circuit/por.hpp"
 
 #include <bit>
+#include <type_traits>
+#include <variant>
 #include <stdexcept>
 #include <string>
 
 #include "fil/circuit/insertion.hpp"
 #include "fil/circuit/poseidon.hpp"
+#include "fil/circuit/sha256.hpp"
 #include "zk/cs/gadgets/multipack.hpp"
+#include "zk/error.hpp"
 
 namespace cuzk::fil::circuit {
 
@@ -24,11 +28,17 @@ std::vector<path_level> blank_path(const tree_arities& shape, std::uint64_t leav
 
 void por(constraint_system& cs, const tree_arities& shape, const fr& leaf, const std::vector<path_level>& path,
          const allocated_num& root) {
-  allocated_num cur;
+  allocated_num value;
   {
     constraint_system::scope s(cs, "value");
-    cur = allocated_num::alloc(cs, leaf);
+    value = allocated_num::alloc(cs, leaf);
   }
+  por(cs, shape, tree_hash::poseidon, value, path, root);
+}
+
+void por(constraint_system& cs, const tree_arities& shape, tree_hash hash, const allocated_num& leaf,
+         const std::vector<path_level>& path, const allocated_num& root, const std::string* check) {
+  allocated_num cur = leaf;
   std::vector<boolean> path_bits;
   // Levels are grouped as base, sub, top (the last one or two levels when the shape has them); the
   // numbering restarts in each group.
@@ -60,14 +70,73 @@ void por(constraint_system& cs, const tree_arities& shape, const fr& leaf, const
     }
     const auto inserted = insert(cs, cur, bits, siblings);
     constraint_system::scope h(cs, "computation of commitment hash");
-    cur = poseidon_hash(cs, inserted);
+    cur = hash == tree_hash::poseidon ? poseidon_hash(cs, inserted) : sha256_hash_multi_leaf(cs, inserted);
   }
   {
     constraint_system::scope s(cs, "path");
     pack_into_inputs(cs, path_bits);
   }
+  if (check && !(cur.value == root.value)) throw zk::input_error(*check + ": path does not reach the root");
   constraint_system::scope s(cs, "enforce root is correct");
   enforce_equal(cs, cur, root);
+}
+
+namespace {
+
+void append_levels(std::vector<path_level>& out, const merkle::inclusion_path& p, unsigned arity,
+                   const std::string& what) {
+  for (std::size_t l = 0; l < p.path.size(); ++l) {
+    const auto& e = p.path[l];
+    if (e.hashes.size() + 1 != arity || e.index >= arity)
+      throw zk::input_error(what + " level " + std::to_string(l) + ": " + std::to_string(e.hashes.size()) +
+                            " siblings, index " + std::to_string(e.index) + " for arity " + std::to_string(arity));
+    path_level lv{arity, e.index, {}};
+    for (const auto& h : e.hashes) lv.siblings.push_back(domain_to_fr(h, what + " sibling"));
+    out.push_back(std::move(lv));
+  }
+}
+
+}  // namespace
+
+std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tree_arities& shape,
+                                         std::uint64_t leaves, const std::string& what) {
+  const unsigned have = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
+  if (p.kind() != have)
+    throw zk::input_error(what + ": a Merkle proof of kind " + std::to_string(p.kind()) + " for a tree of " +
+                          std::to_string(have) + " upper levels");
+  std::vector<path_level> levels;
+  std::visit(
+      [&](const auto& q) {
+        using T = std::decay_t<decltype(q)>;
+        if constexpr (std::is_same_v<T, merkle::single_proof>) {
+          append_levels(levels, q.path, shape.base, what);
+        } else if constexpr (std::is_same_v<T, merkle::sub_tree_proof>) {
+          append_levels(levels, q.base_proof, shape.base, what + " base");
+          append_levels(levels, q.sub_proof, shape.sub, what + " sub");
+        } else {
+          append_levels(levels, q.base_proof, shape.base, what + " base");
+          append_levels(levels, q.sub_proof, shape.sub, what + " sub");
+          append_levels(levels, q.top_proof, shape.top, what + " top");
+        }
+      },
+      p.data);
+  const std::size_t want = blank_path(shape, leaves).size();
+  if (levels.size() != want)
+    throw zk::input_error(what + ": a path of " + std::to_string(levels.size()) + " levels, the tree has " +
+                          std::to_string(want));
+  // The sub and top parts hold one level each.
+  if (have > 0) {
+    std::size_t upper = 0;
+    std::visit(
+        [&](const auto& q) {
+          using T = std::decay_t<decltype(q)>;
+          if constexpr (std::is_same_v<T, merkle::sub_tree_proof>) upper = q.sub_proof.path.size();
+          else if constexpr (std::is_same_v<T, merkle::top_tree_proof>) upper = q.sub_proof.path.size() + q.top_proof.path.size();
+        },
+        p.data);
+    if (upper != have) throw zk::input_error(what + ": " + std::to_string(upper) + " upper levels, the tree has " + std::to_string(have));
+  }
+  return levels;
 }
 
 }  // namespace cuzk::fil::circuit

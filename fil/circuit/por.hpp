@@ -1,4 +1,5 @@
-// storage-proofs-core gadgets/por.rs (PoRCircuit) for Poseidon trees: a leaf's inclusion in a root,
+// storage-proofs-core gadgets/por.rs (PoRCircuit) for Poseidon trees and binary SHA-256 trees (comm_d;
+// its node hash is fil/circuit/sha256's hash_multi_leaf): a leaf's inclusion in a root,
 // through the base tree levels, then the sub-tree level and the top-tree level when the shape has
 // them. Per level (namespace "merkle tree hash i" under "base"/"sub"/"top"): the index bits (one
 // AllocatedBit each, least significant first), then the arity - 1 sibling values, the insertion
@@ -9,6 +10,9 @@
 #include <cstdint>
 #include <vector>
 
+#include <string>
+
+#include "fil/merkle/proof.hpp"
 #include "fil/types.hpp"
 #include "zk/cs/gadgets/num.hpp"
 
@@ -27,6 +31,22 @@ struct path_level {
 
 // The path of `leaves` leaves of a tree of these arities with no values (bellperson's blank circuit).
 std::vector<path_level> blank_path(const tree_arities& shape, std::uint64_t leaves);
+
+enum class tree_hash { poseidon, sha256 };
+
+// PoRCircuit::synthesize(value = Root::Var(leaf), path, root = Root::Var(root), private = true): the
+// leaf is a variable already (PoRep's enforce_inclusion), nothing is allocated for it.
+// With `check` set, a computed root that differs from `root` throws zk::input_error("<check>: path
+// does not reach the root") before anything is enforced (the witness would not satisfy the R1CS).
+void por(zk::cs::constraint_system& cs, const tree_arities& shape, tree_hash hash,
+         const zk::cs::gadgets::allocated_num& leaf, const std::vector<path_level>& path,
+         const zk::cs::gadgets::allocated_num& root, const std::string* check = nullptr);
+
+// A Merkle proof as path levels for a tree of `shape` over `leaves` leaves; throws zk::input_error
+// naming `what` when its kind (single/sub/top), a level's arity or index, the number of levels or a
+// sibling (not a field element) does not fit.
+std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tree_arities& shape,
+                                         std::uint64_t leaves, const std::string& what);
 
 // PoRCircuit::synthesize(value = Root::Val(leaf), path, root = Root::Var(root), private = true).
 void por(zk::cs::constraint_system& cs, const tree_arities& shape, const fr& leaf, const std::vector<path_level>& path,

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <optional>
 #include <string>
 
 #include <fstream>
@@ -14,6 +15,8 @@
 #include <nlohmann/json.hpp>
 
 #include "fil/circuit/fallback_post.hpp"
+#include "fil/circuit/stacked.hpp"
+#include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
 #include "fil/registered_proof.hpp"
 #include "r1cs_dump.hpp"
@@ -45,7 +48,46 @@ bool synthesize_registered(const std::string& shape, constraint_system& cs) {
   return false;
 }
 
+std::uint64_t size_of(const std::string& size) {
+  const std::pair<const char*, std::uint64_t> sizes[] = {{"2KiB", 2048},          {"8MiB", 8ull << 20},
+                                                         {"512MiB", 512ull << 20}, {"32GiB", 32ull << 30},
+                                                         {"64GiB", 64ull << 30}};
+  for (const auto& [n, b] : sizes)
+    if (size == n) return b;
+  return 0;
+}
+
+// porep-test-A[-B[-C]]: the oracle's crate test shape (8 x base-tree-count nodes, 2 layers, 1
+// challenge); porep:SIZE: the registered PoRep circuit of that sector size (V1_1, blank).
+bool synthesize_porep(const std::string& shape, constraint_system& cs) {
+  fil::circuit::porep_shape ps;
+  if (shape.starts_with("porep-test-")) {
+    fil::circuit::tree_arities t{};
+    const std::string rest = shape.substr(11);
+    if (rest == "2") t = {2, 0, 0};
+    else if (rest == "8") t = {8, 0, 0};
+    else if (rest == "8-4") t = {8, 4, 0};
+    else if (rest == "8-4-2") t = {8, 4, 2};
+    else return false;
+    ps = {8ull * (t.sub ? t.sub : 1) * (t.top ? t.top : 1), 2, 1, t};
+  } else if (shape.starts_with("porep:")) {
+    const std::uint64_t bytes = size_of(shape.substr(6));
+    const fil::seal_proof_info* info = nullptr;
+    for (const auto& p : fil::seal_proofs())
+      if (p.sector_size == bytes && p.version == fil::api_version::v1_1_0 &&
+          p.challenges == fil::porep_challenges::interactive)
+        info = &p;
+    if (!info) return false;
+    ps = fil::circuit::porep_shape_of(*info);
+  } else {
+    return false;
+  }
+  fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(ps));
+  return true;
+}
+
 bool synthesize(const std::string& shape, constraint_system& cs) {
+  if (shape.starts_with("porep")) return synthesize_porep(shape, cs);
   if (shape.find(':') != std::string::npos) return synthesize_registered(shape, cs);
   fil::circuit::tree_arities t;
   if (shape == "post-test-8") t = {8, 0, 0};
@@ -109,16 +151,48 @@ cuzk::test::r1cs_dump_reader::lc ours(const zk::cs::linear_combination& l) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--count") {
+    // Counts only (mode::count: nothing stored), for shapes too big to record here (porep:32GiB).
+    try {
+      constraint_system cs(zk::cs::mode::count);
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!synthesize(argv[2], cs)) {
+        std::cerr << "cuzk_r1cs_compare: unknown shape '" << argv[2] << "'\n";
+        return 2;
+      }
+      std::printf("%s: %llu inputs, %llu aux, %llu constraints (counted in %.1f s)\n", argv[2],
+                  (unsigned long long)cs.num_inputs(), (unsigned long long)cs.num_aux(),
+                  (unsigned long long)cs.num_constraints(),
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "cuzk_r1cs_compare: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (argc != 3) {
-    std::cerr << "usage: cuzk_r1cs_compare post-test-8|post-test-8-4|post-test-8-4-2|window-post:SIZE|winning-post:SIZE|DIR/post.json DUMP\n";
+    std::cerr << "usage: cuzk_r1cs_compare SHAPE DUMP | --count SHAPE\n"
+                 "  SHAPE: post-test-8|post-test-8-4|post-test-8-4-2|window-post:SIZE|winning-post:SIZE|DIR/post.json\n"
+                 "         porep-test-2|porep-test-8|porep-test-8-4|porep-test-8-4-2|porep:SIZE|DIR/c1.json[#PARTITION]\n";
     return 2;
   }
   try {
     const std::string shape = argv[1];
     // Synthesis time in each mode (printed for docs/benchmarks.md, never asserted).
+    // C1 files: PATH/c1.json or PATH/c1.json#K (partition K), read once.
+    std::optional<fil::c1_output> c1;
+    unsigned partition = 0;
+    std::string c1_path;
+    if (const auto hash = shape.rfind('#'); shape.find("c1") != std::string::npos &&
+                                             (shape.ends_with(".json") || hash != std::string::npos)) {
+      c1_path = shape.substr(0, hash);
+      if (hash != std::string::npos) partition = unsigned(std::stoul(shape.substr(hash + 1)));
+      c1 = fil::io::read_c1_file(c1_path);
+    }
     auto run = [&](constraint_system& cs) {
       const auto t0 = std::chrono::steady_clock::now();
-      if (shape.ends_with(".json")) synthesize_post(shape, cs);
+      if (c1) fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(c1->phase1_out, partition));
+      else if (shape.ends_with(".json")) synthesize_post(shape, cs);
       else if (!synthesize(shape, cs)) return -1.0;
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     };

@@ -3,8 +3,13 @@
 # witness against its witness (tests/fil/r1cs_compare.cpp).   r1cs_compare.sh SOURCE_DIR BUILD_DIR
 #  - the crates' PoSt test shapes post-test-8, 8-4, 8-4-2 and the registered WindowPoSt (2 KiB, 8 MiB,
 #    512 MiB) and WinningPoSt (all five sizes: trees 8-0-0, 8-8-0, 8-8-2) circuits, blank (structure);
-#  - the real 2 KiB WindowPoSt and WinningPoSt partitions of tests/oracle/fixtures.sh (structure and
-#    witness), when that script is in the checkout.
+#  - the crates' PoRep test shape porep-test-8 (StackedDrg, 2 layers, 1 challenge: SHA-256 labels and
+#    comm_d path, Poseidon columns), blank;
+#  - the real 2 KiB WindowPoSt and WinningPoSt partitions and the real 2 KiB PoRep partitions of
+#    sectors 1 and 2 of tests/oracle/fixtures.sh (structure and witness), when that script is in the
+#    checkout.
+# Bigger PoRep shapes are a manual command (docs/benchmarks.md: porep-test-2/8-4/8-4-2, 8 MiB digest,
+# 32 GiB counts).
 # fil-oracle is $FIL_ORACLE or BUILD_DIR/bin/fil-oracle; skipped (exit 77, said why) without it.
 set -u
 SRC=$1 BUILD=$2
@@ -17,7 +22,7 @@ CMP=$BUILD/bin/cuzk_r1cs_compare
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 fail=0
-for shape in post-test-8 post-test-8-4 post-test-8-4-2 window-post:2KiB window-post:8MiB window-post:512MiB \
+for shape in porep-test-8 post-test-8 post-test-8-4 post-test-8-4-2 window-post:2KiB window-post:8MiB window-post:512MiB \
   winning-post:2KiB winning-post:8MiB winning-post:512MiB winning-post:32GiB winning-post:64GiB; do
   args=(--shape "${shape%%:*}")
   [[ $shape == *:* ]] && args+=(--sector-size "${shape#*:}")
@@ -37,7 +42,14 @@ if [[ -x $SRC/tests/oracle/fixtures.sh && -x $BUILD/bin/fil-oracle ]]; then
     if "$CMP" "$FIX/$kind/post.json" "$T/$kind.r1cs"; then echo "ok - 2 KiB $kind PoSt: R1CS and witness equal the oracle's"
     else echo "not ok - 2 KiB $kind PoSt"; fail=1; fi
   done
+  for n in 1 2; do
+    "$ORACLE" r1cs --c1 "$FIX/sector-$n/c1.json" --partition 0 --out "$T/porep.r1cs" >/dev/null ||
+      { echo "FAIL - fil-oracle r1cs --c1 sector-$n"; fail=1; continue; }
+    if "$CMP" "$FIX/sector-$n/c1.json#0" "$T/porep.r1cs"; then echo "ok - 2 KiB PoRep sector $n partition 0: R1CS and witness equal the oracle's"
+    else echo "not ok - 2 KiB PoRep sector $n"; fail=1; fi
+    rm -f "$T/porep.r1cs"
+  done
 else
-  echo "(real PoSt partitions not compared: tests/oracle/fixtures.sh or BUILD_DIR/bin/fil-oracle absent)"
+  echo "(real PoSt and PoRep partitions not compared: tests/oracle/fixtures.sh or BUILD_DIR/bin/fil-oracle absent)"
 fi
 exit $fail

@@ -5,13 +5,13 @@ namespace cuzk::zk::cs {
 constraint_system::constraint_system(mode m) : mode_(m) { inputs_.push_back(fr::one()); }
 
 variable constraint_system::alloc(const fr& value) {
-  aux_.push_back(value);
-  return variable::aux(aux_.size() - 1);
+  if (mode_ != mode::count) aux_.push_back(value);
+  return variable::aux(num_aux_++);
 }
 
 variable constraint_system::alloc_input(const fr& value) {
-  inputs_.push_back(value);
-  return variable::input(inputs_.size() - 1);
+  if (mode_ != mode::count) inputs_.push_back(value);
+  return variable::input(num_inputs_++);
 }
 
 void constraint_system::enforce(linear_combination a, linear_combination b, linear_combination c) {

@@ -2,7 +2,9 @@
 // then every alloc_input / alloc / enforce in call order. One gadget code path serves two modes:
 //  - record: keeps every constraint (A, B, C) and the namespace path it was made under, so a
 //    comparison can name the gadget of the first difference; this is the circuit's structure;
-//  - witness: keeps only the values (enforce costs nothing).
+//  - witness: keeps only the values (enforce costs nothing);
+//  - count: keeps nothing but the numbers of inputs, aux and constraints (a 32 GiB PoRep partition,
+//    130M constraints, counted without storing them or its 4 GB of values).
 // Values are computed in both modes; a blank circuit (no witness, as parameter generation uses) simply
 // carries zeros, which leaves the structure unchanged because no gadget branches on a value.
 #pragma once
@@ -16,7 +18,7 @@
 
 namespace cuzk::zk::cs {
 
-enum class mode { record, witness };
+enum class mode { record, witness, count };
 
 struct constraint {
   linear_combination a, b, c;
@@ -51,6 +53,8 @@ class constraint_system {
   const std::vector<fr>& inputs() const { return inputs_; }
   const std::vector<fr>& aux() const { return aux_; }
   std::uint64_t num_constraints() const { return num_constraints_; }
+  std::uint64_t num_inputs() const { return num_inputs_; }
+  std::uint64_t num_aux() const { return num_aux_; }
   const std::vector<constraint>& constraints() const { return constraints_; }
   const std::vector<std::string>& scope_paths() const { return scope_paths_; }
   // The namespace path of constraint k in record mode ("" in witness mode).
@@ -60,7 +64,7 @@ class constraint_system {
   mode mode_;
   std::vector<fr> inputs_, aux_;
   std::vector<constraint> constraints_;
-  std::uint64_t num_constraints_ = 0;
+  std::uint64_t num_constraints_ = 0, num_inputs_ = 1, num_aux_ = 0;
   std::vector<std::size_t> ns_lengths_;
   std::string ns_;
   std::vector<std::string> scope_paths_;

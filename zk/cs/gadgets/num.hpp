@@ -2,7 +2,9 @@
 // and its value, no variable: adding and scaling cost no constraint).
 #pragma once
 
-#include "zk/cs/constraint_system.hpp"
+#include <vector>
+
+#include "zk/cs/gadgets/boolean.hpp"
 
 namespace cuzk::zk::cs::gadgets {
 
@@ -47,6 +49,37 @@ struct num {
   }
   num scale(const fr& s) const { return {value * s, lc.scaled(s)}; }
 };
+
+// Fr's NUM_BITS: the bits field_into_allocated_bits_le allocates.
+inline constexpr std::size_t fr_num_bits = 255;
+
+// 2^i in Fr for i < 256 (the packing coefficients), computed once.
+inline const fr& pow2(std::size_t i) {
+  static const std::vector<fr> table = [] {
+    std::vector<fr> t(256);
+    t[0] = fr::one();
+    for (std::size_t k = 1; k < t.size(); ++k) t[k] = t[k - 1] + t[k - 1];
+    return t;
+  }();
+  return table[i];
+}
+
+// AllocatedNum::to_bits_le (not the strict form): 255 AllocatedBits, least significant first, then
+// one "unpacking constraint" 0 * 0 = sum 2^i bit_i - num.
+inline std::vector<boolean> to_bits_le(constraint_system& cs, const allocated_num& n) {
+  const auto c = n.value.to_canonical();
+  std::vector<boolean> bits;
+  bits.reserve(fr_num_bits);
+  linear_combination lc;
+  for (std::size_t i = 0; i < fr_num_bits; ++i) {
+    const allocated_bit b = allocated_bit::alloc(cs, c.bit(i));
+    lc.add(b.var, pow2(i));
+    bits.push_back(boolean::from(b));
+  }
+  lc.sub(n.var);
+  cs.enforce(linear_combination{}, linear_combination{}, std::move(lc));
+  return bits;
+}
 
 // storage-proofs-core constraint::equal: a * ONE = b.
 inline void enforce_equal(constraint_system& cs, const allocated_num& a, const allocated_num& b) {
