@@ -16,6 +16,7 @@
 
 #include "fil/circuit/fallback_post.hpp"
 #include "fil/circuit/stacked.hpp"
+#include "fil/crypto/hashes.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
 #include "fil/registered_proof.hpp"
@@ -148,9 +149,71 @@ cuzk::test::r1cs_dump_reader::lc ours(const zk::cs::linear_combination& l) {
   return r;
 }
 
+// The dump's bytes (header with flags 0, then A, B, C of every constraint) through SHA-256.
+std::string dump_digest(const constraint_system& cs) {
+  fil::crypto::sha256 h;
+  std::vector<std::uint8_t> buf;
+  auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) buf.push_back(std::uint8_t(v >> (8 * i))); };
+  auto u64 = [&](std::uint64_t v) { for (int i = 0; i < 8; ++i) buf.push_back(std::uint8_t(v >> (8 * i))); };
+  auto flush = [&] {
+    h.update(buf);
+    buf.clear();
+  };
+  const char magic[] = "CUZKR1CS";
+  buf.insert(buf.end(), magic, magic + 8);
+  u32(1);
+  u32(0);
+  u64(cs.inputs().size());
+  u64(cs.aux().size());
+  u64(cs.num_constraints());
+  auto lc = [&](const zk::cs::linear_combination& l) {
+    u32(std::uint32_t(l.terms().size()));
+    for (const auto& [v, c] : l.terms()) {
+      u64(v.id);
+      const auto r = c.to_canonical();
+      for (int k = 0; k < 4; ++k) u64(r.limb[std::size_t(k)]);
+    }
+  };
+  for (const auto& c : cs.constraints()) {
+    lc(c.a);
+    lc(c.b);
+    lc(c.c);
+    if (buf.size() > (1u << 20)) flush();
+  }
+  flush();
+  const auto d = h.finish();
+  std::string hex;
+  for (auto b : d) {
+    char x[3];
+    std::snprintf(x, sizeof x, "%02x", b);
+    hex += x;
+  }
+  return hex;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--digest") {
+    // SHA-256 of the dump fil-oracle would write for this blank shape (docs/formats.md "The R1CS
+    // dump", no witness): compare with `fil-oracle r1cs --shape ... --digest` where a dump is too big.
+    try {
+      constraint_system cs(zk::cs::mode::record);
+      const auto t0 = std::chrono::steady_clock::now();
+      if (!synthesize(argv[2], cs)) {
+        std::cerr << "cuzk_r1cs_compare: unknown shape '" << argv[2] << "'\n";
+        return 2;
+      }
+      const double t_syn = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::printf("%s: %zu inputs, %zu aux, %llu constraints (recorded in %.1f s)\nsha256 %s\n", argv[2],
+                  cs.inputs().size(), cs.aux().size(), (unsigned long long)cs.num_constraints(), t_syn,
+                  dump_digest(cs).c_str());
+      return 0;
+    } catch (const std::exception& e) {
+      std::cerr << "cuzk_r1cs_compare: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (argc == 3 && std::string(argv[1]) == "--count") {
     // Counts only (mode::count: nothing stored), for shapes too big to record here (porep:32GiB).
     try {
