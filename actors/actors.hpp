@@ -48,6 +48,8 @@ struct engine_settings {
   std::chrono::milliseconds step_timeout{120000};
   std::map<std::string, std::string> circuits;  // registered name -> zkey path
   fault_settings faults;
+  // Filecoin [filecoin] verify_params: parameters.json's digests by file name; empty = not checked.
+  std::shared_ptr<const std::map<std::string, std::string>> param_digests;
 };
 
 std::uint64_t now_us();  // steady clock, microseconds
@@ -62,7 +64,13 @@ struct budget_ledger;
 std::shared_ptr<budget_ledger> make_budget_ledger();
 budget_actor spawn_budget(caf::actor_system& sys, std::string name, std::uint64_t capacity,
                           std::shared_ptr<budget_ledger> ledger);
-key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes);
+key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
+                                std::shared_ptr<const std::map<std::string, std::string>> param_digests = {});
+// A proving key by path: a snarkjs .zkey, or a Filecoin .params file named as parameters.json names
+// it (its circuit recorded, fil/partition.hpp; its digest checked first when `param_digests` lists
+// digests). Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
+std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
+                                                     const std::map<std::string, std::string>* param_digests);
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
                                     std::uint64_t generation);
 device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend, fault_settings faults,

@@ -61,7 +61,7 @@ caf::error validate(const intake_state& st, job_spec& spec) {
                                                  std::to_string(st.settings.max_partitions));
   for (std::size_t i = 0; i < spec.partitions.size(); ++i) {
     auto& w = spec.partitions[i];
-    if (w.path.empty() && !w.data.ptr)
+    if (w.path.empty() && !w.data.ptr && !w.fil.ptr)
       return make_error(errc::invalid_request, "request: partition " + std::to_string(i) + " has no witness");
   }
   return caf::none;

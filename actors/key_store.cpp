@@ -5,23 +5,48 @@
 // the host budget granted its estimated bytes; every other acquire of that key waits for it.
 // Leases are reference counts: a hot key is evictable when nobody but the store holds its pointer.
 // Eviction is LRU among unleased keys, when the hot keys exceed key_cache_bytes, or on evict_atom.
+// A Filecoin key is a `.params` path: the same tiers, with its circuit recorded at load
+// (load_proving_key) and its parameters.json digest checked there when [filecoin] verify_params.
+#include <filesystem>
 #include <map>
+#include <set>
 
 #include "actors/actors.hpp"
 #include "caf/all.hpp"
+#include "fil/partition.hpp"
 #include "zk/error.hpp"
+#include "zk/io/bellperson.hpp"
 
 namespace cuzk::actors {
+
+std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
+                                                     const std::map<std::string, std::string>* digests) {
+  auto circuit = fil::circuit_for_params(path);
+  if (!circuit) return std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
+  if (!std::filesystem::exists(path)) throw zk::input_error(path + ": params file not found");
+  if (digests && !digests->empty()) {
+    const auto name = std::filesystem::path(path).filename().string();
+    auto it = digests->find(name);
+    if (it == digests->end()) throw zk::input_error(path + ": not listed in parameters.json (verify_params is on)");
+    auto got = zk::io::parameters_json_digest(path);
+    if (got != it->second)
+      throw zk::input_error(path + ": digest " + got + " differs from parameters.json's " + it->second);
+  }
+  return std::make_shared<const zk::io::zkey>(fil::proving_key(path, *circuit));
+}
 
 namespace {
 
 // The blocking half, on its own thread: parse the zkey, build the evaluator.
-key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self) {
+key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
+                                           std::shared_ptr<const std::map<std::string, std::string>> digests) {
   auto guarded = [](auto&& fn) -> caf::result<key_handle> {
     try {
       return fn();
     } catch (const zk::input_error& e) {
       return make_error(errc::bad_input, e.what());
+    } catch (const fil::not_implemented& e) {
+      return make_error(errc::invalid_request, e.what());
     } catch (const std::exception& e) {
       return make_error(errc::worker_failed, e.what());
     }
@@ -38,9 +63,9 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self) {
           return make_error(errc::worker_failed, e.what());
         }
       },
-      [guarded](load_atom, const std::string& path) -> caf::result<key_handle> {
+      [guarded, digests](load_atom, const std::string& path) -> caf::result<key_handle> {
         return guarded([&] {
-          auto key = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
+          auto key = load_proving_key(path, digests.get());
           auto ck = std::make_shared<circuit_key>();
           ck->zkey = key;
           ck->evaluator_bytes = zk::groth16::constraint_evaluator::estimate_bytes(*key);
@@ -48,6 +73,7 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self) {
           h.path = path;
           const std::uint64_t d = key->domain_size, fr_bytes = sizeof(zk::bls12_381::fr);
           h.synthesis_bytes = 3 * d * fr_bytes;                           // a, b, c
+          if (fil::circuit_for_params(path)) h.synthesis_bytes += 2 * key->n_vars * fr_bytes;  // witness, twice
           h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
           h.ptr = std::move(ck);
           return h;
@@ -184,10 +210,11 @@ void reserve_and_build(store_ptr self, const std::string& path) {
           });
 }
 
-key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes) {
+key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes,
+                                         std::shared_ptr<const std::map<std::string, std::string>> digests) {
   self->state.host_budget = std::move(host_budget);
   self->state.cache_bytes = cache_bytes;
-  self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker);
+  self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker, std::move(digests));
   return {
       [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
         auto& e = self->state.keys[path];
@@ -225,6 +252,18 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         self->state.summaries.clear();  // a key file replaced on disk is read again
         evict(self, true);
       },
+      [self](evict_atom, const std::string& path) -> bool {
+        auto it = self->state.keys.find(path);
+        self->state.summaries.erase(path);
+        if (it == self->state.keys.end() || it->second.st != key_entry::stage::hot || leases(it->second) > 0) return false;
+        auto& e = it->second;
+        e.st = key_entry::stage::idle;
+        e.handle = {};
+        e.reservation = {};  // returns the bytes to the host budget
+        e.bytes = 0;
+        ++self->state.evictions;
+        return true;
+      },
       [self](worker_replaced& r) {
         if (r.who != role::host_budget || !r.fresh) return;
         auto& st = self->state;
@@ -259,8 +298,9 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
 
 }  // namespace
 
-key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes) {
-  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes);
+key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
+                                std::shared_ptr<const std::map<std::string, std::string>> param_digests) {
+  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes, std::move(param_digests));
 }
 
 }  // namespace cuzk::actors

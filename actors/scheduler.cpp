@@ -304,6 +304,8 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
             if (auto* t = current(self, job, index, ticket, step)) {
               auto& j = st.jobs.at(job);
               j.timings.device_us += r.elapsed_us;
+              if (!j.timings.device_start_us || r.started_us < j.timings.device_start_us)
+                j.timings.device_start_us = r.started_us;
               t->output = std::move(r.output);
               t->synth = t->device = -1;
               assemble(self, j, *t);

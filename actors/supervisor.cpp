@@ -55,7 +55,8 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
     }
     case role::key_store:
       return caf::actor_cast<caf::actor>(
-          spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget), s.key_cache_bytes));
+          spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget), s.key_cache_bytes,
+                          s.param_digests));
     case role::synthesizer:
       return caf::actor_cast<caf::actor>(spawn_synthesizer(sys, slot, s.faults, gen));
     case role::device:

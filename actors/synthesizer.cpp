@@ -4,11 +4,15 @@
 //
 // In-process the key arrives as a lease (the key store's evaluator). A synthesizer on another node
 // receives only the key's path and loads the key and builds its evaluator itself, once.
+//
+// A Filecoin partition brings no witness: its vanilla proofs (fil_input_handle) go through the
+// circuit in witness mode here (fil::synthesize_partition), then the same a, b, c.
 #include <map>
 
 #include "actors/actors.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
+#include "fil/partition.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::actors {
@@ -29,7 +33,7 @@ std::shared_ptr<const circuit_key> resolve_key(synth_ptr self, const key_handle&
   auto& slot = self->state.local_keys[h.path];
   if (!slot) {
     auto ck = std::make_shared<circuit_key>();
-    ck->zkey = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(h.path));
+    ck->zkey = load_proving_key(h.path, nullptr);
     ck->evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
         zk::groth16::constraint_evaluator::build(*ck->zkey));
     ck->evaluator_bytes = ck->evaluator->memory_bytes();
@@ -51,6 +55,12 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
             throw std::runtime_error("injected fault: synthesizer " + std::to_string(self->state.slot) + " threw");
           auto key = resolve_key(self, req.key);
           std::shared_ptr<const zk::io::witness> w = req.witness.data.ptr;
+          if (!w && req.witness.fil.ptr) {
+            // The registered proof, not the key's file: API versions share a file, not challenges.
+            const auto& in = *req.witness.fil.ptr;
+            w = std::make_shared<const zk::io::witness>(fil::synthesize_partition(
+                fil::resolve_circuit(in.kind, in.registered_proof), in, req.witness.fil.partition));
+          }
           if (!w) w = std::make_shared<const zk::io::witness>(zk::io::witness::load(req.witness.path));
           zk::io::check_witness_matches(*key->zkey, *w);
           // Non-const object behind a const handle: the device, as sole owner, may take it over.
@@ -63,6 +73,8 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
           return r;
         } catch (const zk::input_error& e) {
           return make_error(errc::bad_input, e.what());
+        } catch (const fil::not_implemented& e) {
+          return make_error(errc::invalid_request, e.what());
         } catch (const std::exception& e) {
           return make_error(errc::worker_failed, e.what());
         }

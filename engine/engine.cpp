@@ -5,12 +5,16 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <shared_mutex>
 #include <thread>
 
 #include "actors/actors.hpp"
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
+#include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/io/binfile.hpp"
 #include "zk/io/zkey.hpp"
@@ -48,7 +52,27 @@ bool is_timeout(const caf::error& e) {
 double ms(std::uint64_t us) { return static_cast<double>(us) / 1000.0; }
 
 job_timings convert(const msg::job_timings& t) {
-  return {ms(t.queue_us), ms(t.key_us), ms(t.synthesis_us), ms(t.device_us), ms(t.total_us)};
+  return {ms(t.queue_us), ms(t.key_us), ms(t.synthesis_us), ms(t.device_us), ms(t.total_us), ms(t.device_start_us)};
+}
+
+// parameters.json: {"v28-....params": {"cid": ..., "digest": "...", "sector_size": ...}, ...}
+std::shared_ptr<const std::map<std::string, std::string>> read_param_digests(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw engine_error("config: filecoin parameters_json: cannot open " + path + " (needed by verify_params)");
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(in);
+  } catch (const std::exception& e) {
+    throw engine_error("config: filecoin parameters_json: " + path + ": not JSON (" + e.what() + ")");
+  }
+  if (!j.is_object()) throw engine_error("config: filecoin parameters_json: " + path + ": not an object of files");
+  auto out = std::make_shared<std::map<std::string, std::string>>();
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    if (!it.value().is_object() || !it.value().contains("digest") || !it.value()["digest"].is_string())
+      throw engine_error("config: filecoin parameters_json: " + path + ": " + it.key() + ": no \"digest\" string");
+    (*out)[it.key()] = it.value()["digest"].get<std::string>();
+  }
+  return out;
 }
 
 job_result convert(msg::job_outcome& o) {
@@ -125,6 +149,7 @@ struct engine::impl {
   caf::actor supervisor;
   msg::roster roster;  // intake and scheduler never change; the rest is asked for when needed
   actors::engine_settings settings;
+  filecoin_config filecoin;
   msg::registrar_actor registrar;  // coordinator
   msg::node_agent_actor agent;     // worker
   std::uint16_t cluster_port = 0;
@@ -308,6 +333,14 @@ engine engine::start(const config& c) {
   s.circuits = c.circuits;
   s.faults = actors::fault_settings{c.faults.synth_throw, c.faults.device_kernel_fail, c.faults.device_alloc_fail,
                                     c.faults.seed};
+  p->filecoin = c.filecoin;
+  if (c.filecoin.verify_params) {
+    if (c.filecoin.param_cache.empty() && c.filecoin.parameters_json.empty())
+      throw engine_error("config: filecoin verify_params: needs param_cache or parameters_json");
+    s.param_digests = read_param_digests(c.filecoin.parameters_json.empty()
+                                             ? (std::filesystem::path(c.filecoin.param_cache) / "parameters.json").string()
+                                             : c.filecoin.parameters_json);
+  }
 
   msg::register_messages(p->cfg);
   if (c.scheduler_threads) p->cfg.set("scheduler.max-threads", static_cast<std::size_t>(c.scheduler_threads));
@@ -352,6 +385,79 @@ job_id engine::submit(const request& req) {
   auto err = p_->ask(p_->roster.intake, std::chrono::seconds(30), [&](msg::job_id x) { id = x; }, std::move(spec));
   if (err) throw engine_error(msg::describe(err));
   return id;
+}
+
+priority default_priority(fil::proof_kind kind) {
+  switch (kind) {
+    case fil::proof_kind::winning_post: return priority::critical;
+    case fil::proof_kind::window_post_partition: return priority::high;
+    default: return priority::normal;
+  }
+}
+
+std::string engine::filecoin_params_path(fil::proof_kind kind, std::string_view registered_proof) const {
+  const auto c = fil::resolve_circuit(kind, registered_proof);
+  return std::filesystem::absolute(std::filesystem::path(p_->filecoin.param_cache) / c.params_file()).string();
+}
+
+job_id engine::submit(const filecoin_request& req) {
+  auto guard = p_->enter();
+  fil::circuit_ref c;
+  try {
+    c = fil::resolve_circuit(req.input.kind, req.input.registered_proof, req.sector_size);
+    fil::check_job_input(c, req.input);
+  } catch (const fil::not_implemented& e) {
+    throw engine_error(std::string("unimplemented: ") + e.what());
+  } catch (const zk::input_error& e) {
+    throw engine_error(std::string("bad_input: ") + e.what());
+  }
+  if (p_->filecoin.param_cache.empty())
+    throw engine_error("failed_precondition: no Filecoin parameter cache configured ([filecoin] param_cache)");
+  // Absolute: the key store's entries are by path, and the daemon's working directory is not ours.
+  const auto path = filecoin_params_path(req.input.kind, req.input.registered_proof);
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw engine_error("not_found: " + path + ": params file for " + c.describe() + " not found in the parameter cache");
+  msg::job_spec spec;
+  spec.request_id = req.request_id;
+  spec.circuit = path;
+  spec.prio = static_cast<msg::priority>(req.prio.value_or(default_priority(req.input.kind)));
+  auto input = std::make_shared<const fil::job_input>(req.input);
+  for (std::uint32_t i = 0; i < c.partitions(); ++i) {
+    msg::witness_source src;
+    src.fil = msg::fil_input_handle{input, i};
+    spec.partitions.push_back(std::move(src));
+  }
+  if (req.randomness) {
+    spec.fixed_randomness = true;
+    spec.randomness = *req.randomness;
+  }
+  job_id id = 0;
+  auto err = p_->ask(p_->roster.intake, std::chrono::seconds(30), [&](msg::job_id x) { id = x; }, std::move(spec));
+  if (err) throw engine_error(msg::describe(err));
+  return id;
+}
+
+key_report engine::preload_key(const std::string& path, std::chrono::milliseconds timeout) {
+  auto guard = p_->enter();
+  auto roster = p_->current_roster();
+  key_report r;
+  auto err = p_->ask(roster.key_store, timeout, [&](msg::key_handle& h) {
+    r.path = h.path.empty() ? path : h.path;
+    r.tier = key_tier::hot;
+    r.bytes = h.ptr ? h.ptr->evaluator_bytes : 0;
+  }, msg::acquire_atom::value, path);  // the lease ends here: the key stays hot, unleased
+  if (err) throw engine_error(msg::describe(err));
+  return r;
+}
+
+bool engine::evict_key(const std::string& path) {
+  auto guard = p_->enter();
+  auto roster = p_->current_roster();
+  bool ok = false;
+  auto err = p_->ask(roster.key_store, std::chrono::seconds(10), [&](bool x) { ok = x; }, msg::evict_atom::value, path);
+  if (err) throw engine_error(msg::describe(err));
+  return ok;
 }
 
 std::optional<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fil/partition.hpp"
 #include "zk/groth16/types.hpp"
 #include "zk/io/wtns.hpp"
 
@@ -65,6 +66,19 @@ struct cluster_config {
   std::function<void(const std::string&)> on_refused;  // worker: the coordinator refused it (fatal)
 };
 
+// Filecoin's own default parameter cache: filecoin-proofs uses it when FIL_PROOFS_PARAMETER_CACHE
+// is unset. The engine reads no environment: the daemon resolves the directory and passes it in.
+inline constexpr const char* default_fil_param_cache = "/var/tmp/filecoin-proof-parameters";
+
+// [filecoin]: where Filecoin jobs find their keys. A job's key is the `.params` file that
+// parameters.json names for its registered proof (fil::circuit_ref::params_file()), under
+// param_cache; it goes through the key store's tiers and the host budget like a zkey.
+struct filecoin_config {
+  std::string param_cache;       // "" : Filecoin jobs are refused (failed_precondition)
+  bool verify_params = false;    // each .params file's BLAKE2b digest checked at its first load
+  std::string parameters_json;   // the digests for verify_params ("" : param_cache/parameters.json)
+};
+
 struct config {
   std::string host_budget = "auto";  // "auto" (MemTotal or the cgroup limit, minus the margin) or a size
   std::uint64_t host_margin_bytes = std::uint64_t{1} << 30;
@@ -88,6 +102,7 @@ struct config {
   std::map<std::string, std::string> circuits;  // registered circuit name -> zkey path
   fault_plan faults;
   cluster_config cluster;
+  filecoin_config filecoin;
 };
 
 struct witness_input {
@@ -103,6 +118,22 @@ struct request {
   std::optional<zk::groth16::randomness> randomness;  // tests: fixed r, s for every partition
 };
 
+// A Filecoin job, as Curio's SubmitProofRequest describes one (fil/partition.hpp): PoRep C2 = all
+// partitions of a sector (PoRep is refused as unimplemented until its circuit exists), one
+// WindowPoSt partition, or a WinningPoSt. Each partition's witness is synthesized from the vanilla
+// proofs by a synthesizer, under the host budget; every partition proof is verified before the
+// job succeeds, and job_result::compressed holds them concatenated (192 B each).
+struct filecoin_request {
+  std::string request_id;    // as for request
+  fil::job_input input;      // kind, registered proof (serde name: fil::registered_proof_name maps
+                             // Curio's abi numbers), miner id, randomness, vanilla proofs / C1
+  std::uint64_t sector_size = 0;  // when non-zero, checked against input.registered_proof
+  std::optional<priority> prio;   // default: default_priority(input.kind)
+  std::optional<zk::groth16::randomness> randomness;  // tests: fixed r, s for every partition
+};
+// Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 normal.
+priority default_priority(fil::proof_kind kind);
+
 struct partition_proof {
   zk::groth16::proof proof;
   std::vector<zk::bigint<4>> public_inputs;
@@ -111,6 +142,9 @@ struct partition_proof {
 
 struct job_timings {  // milliseconds
   double queue = 0, key_load = 0, synthesis = 0, device = 0, total = 0;
+  // When the job's first partition started on a device, on the engine's steady clock (comparable
+  // between jobs of one engine; 0 when none did, e.g. proved by a cluster node).
+  double device_start = 0;
 };
 
 struct job_result {
@@ -218,6 +252,22 @@ class engine {
   ~engine();  // shutdown()
 
   job_id submit(const request& req);
+  // A Filecoin job. Checked before it is accepted (cheap: counts, shapes, challenges; the Merkle
+  // paths are recomputed by the synthesizer); throws engine_error whose message starts with
+  //   "bad_input: "            a field of the request or a vanilla proof (named) is unusable
+  //   "unimplemented: "        PoRep C2 (until the PoRep circuit lands), SnapDeals
+  //   "not_found: "            the params file (its full path) is not in the parameter cache
+  //   "failed_precondition: "  no [filecoin] param_cache configured
+  // or, like submit(request), "invalid_request: " / "queue_full: " / "shutting_down: ".
+  job_id submit(const filecoin_request& req);
+  // The params file a Filecoin job of this kind and registered proof uses (need not exist).
+  std::string filecoin_params_path(fil::proof_kind kind, std::string_view registered_proof) const;
+  // Loads a key (zkey or Filecoin .params path) through the key store to the hot tier and leaves it
+  // there, unleased (PreloadSRS, `cuzk preload`). Blocks until it is hot; engine_error with the
+  // reason ("bad_input: FILE: ...") when it cannot be loaded.
+  key_report preload_key(const std::string& path, std::chrono::milliseconds timeout = std::chrono::minutes(30));
+  // Drops one hot key that no job holds (EvictSRS); false when it is not hot or is leased.
+  bool evict_key(const std::string& path);
   // The job's result; nullopt when it has not finished within `timeout`.
   std::optional<job_result> await(job_id id, std::chrono::milliseconds timeout);
   // The way back without a waiting thread: `done` is called once, on an engine thread, with the

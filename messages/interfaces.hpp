@@ -129,6 +129,7 @@ using key_store_actor = caf::typed_actor<                         //
     caf::replies_to<acquire_atom, std::string>::with<key_handle>,  //
     caf::replies_to<describe_atom, std::string>::with<key_summary>,  //
     caf::reacts_to<evict_atom>,                                   //
+    caf::replies_to<evict_atom, std::string>::with<bool>,         // one key, when unleased -> evicted
     caf::reacts_to<worker_replaced>,                              //
     caf::replies_to<status_atom>::with<key_store_status>>;
 

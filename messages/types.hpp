@@ -7,11 +7,13 @@
 // actor handles and the typed actor interfaces are in messages/interfaces.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "fil/partition.hpp"
 #include "messages/zk_inspect.hpp"
 #include "zk/groth16/pce.hpp"
 #include "zk/groth16/types.hpp"
@@ -111,15 +113,53 @@ typename Inspector::result_type inspect(Inspector& f, witness_handle& x) {
   return f(caf::meta::type_name("witness_handle"), present, words, load);
 }
 
-// A partition's witness: a file to load, or values already in memory.
+// A Filecoin partition's inputs (fil/partition.hpp): the job's vanilla proofs, shared by its
+// partitions in-process, and which partition this is. The synthesizer computes the witness.
+struct fil_input_handle {
+  std::shared_ptr<const fil::job_input> ptr;
+  std::uint32_t partition = 0;
+  bool operator==(const fil_input_handle& o) const {
+    if (!ptr || !o.ptr) return !ptr && !o.ptr && partition == o.partition;
+    return partition == o.partition && (ptr == o.ptr || *ptr == *o.ptr);
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, fil_input_handle& x) {
+  bool present = false;
+  fil::job_input in;
+  std::uint8_t kind = 0;
+  std::vector<std::uint8_t> randomness;
+  if constexpr (Inspector::reads_state) {
+    present = bool(x.ptr);
+    if (x.ptr) in = *x.ptr;
+    kind = static_cast<std::uint8_t>(in.kind);
+    randomness.assign(in.randomness.begin(), in.randomness.end());
+  }
+  auto load = caf::meta::load_callback([&]() -> caf::error {
+    if (!present) {
+      x.ptr.reset();
+      return caf::none;
+    }
+    if (randomness.size() != in.randomness.size()) return caf::make_error(caf::sec::invalid_argument);
+    in.kind = static_cast<fil::proof_kind>(kind);
+    std::copy(randomness.begin(), randomness.end(), in.randomness.begin());
+    x.ptr = std::make_shared<const fil::job_input>(std::move(in));
+    return caf::none;
+  });
+  return f(caf::meta::type_name("fil_input_handle"), present, kind, in.registered_proof, in.miner_id,
+           in.sector_number, randomness, in.partition_index, in.vanilla_proofs, in.c1, x.partition, load);
+}
+
+// A partition's witness: a file to load, values already in memory, or Filecoin vanilla proofs.
 struct witness_source {
   std::string path;
   witness_handle data;
+  fil_input_handle fil;
   bool operator==(const witness_source&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, witness_source& x) {
-  return f(caf::meta::type_name("witness_source"), x.path, x.data);
+  return f(caf::meta::type_name("witness_source"), x.path, x.data, x.fil);
 }
 
 // a = A·w, b = B·w, c = a∘b of one partition. `reservation` is the host-budget grant that
@@ -209,14 +249,16 @@ typename Inspector::result_type inspect(Inspector& f, job_ticket& x) {
 }
 
 // Microseconds. queue: submit to first dispatch; key: waiting for the key (max over partitions);
-// synthesis and device: summed over the job's partitions; total: submit to finish.
+// synthesis and device: summed over the job's partitions; total: submit to finish. device_start:
+// when its first partition began on a local device (now_us(): comparable between jobs), 0 if none.
 struct job_timings {
-  std::uint64_t queue_us = 0, key_us = 0, synthesis_us = 0, device_us = 0, total_us = 0;
+  std::uint64_t queue_us = 0, key_us = 0, synthesis_us = 0, device_us = 0, total_us = 0, device_start_us = 0;
   bool operator==(const job_timings&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_timings& x) {
-  return f(caf::meta::type_name("job_timings"), x.queue_us, x.key_us, x.synthesis_us, x.device_us, x.total_us);
+  return f(caf::meta::type_name("job_timings"), x.queue_us, x.key_us, x.synthesis_us, x.device_us, x.total_us,
+           x.device_start_us);
 }
 
 struct partition_output {

@@ -1,0 +1,218 @@
+#include "fil/partition.hpp"
+
+#include <filesystem>
+
+#include "fil/circuit/fallback_post.hpp"
+#include "fil/io/post_bincode.hpp"
+#include "fil/merkle/verify.hpp"
+#include "fil/parameter_cache.hpp"
+#include "fil/post/fallback.hpp"
+#include "zk/cs/export.hpp"
+#include "zk/error.hpp"
+#include "zk/groth16/bellperson_key.hpp"
+#include "zk/io/bellperson.hpp"
+
+namespace cuzk::fil {
+
+const char* to_string(proof_kind k) {
+  switch (k) {
+    case proof_kind::porep_seal_commit: return "PoRep C2";
+    case proof_kind::snap_deals_update: return "SnapDeals";
+    case proof_kind::window_post_partition: return "WindowPoSt";
+    case proof_kind::winning_post: return "WinningPoSt";
+  }
+  return "unknown proof kind";
+}
+
+std::string_view registered_proof_name(proof_kind kind, std::uint64_t n) {
+  // Both tables are in abi order (fil/registered_proof.cpp): the index is the abi number.
+  switch (kind) {
+    case proof_kind::porep_seal_commit:
+    case proof_kind::snap_deals_update:
+      if (n < seal_proofs().size()) return seal_proofs()[n].name;
+      break;
+    case proof_kind::window_post_partition:
+    case proof_kind::winning_post:
+      if (n < post_proofs().size()) return post_proofs()[n].name;
+      break;
+  }
+  throw zk::input_error("registered_proof: " + std::to_string(n) + " is not a registered " + to_string(kind) +
+                        " proof number");
+}
+
+std::string circuit_ref::params_file() const {
+  return (seal ? parameter_cache_id(*seal) : parameter_cache_id(*post)) + ".params";
+}
+std::string circuit_ref::vk_file() const {
+  return (seal ? parameter_cache_id(*seal) : parameter_cache_id(*post)) + ".vk";
+}
+unsigned circuit_ref::partitions() const { return seal ? seal->partitions : 1; }
+std::uint64_t circuit_ref::sector_size() const { return seal ? seal->sector_size : post->sector_size; }
+bool circuit_ref::implemented() const { return post != nullptr; }
+std::string circuit_ref::describe() const {
+  return std::string(to_string(kind)) + " " + std::string(seal ? seal->name : post->name);
+}
+
+circuit_ref resolve_circuit(proof_kind kind, std::string_view name, std::uint64_t sector_size) {
+  circuit_ref c;
+  c.kind = kind;
+  switch (kind) {
+    case proof_kind::snap_deals_update:
+      throw not_implemented("SnapDeals update proofs are not implemented (their circuit does not exist yet)");
+    case proof_kind::porep_seal_commit:
+      c.seal = find_seal_proof(name);
+      if (!c.seal) throw zk::input_error("registered_proof: '" + std::string(name) + "' is not a registered seal proof");
+      break;
+    case proof_kind::window_post_partition:
+    case proof_kind::winning_post: {
+      c.post = find_post_proof(name);
+      const auto want = kind == proof_kind::winning_post ? post_type::winning : post_type::window;
+      if (!c.post || c.post->type != want)
+        throw zk::input_error("registered_proof: '" + std::string(name) + "' is not a registered " + to_string(kind) +
+                              " proof");
+      break;
+    }
+    default:
+      throw zk::input_error("proof_kind: " + std::to_string(int(kind)) + " is not a proof kind");
+  }
+  if (sector_size && sector_size != c.sector_size())
+    throw zk::input_error("sector_size: " + std::to_string(sector_size) + " does not match registered_proof " +
+                          std::string(name) + " (" + std::to_string(c.sector_size()) + " bytes)");
+  return c;
+}
+
+std::optional<circuit_ref> circuit_for_params(std::string_view path) {
+  std::string file = std::filesystem::path(path).filename().string();
+  for (const char* ext : {".params", ".vk"})
+    if (file.ends_with(ext)) file.resize(file.size() - std::string_view(ext).size());
+  for (const auto& p : post_proofs())
+    if (parameter_cache_id(p) == file)
+      return circuit_ref{p.type == post_type::winning ? proof_kind::winning_post : proof_kind::window_post_partition,
+                         nullptr, &p};
+  for (const auto& p : seal_proofs())
+    if (parameter_cache_id(p) == file) return circuit_ref{proof_kind::porep_seal_commit, &p, nullptr};
+  return std::nullopt;
+}
+
+namespace {
+
+circuit::tree_arities arities(const tree_shape& t) { return {t.base, t.sub, t.top}; }
+
+void require_implemented(const circuit_ref& c) {
+  if (!c.implemented())
+    throw not_implemented(c.describe() + ": PoRep C2 synthesis is not implemented yet (the PoRep circuit is not "
+                          "in this build)");
+}
+
+// The circuit's sectors for the given ones: WinningPoSt proves one challenge in each of
+// circuit_sector_count() copies of its sector; a short WindowPoSt partition repeats its last sector.
+std::vector<circuit::post_sector> circuit_sectors(const post_proof_info& p, std::vector<circuit::post_sector> given) {
+  std::vector<circuit::post_sector> out;
+  if (p.type == post_type::winning) {
+    const auto& s = given.at(0);
+    for (std::size_t i = 0; i < s.leafs.size(); ++i) {
+      auto one = s;
+      one.leafs = {s.leafs[i]};
+      one.paths = {s.paths[i]};
+      out.push_back(std::move(one));
+    }
+    return out;
+  }
+  out = std::move(given);
+  while (out.size() < p.sector_count) out.push_back(out.back());
+  return out;
+}
+
+struct checked_post {
+  std::vector<circuit::post_sector> sectors;
+  std::vector<post::public_sector> publics;
+};
+
+checked_post check_post(const post_proof_info& p, const job_input& in, bool verify_paths) {
+  const std::size_t n = in.vanilla_proofs.size();
+  if (n == 0) throw zk::input_error("vanilla_proofs: no sector proofs");
+  if (p.type == post_type::winning && n != p.sector_count)
+    throw zk::input_error("vanilla_proofs: WinningPoSt proves " + std::to_string(p.sector_count) + " sector, " +
+                          std::to_string(n) + " given");
+  if (n > p.sector_count)
+    throw zk::input_error("vanilla_proofs: " + std::to_string(n) + " sector proofs, a " + std::string(p.name) +
+                          " partition holds at most " + std::to_string(p.sector_count));
+  domain_to_fr(in.randomness, "randomness");  // must be a field element (lotus clears the top bits)
+  checked_post out;
+  const auto shape = arities(p.tree);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string origin = "vanilla_proofs[" + std::to_string(i) + "]";
+    const auto proof = io::read_post_vanilla_proof(in.vanilla_proofs[i], origin);
+    // Leaf challenges by the sector's index across the whole proof (API 1.2 ignores it).
+    const std::uint64_t global = std::uint64_t{in.partition_index} * p.sector_count + i;
+    const auto challenges = post::leaf_challenges(p, in.randomness, proof.sector_id,
+                                                  p.type == post_type::winning ? 0 : global);
+    const std::string sector = origin + " (sector " + std::to_string(proof.sector_id) + ")";
+    io::check_post_shape(proof, p, challenges, sector);
+    const auto& sp = proof.vanilla_proof.sectors[0];
+    for (std::size_t c = 0; verify_paths && c < sp.inclusion_proofs.size(); ++c)
+      if (!merkle::verify(sp.inclusion_proofs[c], merkle::tree_hasher::poseidon))
+        throw zk::input_error(sector + ": challenge " + std::to_string(c) + " (leaf " + std::to_string(challenges[c]) +
+                              "): inclusion_proofs[" + std::to_string(c) +
+                              "]: the path does not lead from the leaf to comm_r_last");
+    out.sectors.push_back(circuit::post_sector_from(proof, shape));
+    out.publics.push_back(post::public_sector{proof.sector_id, proof.comm_r});
+  }
+  return out;
+}
+
+}  // namespace
+
+zk::io::r1cs record_circuit(const circuit_ref& c) {
+  require_implemented(c);
+  const auto& p = *c.post;
+  zk::cs::constraint_system cs(zk::cs::mode::record);
+  const auto shape = arities(p.tree);
+  std::vector<circuit::post_sector> sectors(
+      p.circuit_sector_count(), circuit::blank_post_sector(shape, p.sector_size / node_size, p.circuit_challenge_count()));
+  circuit::fallback_post(cs, shape, sectors);
+  return zk::cs::to_r1cs(cs, c.describe());
+}
+
+zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c) {
+  require_implemented(c);
+  auto params = zk::io::bellperson_params::open(params_path);
+  auto r1cs = record_circuit(c);
+  auto key = zk::groth16::bellperson_proving_key(params, r1cs);
+  key.path = params_path;
+  return key;
+}
+
+void check_job_input(const circuit_ref& c, const job_input& in) {
+  require_implemented(c);
+  check_post(*c.post, in, false);
+}
+
+zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition) {
+  require_implemented(c);
+  const auto& p = *c.post;
+  if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
+  auto checked = check_post(p, in, true);
+  zk::cs::constraint_system cs(zk::cs::mode::witness);
+  circuit::fallback_post(cs, arities(p.tree), circuit_sectors(p, std::move(checked.sectors)));
+  // The inputs Filecoin's verifier will use: the circuit's must be the same.
+  std::vector<post::public_sector> publics;
+  std::size_t part = 0;
+  if (p.type == post_type::window) {
+    publics.resize(std::size_t{in.partition_index} * p.sector_count);  // earlier partitions: not read
+    part = in.partition_index;
+  }
+  publics.insert(publics.end(), checked.publics.begin(), checked.publics.end());
+  const auto expected = post::generate_public_inputs(p, in.randomness, publics, part);
+  const auto& got = cs.inputs();
+  if (got.size() != expected.size() + 1)
+    throw zk::input_error(c.describe() + ": the circuit has " + std::to_string(got.size() - 1) +
+                          " public inputs, the verifier expects " + std::to_string(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (got[i + 1] != expected[i])
+      throw zk::input_error(c.describe() + ": public input " + std::to_string(i) +
+                            " of the vanilla proofs differs from the verifier's (randomness, sector id or challenge)");
+  return zk::cs::to_witness(cs, c.describe() + " partition " + std::to_string(in.partition_index));
+}
+
+}  // namespace cuzk::fil

@@ -1,0 +1,103 @@
+// One Filecoin proof partition as the engine proves it, from what a Curio node sends:
+//  - the circuit: a proof kind (Curio's proof_kind numbers) and a registered proof (its serde name,
+//    or the abi number Curio sends) name one circuit and so one parameter file, found by its
+//    Filecoin name (fil/parameter_cache.hpp) in the parameter cache; conversely a parameter file's
+//    name says which circuit it is for (V1 / V1_1 / V1_2 variants of one size share a file and a
+//    circuit), which is how the engine's key store builds the key of a `.params` path;
+//  - the key: the circuit recorded once (record mode, blank, as bellperson's parameter generation
+//    synthesizes it) joined to the mapped .params (groth16::bellperson_proving_key): an io::zkey
+//    of the bellperson convention that the constraint evaluator and every backend take as is;
+//  - the witness of one partition (witness mode) from the vanilla proofs. PoSt: every sector proof
+//    is checked first against the challenges that the randomness and sector id give (shape, leaf
+//    indices, comm_r = Poseidon(comm_c, comm_r_last), each Merkle path recomputed to comm_r_last),
+//    so that a wrong vanilla proof fails with one line naming the sector, challenge and field rather
+//    than with a proof that does not verify; the circuit's public inputs are then compared with the
+//    ones Filecoin's verifier computes (fil/post/fallback.hpp).
+// PoRep C2 is not wired yet (the PoRep circuit is being written): its circuit resolves (params
+// file, partition count) but `implemented()` is false and synthesis throws not_implemented.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fil/registered_proof.hpp"
+#include "fil/types.hpp"
+#include "zk/io/r1cs.hpp"
+#include "zk/io/wtns.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::fil {
+
+// Curio's SubmitProofRequest.proof_kind numbers.
+enum class proof_kind : std::uint8_t { porep_seal_commit = 1, snap_deals_update = 2, window_post_partition = 3, winning_post = 4 };
+const char* to_string(proof_kind k);  // "PoRep C2", "SnapDeals", "WindowPoSt", "WinningPoSt"
+
+// What cannot be proven yet (PoRep until its circuit lands, SnapDeals): the engine answers
+// "unimplemented: ..." for it.
+class not_implemented : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The serde name of a registered proof from its abi number (go-state-types abi.RegisteredSealProof
+// for PoRep, abi.RegisteredPoStProof for PoSt: Winning 0-4, Window V1 5-9, Window V1_1 = the
+// proofs API's V1_2 10-14). Throws zk::input_error naming the number.
+std::string_view registered_proof_name(proof_kind kind, std::uint64_t abi_number);
+
+// A registered proof of one kind: its circuit and its parameter file.
+struct circuit_ref {
+  proof_kind kind = proof_kind::window_post_partition;
+  const seal_proof_info* seal = nullptr;  // PoRep
+  const post_proof_info* post = nullptr;  // PoSt
+
+  std::string params_file() const;  // "v28-...params" (parameters.json's name)
+  std::string vk_file() const;      // "v28-...vk"
+  unsigned partitions() const;      // one job's partitions: PoRep the proof's (10 at 32 GiB), PoSt 1
+  std::uint64_t sector_size() const;
+  bool implemented() const;         // false for PoRep until its circuit exists
+  std::string describe() const;     // "WindowPoSt StackedDrgWindow2KiBV1_2"
+};
+
+// Throws zk::input_error for an unknown name, a name of another kind, or a sector size that does
+// not match `sector_size` (when non-zero); not_implemented for SnapDeals.
+circuit_ref resolve_circuit(proof_kind kind, std::string_view registered_proof, std::uint64_t sector_size = 0);
+// The circuit a parameter file is for, by its file name (any directory; ".params" or ".vk"), or
+// nullopt when the name is none of the registered proofs'.
+std::optional<circuit_ref> circuit_for_params(std::string_view path);
+
+// The circuit's R1CS (blank, record mode).
+zk::io::r1cs record_circuit(const circuit_ref& c);
+// The proving key of a .params file for its circuit (throws input_error naming the file when the
+// file's shape is not the circuit's). Costs the recording plus decoding every point.
+zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c);
+
+// The inputs of one job (all its partitions share them): what Curio's SubmitProofRequest carries.
+struct job_input {
+  proof_kind kind = proof_kind::window_post_partition;
+  std::string registered_proof;     // serde name
+  std::uint64_t miner_id = 0;
+  std::uint64_t sector_number = 0;  // PoRep
+  domain randomness{};              // PoSt: 32 bytes, an Fr element (lotus/Curio clear its top bits)
+  std::uint32_t partition_index = 0;  // WindowPoSt: this partition's index in the deadline's proof
+  // PoSt: one bincode FallbackPoStSectorProof per sector of the partition (WinningPoSt: exactly 1).
+  std::vector<std::vector<std::uint8_t>> vanilla_proofs;
+  // PoRep: Curio's C1 wrapper JSON {"SectorNum","Phase1Out","SectorSize"}.
+  std::vector<std::uint8_t> c1;
+  bool operator==(const job_input&) const = default;
+};
+
+// Reads and checks the job's vanilla proofs without synthesizing or hashing (cheap: what a service
+// does before it accepts a job): counts, shapes, comm_r, leaf indices against the challenges.
+// Throws zk::input_error naming the field, not_implemented for PoRep.
+void check_job_input(const circuit_ref& c, const job_input& in);
+
+// Partition `partition` of the job (PoSt: 0) in witness mode, its vanilla proofs checked first (see
+// above, Merkle paths included). Throws zk::input_error naming the sector, challenge and field.
+zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition);
+
+}  // namespace cuzk::fil

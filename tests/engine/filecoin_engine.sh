@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# ctest engine.filecoin: Filecoin PoSt jobs through the engine (tests/engine/filecoin_test.cpp, the
+# hidden [filecoin] cases) with fil-oracle's 2 KiB fixtures, then the engine's proofs are handed to
+# `fil-oracle verify-post`: the judge is Filecoin's own verifier.
+#   filecoin_engine.sh SOURCE_DIR BUILD_DIR
+# Fixtures: $CUZK_FIL_FIXTURES (a tests/oracle/fixtures.sh OUTDIR), else made by that script with
+# BUILD_DIR/bin/fil-oracle (cached under ~/.cache/cuzk); fil-oracle: $FIL_ORACLE or
+# BUILD_DIR/bin/fil-oracle. Skipped (exit 77, saying why) without them.
+set -u
+SRC=$1 BUILD=$2
+ORACLE=${FIL_ORACLE:-$BUILD/bin/fil-oracle}
+if [[ ! -x $ORACLE ]]; then
+  echo "SKIPPED: fil-oracle not found ($ORACLE; set FIL_ORACLE or build it: scripts/build.sh BUILD_DIR fil-oracle)"
+  exit 77
+fi
+FIX=${CUZK_FIL_FIXTURES:-}
+if [[ -z $FIX ]]; then
+  FIX=$BUILD/tests/engine/oracle-fixtures
+  rc=0
+  bash "$SRC/tests/oracle/fixtures.sh" "$BUILD" "$FIX" >/dev/null || rc=$?
+  if ((rc == 77)); then echo "SKIPPED: tests/oracle/fixtures.sh could not make the fixtures"; exit 77; fi
+  if ((rc != 0)); then echo "FAIL - tests/oracle/fixtures.sh exit $rc"; exit 1; fi
+fi
+OUT=$(mktemp -d)
+trap 'rm -rf "$OUT"' EXIT
+fail=0
+CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin]" || fail=1
+for kind in window winning; do
+  if [[ ! -s $OUT/$kind.bin ]]; then echo "not ok - no $kind proof from the engine"; fail=1; continue; fi
+  if "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/$kind.bin" --cache "$FIX/params"; then
+    echo "ok - fil-oracle verify-post accepts the engine's 2 KiB $kind PoSt proof"
+  else
+    echo "not ok - fil-oracle verify-post rejects the engine's $kind proof"; fail=1
+  fi
+  # And a proof of other bytes must be rejected (the oracle really checks).
+  cp "$OUT/$kind.bin" "$OUT/bad.bin"
+  printf '\x00' | dd of="$OUT/bad.bin" bs=1 seek=100 conv=notrunc status=none
+  if "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/bad.bin" --cache "$FIX/params" >/dev/null 2>&1; then
+    echo "not ok - fil-oracle accepted a damaged $kind proof"; fail=1
+  fi
+done
+exit $fail

@@ -1,0 +1,241 @@
+// Filecoin jobs through the engine (CPU backend) with fil-oracle's 2 KiB fixtures: WindowPoSt and
+// WinningPoSt proofs (written to $CUZK_FIL_OUT for tests/engine/filecoin_engine.sh to hand to
+// `fil-oracle verify-post`), a WinningPoSt overtaking queued WindowPoSt jobs (from the jobs' device
+// start times), cancel and evict returning every budget to zero, and bad input (one line naming the
+// field, never a proof). Hidden ([.]): they need $CUZK_FIL_FIXTURES (tests/oracle/fixtures.sh's
+// OUTDIR: params/, window/, winning/), which that script provides.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "engine/engine.hpp"
+#include "fil/types.hpp"
+
+using namespace cuzk;
+using namespace std::chrono_literals;
+
+namespace {
+
+std::string fixtures() {
+  const char* d = std::getenv("CUZK_FIL_FIXTURES");
+  if (!d || !*d) FAIL("CUZK_FIL_FIXTURES is not set (run tests/engine/filecoin_engine.sh)");
+  return d;
+}
+
+std::vector<std::uint8_t> read_bytes(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  REQUIRE(in);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+// fil-oracle's post.json (window/ or winning/) as the engine's request.
+engine::filecoin_request post_request(const std::string& kind) {
+  const auto dir = std::filesystem::path(fixtures()) / kind;
+  std::ifstream f(dir / "post.json");
+  REQUIRE(f);
+  const auto j = nlohmann::json::parse(f);
+  engine::filecoin_request r;
+  r.input.kind = kind == "winning" ? fil::proof_kind::winning_post : fil::proof_kind::window_post_partition;
+  r.input.registered_proof = j.at("registered_proof").get<std::string>();
+  r.input.miner_id = j.at("miner_id").get<std::uint64_t>();
+  r.input.randomness = fil::domain_from_hex(j.at("randomness").get<std::string>(), "randomness");
+  for (const auto& s : j.at("sectors")) r.input.vanilla_proofs.push_back(read_bytes(dir / s.at("vanilla").get<std::string>()));
+  r.sector_size = j.at("sector_size").get<std::uint64_t>();
+  return r;
+}
+
+engine::config fil_config(unsigned synthesizers) {
+  engine::config c;
+  c.host_budget = "8GiB";
+  c.device_budget = "2GiB";
+  c.synthesizers = synthesizers;
+  c.devices = {"cpu"};
+  c.scheduler_threads = 4;
+  c.filecoin.param_cache = (std::filesystem::path(fixtures()) / "params").string();
+  return c;
+}
+
+bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 10s) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    e.evict_idle_keys();
+    auto s = e.status();
+    bool zero = s.host.in_use == 0;
+    for (auto& v : s.vram) zero = zero && v.in_use == 0;
+    if (zero) return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(5ms);
+  }
+}
+
+void write_out(const std::string& name, const std::vector<std::uint8_t>& bytes) {
+  const char* out = std::getenv("CUZK_FIL_OUT");
+  if (!out || !*out) return;
+  std::ofstream f(std::filesystem::path(out) / name, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  REQUIRE(f);
+}
+
+std::string submit_error(engine::engine& e, const engine::filecoin_request& r) {
+  try {
+    e.submit(r);
+  } catch (const engine::engine_error& err) {
+    return err.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified before release", "[.][filecoin]") {
+  auto e = engine::engine::start(fil_config(2));
+  for (const std::string kind : {"window", "winning"}) {
+    auto req = post_request(kind);
+    req.request_id = "post-" + kind;
+    auto id = e.submit(req);
+    auto r = e.await(id, 10min);
+    REQUIRE(r);
+    INFO(kind << ": " << (r->reasons.empty() ? std::string() : r->reasons.front()));
+    REQUIRE(r->state == engine::job_state::succeeded);
+    REQUIRE(r->partitions.size() == 1);
+    REQUIRE(r->compressed.size() == 192);
+    REQUIRE(r->timings.device_start > 0);
+    write_out(kind + ".bin", r->compressed);
+  }
+  // Both keys went through the key store by their parameter-cache paths.
+  auto s = e.status();
+  unsigned params_keys = 0;
+  for (auto& k : s.keys)
+    if (k.path.ends_with(".params") && k.tier == engine::key_tier::hot) ++params_keys;
+  REQUIRE(params_keys == 2);
+  REQUIRE(budgets_drain(e));
+}
+
+TEST_CASE("Filecoin: a WinningPoSt overtakes queued WindowPoSt partitions", "[.][filecoin]") {
+  // One synthesizer, one device: at most one partition synthesizing, one staged and one proving
+  // when the WinningPoSt arrives; every other WindowPoSt job must start on the device after it.
+  auto e = engine::engine::start(fil_config(1));
+  auto window = post_request("window");
+  auto winning = post_request("winning");
+  e.preload_key(e.filecoin_params_path(window.input.kind, window.input.registered_proof));
+  e.preload_key(e.filecoin_params_path(winning.input.kind, winning.input.registered_proof));
+  constexpr int queued = 8;
+  std::vector<engine::job_id> windows;
+  for (int i = 0; i < queued; ++i) windows.push_back(e.submit(window));
+  const auto win_id = e.submit(winning);
+  auto win = e.await(win_id, 10min);
+  REQUIRE(win);
+  REQUIRE(win->state == engine::job_state::succeeded);
+  int before = 0;
+  for (auto id : windows) {
+    auto r = e.await(id, 10min);
+    REQUIRE(r);
+    REQUIRE(r->state == engine::job_state::succeeded);
+    REQUIRE(r->timings.device_start > 0);
+    if (r->timings.device_start < win->timings.device_start) ++before;
+  }
+  INFO("WindowPoSt jobs on the device before the WinningPoSt: " << before);
+  REQUIRE(before <= 3);
+}
+
+TEST_CASE("Filecoin: cancel and evict return every budget to zero; preload makes a key hot", "[.][filecoin]") {
+  auto e = engine::engine::start(fil_config(2));
+  auto window = post_request("window");
+  const auto path = e.filecoin_params_path(window.input.kind, window.input.registered_proof);
+  auto k = e.preload_key(path);
+  REQUIRE(k.tier == engine::key_tier::hot);
+  REQUIRE(k.bytes > 0);
+  REQUIRE(e.status().host.in_use >= k.bytes);
+  std::vector<engine::job_id> ids;
+  for (int i = 0; i < 6; ++i) ids.push_back(e.submit(window));
+  unsigned canceled = 0;
+  for (auto id : ids) canceled += e.cancel(id) ? 1 : 0;
+  REQUIRE(canceled > 0);
+  for (auto id : ids) {
+    auto r = e.await(id, 10min);
+    REQUIRE(r);
+    REQUIRE((r->state == engine::job_state::canceled || r->state == engine::job_state::succeeded));
+  }
+  // A canceled partition's worker may still hold its lease until its computation ends.
+  bool evicted = false;
+  for (auto until = std::chrono::steady_clock::now() + 30s; !evicted && std::chrono::steady_clock::now() < until;
+       std::this_thread::sleep_for(10ms))
+    evicted = e.evict_key(path);
+  REQUIRE(evicted);
+  REQUIRE_FALSE(e.evict_key(path));  // not hot any more
+  for (auto& key : e.status().keys)
+    if (key.path == path) REQUIRE(key.tier == engine::key_tier::cold);
+  REQUIRE(budgets_drain(e));
+}
+
+TEST_CASE("Filecoin: bad input is refused with one line naming the field; never a proof", "[.][filecoin]") {
+  auto e = engine::engine::start(fil_config(1));
+  auto window = post_request("window");
+
+  SECTION("randomness of another proof: the leaves are not the challenged ones") {
+    auto r = window;
+    r.input.randomness[0] ^= 1;
+    auto msg = submit_error(e, r);
+    INFO(msg);
+    REQUIRE(msg.starts_with("bad_input: vanilla_proofs[0] (sector 1)"));
+    REQUIRE(msg.find("challenge") != std::string::npos);
+  }
+  SECTION("a leaf that does not match its path: the job fails in synthesis, naming sector and challenge") {
+    auto r = window;
+    // The first inclusion proof's leaf: bincode layout (fil/io/post_bincode.hpp) sector_id 8 |
+    // comm_r 32 | sectors 8 | inclusion_proofs 8 | variant 4 | root 32 | leaf 32.
+    r.input.vanilla_proofs[0][8 + 32 + 8 + 8 + 4 + 32] ^= 1;
+    auto id = e.submit(r);
+    auto res = e.await(id, 10min);
+    REQUIRE(res);
+    REQUIRE(res->state == engine::job_state::failed);
+    REQUIRE(res->compressed.empty());
+    REQUIRE(res->reasons.size() == 1);  // bad input is not retried
+    INFO(res->reasons[0]);
+    REQUIRE(res->reasons[0].find("bad_input: vanilla_proofs[0] (sector 1): challenge 0") != std::string::npos);
+  }
+  SECTION("a truncated vanilla proof") {
+    auto r = window;
+    r.input.vanilla_proofs[1].resize(100);
+    auto msg = submit_error(e, r);
+    INFO(msg);
+    REQUIRE(msg.starts_with("bad_input: vanilla_proofs[1]"));
+  }
+  SECTION("randomness that is not a field element") {
+    auto r = window;
+    r.input.randomness[31] = 0xff;
+    REQUIRE(submit_error(e, r).starts_with("bad_input: randomness"));
+  }
+  SECTION("a registered proof of another kind or size") {
+    auto r = window;
+    r.input.registered_proof = "StackedDrgWinning2KiBV1";
+    REQUIRE(submit_error(e, r).starts_with("bad_input: registered_proof"));
+    r = window;
+    r.sector_size = 8 << 20;
+    REQUIRE(submit_error(e, r).starts_with("bad_input: sector_size"));
+  }
+  SECTION("PoRep C2 and SnapDeals are refused as unimplemented") {
+    auto r = window;
+    r.input.kind = fil::proof_kind::porep_seal_commit;
+    r.input.registered_proof = "StackedDrg2KiBV1_1";
+    REQUIRE(submit_error(e, r).starts_with("unimplemented: "));
+    r.input.kind = fil::proof_kind::snap_deals_update;
+    REQUIRE(submit_error(e, r).starts_with("unimplemented: "));
+  }
+  SECTION("a parameter cache without the file: the error names the path it looked for") {
+    auto dir = std::filesystem::temp_directory_path() / "cuzk-empty-param-cache";
+    std::filesystem::create_directories(dir);
+    auto c = fil_config(1);
+    c.filecoin.param_cache = dir.string();
+    auto e2 = engine::engine::start(c);
+    auto msg = submit_error(e2, window);
+    INFO(msg);
+    REQUIRE(msg.starts_with("not_found: " + (dir / "v28-proof-of-spacetime-fallback").string()));
+  }
+  REQUIRE(budgets_drain(e));
+}
