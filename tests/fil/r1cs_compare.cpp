@@ -214,18 +214,27 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (argc == 3 && std::string(argv[1]) == "--count") {
-    // Counts only (mode::count: nothing stored), for shapes too big to record here (porep:32GiB).
+  if (argc == 3 && (std::string(argv[1]) == "--count" || std::string(argv[1]) == "--witness")) {
+    // --count: counts only (mode::count: nothing stored), for shapes too big to record here
+    // (porep:32GiB). --witness: witness mode alone, timed (a C1 partition: PATH/c1.json#K).
     try {
-      constraint_system cs(zk::cs::mode::count);
+      const bool count = std::string(argv[1]) == "--count";
+      constraint_system cs(count ? zk::cs::mode::count : zk::cs::mode::witness);
+      const std::string shape = argv[2];
+      std::optional<fil::c1_output> c1;
+      if (const auto hash = shape.rfind('#'); hash != std::string::npos)
+        c1 = fil::io::read_c1_file(shape.substr(0, hash));
       const auto t0 = std::chrono::steady_clock::now();
-      if (!synthesize(argv[2], cs)) {
+      if (c1) {
+        fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(c1->phase1_out,
+                                                                             unsigned(std::stoul(shape.substr(shape.rfind('#') + 1)))));
+      } else if (!synthesize(argv[2], cs)) {
         std::cerr << "cuzk_r1cs_compare: unknown shape '" << argv[2] << "'\n";
         return 2;
       }
-      std::printf("%s: %llu inputs, %llu aux, %llu constraints (counted in %.1f s)\n", argv[2],
+      std::printf("%s: %llu inputs, %llu aux, %llu constraints (%s in %.2f s)\n", argv[2],
                   (unsigned long long)cs.num_inputs(), (unsigned long long)cs.num_aux(),
-                  (unsigned long long)cs.num_constraints(),
+                  (unsigned long long)cs.num_constraints(), count ? "counted" : "witness",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
       return 0;
     } catch (const std::exception& e) {

@@ -33,6 +33,11 @@ class constraint_system {
   variable alloc(const fr& value);
   variable alloc_input(const fr& value);
   void enforce(linear_combination a, linear_combination b, linear_combination c);
+  // Whether constraints are kept (record mode). The hot bit gadgets build no linear combination when
+  // not, and count the constraint with enforce_unrecorded() instead: the witness is the same, and
+  // witness mode skips the allocations that dominated it.
+  bool recording() const { return mode_ == mode::record; }
+  void enforce_unrecorded() { ++num_constraints_; }
 
   // Namespaces only label constraints (bellperson's names never change the R1CS).
   void push_namespace(std::string_view name);

@@ -15,6 +15,10 @@ struct allocated_bit {
 
   static allocated_bit alloc(constraint_system& cs, bool v) {
     const variable a = cs.alloc(v ? fr::one() : fr::zero());
+    if (!cs.recording()) {
+      cs.enforce_unrecorded();
+      return {a, v};
+    }
     linear_combination l(one_var);
     l.sub(a);
     cs.enforce(std::move(l), linear_combination(a), linear_combination{});
@@ -59,6 +63,7 @@ namespace cuzk::zk::cs::gadgets {
 inline allocated_bit bit_and(constraint_system& cs, const allocated_bit& a, const allocated_bit& b) {
   const bool v = a.value && b.value;
   const variable r = cs.alloc(v ? fr::one() : fr::zero());
+  if (!cs.recording()) return cs.enforce_unrecorded(), allocated_bit{r, v};
   cs.enforce(linear_combination(a.var), linear_combination(b.var), linear_combination(r));
   return {r, v};
 }
@@ -67,6 +72,7 @@ inline allocated_bit bit_and(constraint_system& cs, const allocated_bit& a, cons
 inline allocated_bit bit_xor(constraint_system& cs, const allocated_bit& a, const allocated_bit& b) {
   const bool v = a.value != b.value;
   const variable r = cs.alloc(v ? fr::one() : fr::zero());
+  if (!cs.recording()) return cs.enforce_unrecorded(), allocated_bit{r, v};
   linear_combination la(a.var), lc(a.var);
   la.add(a.var);
   lc.add(b.var).sub(r);
@@ -78,6 +84,7 @@ inline allocated_bit bit_xor(constraint_system& cs, const allocated_bit& a, cons
 inline allocated_bit bit_and_not(constraint_system& cs, const allocated_bit& a, const allocated_bit& b) {
   const bool v = a.value && !b.value;
   const variable r = cs.alloc(v ? fr::one() : fr::zero());
+  if (!cs.recording()) return cs.enforce_unrecorded(), allocated_bit{r, v};
   linear_combination nb(one_var);
   nb.sub(b.var);
   cs.enforce(linear_combination(a.var), std::move(nb), linear_combination(r));
@@ -88,6 +95,7 @@ inline allocated_bit bit_and_not(constraint_system& cs, const allocated_bit& a, 
 inline allocated_bit bit_nor(constraint_system& cs, const allocated_bit& a, const allocated_bit& b) {
   const bool v = !a.value && !b.value;
   const variable r = cs.alloc(v ? fr::one() : fr::zero());
+  if (!cs.recording()) return cs.enforce_unrecorded(), allocated_bit{r, v};
   linear_combination na(one_var), nb(one_var);
   na.sub(a.var), nb.sub(b.var);
   cs.enforce(std::move(na), std::move(nb), linear_combination(r));
@@ -143,6 +151,7 @@ inline boolean sha256_ch(constraint_system& cs, const boolean& a, const boolean&
   if (cc && c.value) return boolean_and(cs, a, b.negated()).negated();
   if (cb && b.value) return boolean_and(cs, a.negated(), c.negated()).negated();
   const variable ch = cs.alloc(v ? fr::one() : fr::zero());
+  if (!cs.recording()) return cs.enforce_unrecorded(), boolean::from(allocated_bit{ch, v});
   linear_combination l = b.lc(fr::one());
   l.add(c.lc(fr::one()), -fr::one());
   linear_combination r(ch);
@@ -166,6 +175,7 @@ inline boolean sha256_maj(constraint_system& cs, const boolean& a, const boolean
   if (ca && a.value) return boolean_and(cs, b.negated(), c.negated()).negated();
   const variable maj = cs.alloc(v ? fr::one() : fr::zero());
   const boolean bc = boolean_and(cs, b, c);
+  if (!cs.recording()) return cs.enforce_unrecorded(), boolean::from(allocated_bit{maj, v});
   linear_combination l = bc.lc(fr::one());
   l.add(bc.lc(fr::one()));
   l.add(b.lc(fr::one()), -fr::one());

@@ -27,6 +27,11 @@ class multi_eq {
     rhs_.add(rhs, pow2(bits_used_));
     bits_used_ += num_bits;
   }
+  // The same without the linear combinations (witness and count modes).
+  void count_equal(std::size_t num_bits) {
+    if (capacity <= bits_used_ + num_bits) accumulate();
+    bits_used_ += num_bits;
+  }
   // The Drop: the last pack, if any equality is pending.
   void flush() {
     if (bits_used_ > 0) accumulate();
@@ -35,6 +40,11 @@ class multi_eq {
  private:
   static constexpr std::size_t capacity = 254;
   void accumulate() {
+    if (!cs_.recording()) {
+      cs_.enforce_unrecorded();
+      bits_used_ = 0;
+      return;
+    }
     cs_.enforce(std::move(lhs_), linear_combination(one_var), std::move(rhs_));
     lhs_ = {};
     rhs_ = {};

@@ -28,11 +28,13 @@ inline void pack_into_inputs(constraint_system& cs, std::span<const boolean> bit
 
 inline allocated_num pack_bits(constraint_system& cs, std::span<const boolean> bits) {
   num n = num::zero();
+  const bool rec = cs.recording();
   for (std::size_t i = 0; i < std::min(bits.size(), fr_capacity); ++i) {
-    n.lc.add(bits[i].lc(pow2(i)));
+    if (rec) n.lc.add(bits[i].lc(pow2(i)));
     if (bits[i].value) n.value += pow2(i);
   }
   const allocated_num out = allocated_num::alloc(cs, n.value);
+  if (!rec) return cs.enforce_unrecorded(), out;
   cs.enforce(std::move(n.lc), linear_combination(one_var), linear_combination(out.var));
   return out;
 }

@@ -71,11 +71,13 @@ inline std::vector<boolean> to_bits_le(constraint_system& cs, const allocated_nu
   std::vector<boolean> bits;
   bits.reserve(fr_num_bits);
   linear_combination lc;
+  const bool rec = cs.recording();
   for (std::size_t i = 0; i < fr_num_bits; ++i) {
     const allocated_bit b = allocated_bit::alloc(cs, c.bit(i));
-    lc.add(b.var, pow2(i));
+    if (rec) lc.add(b.var, pow2(i));
     bits.push_back(boolean::from(b));
   }
+  if (!rec) return cs.enforce_unrecorded(), bits;
   lc.sub(n.var);
   cs.enforce(linear_combination{}, linear_combination{}, std::move(lc));
   return bits;

@@ -82,27 +82,28 @@ struct uint32 {
   static uint32 addmany(multi_eq& meq, std::span<const uint32> operands) {
     std::uint64_t max_value = operands.size() * std::uint64_t{0xffffffff};
     std::uint64_t sum = 0;
-    linear_combination lc;
     bool all_constants = true;
     for (const auto& op : operands) {
       sum += op.value;
-      for (unsigned i = 0; i < 32; ++i) {
-        lc.add(op.bits[i].lc(pow2(i)));
-        all_constants &= op.bits[i].k == boolean::kind::constant;
-      }
+      for (unsigned i = 0; i < 32; ++i) all_constants &= op.bits[i].k == boolean::kind::constant;
     }
     if (all_constants) return constant(std::uint32_t(sum));
     constraint_system& cs = meq.cs();
+    const bool rec = cs.recording();
+    linear_combination lc, result_lc;
+    if (rec)
+      for (const auto& op : operands)
+        for (unsigned i = 0; i < 32; ++i) lc.add(op.bits[i].lc(pow2(i)));
     uint32 r;
     r.value = std::uint32_t(sum);
-    linear_combination result_lc;
     std::size_t i = 0;
     for (; max_value != 0; max_value >>= 1, ++i) {
       const allocated_bit b = allocated_bit::alloc(cs, ((sum >> i) & 1) != 0);
-      result_lc.add(b.var, pow2(i));
+      if (rec) result_lc.add(b.var, pow2(i));
       if (i < 32) r.bits[i] = boolean::from(b);
     }
-    meq.enforce_equal(i, lc, result_lc);
+    if (rec) meq.enforce_equal(i, lc, result_lc);
+    else meq.count_equal(i);
     return r;
   }
 };
