@@ -1,6 +1,10 @@
 #include "fil/circuit/stacked.hpp"
 
+#include <atomic>
+#include <exception>
+#include <memory>
 #include <string>
+#include <thread>
 
 #include "fil/circuit/column.hpp"
 #include "fil/circuit/create_label.hpp"
@@ -211,7 +215,7 @@ porep_partition porep_partition_from(const seal_commit_phase1_output& c1, unsign
   return p;
 }
 
-void stacked_circuit(constraint_system& cs, const porep_partition& p) {
+void stacked_circuit(constraint_system& cs, const porep_partition& p, unsigned threads) {
   const allocated_num replica_id = alloc_named(cs, "replica_id", p.replica_id);
   {
     constraint_system::scope s(cs, "replica_id_input");
@@ -248,9 +252,35 @@ void stacked_circuit(constraint_system& cs, const porep_partition& p) {
   }
   if (p.challenges.empty()) throw std::logic_error("stacked_circuit: no challenges");
   const tree_arities& tree = p.tree;
-  for (std::size_t i = 0; i < p.challenges.size(); ++i) {
-    constraint_system::scope s(cs, "challenge_" + std::to_string(i));
-    synthesize_challenge(cs, p, p.challenges[i], i, tree, comm_d, comm_c, comm_r_last, replica_id_bits);
+  if (cs.recording() || threads <= 1 || p.challenges.size() < 2) {
+    for (std::size_t i = 0; i < p.challenges.size(); ++i) {
+      constraint_system::scope s(cs, "challenge_" + std::to_string(i));
+      synthesize_challenge(cs, p, p.challenges[i], i, tree, comm_d, comm_c, comm_r_last, replica_id_bits);
+    }
+    return;
+  }
+  const std::size_t n = p.challenges.size();
+  std::vector<std::unique_ptr<constraint_system>> parts(n);
+  std::vector<std::exception_ptr> errors(n);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        parts[i] = std::make_unique<constraint_system>(cs.current_mode());
+        synthesize_challenge(*parts[i], p, p.challenges[i], i, tree, comm_d, comm_c, comm_r_last, replica_id_bits);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < std::min<std::size_t>(threads, n); ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (errors[i]) std::rethrow_exception(errors[i]);
+    cs.append(*parts[i]);
+    parts[i].reset();
   }
 }
 

@@ -74,6 +74,10 @@ porep_partition blank_porep_partition(const porep_shape& shape);
 // element, or comm_r_last / comm_c differ between challenges.
 porep_partition porep_partition_from(const seal_commit_phase1_output& c1, unsigned k);
 
-void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p);
+// `threads` > 1 (witness and count modes only; record mode stays on one thread): the challenges are
+// synthesized in parallel, each into its own constraint system, and appended in order: the same
+// witness, since a challenge reads the shared variables (replica_id bits, comm_d, comm_c,
+// comm_r_last) only through their values outside record mode.
+void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p, unsigned threads = 1);
 
 }  // namespace cuzk::fil::circuit

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <iostream>
 #include <optional>
+#include <thread>
 #include <string>
 
 #include <fstream>
@@ -49,6 +50,8 @@ bool synthesize_registered(const std::string& shape, constraint_system& cs) {
   return false;
 }
 
+unsigned threads() { return std::max(2u, std::thread::hardware_concurrency()); }
+
 std::uint64_t size_of(const std::string& size) {
   const std::pair<const char*, std::uint64_t> sizes[] = {{"2KiB", 2048},          {"8MiB", 8ull << 20},
                                                          {"512MiB", 512ull << 20}, {"32GiB", 32ull << 30},
@@ -83,7 +86,7 @@ bool synthesize_porep(const std::string& shape, constraint_system& cs) {
   } else {
     return false;
   }
-  fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(ps));
+  fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(ps), threads());  // threads: not in record mode
   return true;
 }
 
@@ -216,7 +219,8 @@ int main(int argc, char** argv) {
   }
   if (argc == 3 && (std::string(argv[1]) == "--count" || std::string(argv[1]) == "--witness")) {
     // --count: counts only (mode::count: nothing stored), for shapes too big to record here
-    // (porep:32GiB). --witness: witness mode alone, timed (a C1 partition: PATH/c1.json#K).
+    // (porep:32GiB). --witness: witness mode alone, timed (a C1 partition: PATH/c1.json#K, its
+    // challenges on as many threads as there are cores).
     try {
       const bool count = std::string(argv[1]) == "--count";
       constraint_system cs(count ? zk::cs::mode::count : zk::cs::mode::witness);
@@ -227,7 +231,8 @@ int main(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       if (c1) {
         fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(c1->phase1_out,
-                                                                             unsigned(std::stoul(shape.substr(shape.rfind('#') + 1)))));
+                                                                             unsigned(std::stoul(shape.substr(shape.rfind('#') + 1)))),
+                                      threads());
       } else if (!synthesize(argv[2], cs)) {
         std::cerr << "cuzk_r1cs_compare: unknown shape '" << argv[2] << "'\n";
         return 2;
@@ -263,7 +268,8 @@ int main(int argc, char** argv) {
     }
     auto run = [&](constraint_system& cs) {
       const auto t0 = std::chrono::steady_clock::now();
-      if (c1) fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(c1->phase1_out, partition));
+      // Witness mode takes the challenges in parallel: the comparison checks that path too.
+      if (c1) fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(c1->phase1_out, partition), threads());
       else if (shape.ends_with(".json")) synthesize_post(shape, cs);
       else if (!synthesize(shape, cs)) return -1.0;
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

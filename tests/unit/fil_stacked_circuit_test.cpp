@@ -64,6 +64,13 @@ TEST_CASE("PoRep circuit: the real 2 KiB partition satisfies its R1CS with the o
   fil::circuit::stacked_circuit(w, fil::circuit::porep_partition_from(c1, 0));
   CHECK(w.aux() == cs.aux());
   CHECK(w.inputs() == cs.inputs());
+  // Challenges in parallel, appended in order: the same witness and counts.
+  constraint_system wp(zk::cs::mode::witness);
+  fil::circuit::stacked_circuit(wp, fil::circuit::porep_partition_from(c1, 0), 4);
+  CHECK(wp.aux() == cs.aux());
+  CHECK(wp.inputs() == cs.inputs());
+  CHECK(wp.num_constraints() == cs.num_constraints());
+  CHECK(wp.num_aux() == cs.aux().size());
 
   // The blank circuit (parameter generation's) has the same counts; count mode stores nothing.
   constraint_system n(zk::cs::mode::count);
@@ -72,6 +79,11 @@ TEST_CASE("PoRep circuit: the real 2 KiB partition satisfies its R1CS with the o
   CHECK(n.num_aux() == 2685673);
   CHECK(n.num_constraints() == 2687921);
   CHECK(n.aux().empty());
+  constraint_system np(zk::cs::mode::count);
+  fil::circuit::stacked_circuit(np, fil::circuit::blank_porep_partition(fil::circuit::porep_shape_of(*c1.registered_proof)), 2);
+  CHECK(np.num_inputs() == 40);
+  CHECK(np.num_aux() == 2685673);
+  CHECK(np.num_constraints() == 2687921);
 }
 
 TEST_CASE("PoRep circuit: bad witnesses are named by partition, challenge and field", "[fil][circuit][porep]") {
@@ -111,4 +123,17 @@ TEST_CASE("PoRep circuit: bad witnesses are named by partition, challenge and fi
   CHECK_THAT(synthesis_error(bad), Catch::StartsWith("partition 0") && Catch::Contains("comm_d_proofs: a path of 6 levels"));
 
   CHECK_THAT(synthesis_error(c1), Catch::Equals(""));
+
+  // On threads the first failing challenge (in challenge order) is the one named.
+  bad = c1;
+  bad.vanilla_proofs[0][1].replica_column_proofs.drg_parents[0].column.rows[1][2] ^= 1;
+  std::get<fil::merkle::single_proof>(bad.vanilla_proofs[0][0].comm_r_last_proof.data).path.path[1].hashes[0][1] ^= 1;
+  try {
+    constraint_system cs(zk::cs::mode::witness);
+    fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(bad, 0), 2);
+    FAIL("no error");
+  } catch (const zk::input_error& e) {
+    CHECK(std::string(e.what()) ==
+          "partition 0 challenge 0 (node " + node0 + "): comm_r_last_proof (the encoded node): path does not reach the root");
+  }
 }

@@ -1,5 +1,7 @@
 #include "zk/cs/constraint_system.hpp"
 
+#include <stdexcept>
+
 namespace cuzk::zk::cs {
 
 constraint_system::constraint_system(mode m) : mode_(m) { inputs_.push_back(fr::one()); }
@@ -22,6 +24,18 @@ void constraint_system::enforce(linear_combination a, linear_combination b, line
     scope_changed_ = false;
   }
   constraints_.push_back({std::move(a), std::move(b), std::move(c), std::uint32_t(scope_paths_.size() - 1)});
+}
+
+void constraint_system::append(const constraint_system& part) {
+  if (mode_ == mode::record || part.mode_ != mode_)
+    throw std::logic_error("constraint_system::append: only between witness (or count) systems");
+  if (mode_ == mode::witness) {
+    inputs_.insert(inputs_.end(), part.inputs_.begin() + 1, part.inputs_.end());
+    aux_.insert(aux_.end(), part.aux_.begin(), part.aux_.end());
+  }
+  num_inputs_ += part.num_inputs_ - 1;
+  num_aux_ += part.num_aux_;
+  num_constraints_ += part.num_constraints_;
 }
 
 void constraint_system::push_namespace(std::string_view name) {

@@ -38,6 +38,10 @@ class constraint_system {
   // witness mode skips the allocations that dominated it.
   bool recording() const { return mode_ == mode::record; }
   void enforce_unrecorded() { ++num_constraints_; }
+  // Witness and count modes: appends what `part` (a system of the same mode, synthesized on its own,
+  // e.g. on another thread) allocated after its ONE, as if its gadgets had run here. Variables live
+  // only in recorded constraints, so the values need no renumbering; record mode throws.
+  void append(const constraint_system& part);
 
   // Namespaces only label constraints (bellperson's names never change the R1CS).
   void push_namespace(std::string_view name);
