@@ -6,6 +6,8 @@
 //   public-inputs  the PoRep public-input vectors of a C1 output, as decimal strings (JSON)
 //   synth-c1 / synth-post   structurally valid vanilla proofs with random hashes (test data, fuzz
 //                  seeds, parser benchmarks at 32 GiB)
+//   post           a WindowPoSt / WinningPoSt SNARK from vanilla proofs (fil/prove/post.hpp): every
+//                  partition synthesized and proved, verified before the file is written
 // Exit 0 valid, 1 invalid (the proof, the replica id or the vanilla challenges do not match),
 // 2 unusable input (one line naming the file and field). The public inputs are fil/'s; the
 // verifying key is found in --params-dir by its parameters.json name (fil/parameter_cache.hpp) or
@@ -27,10 +29,12 @@
 #include "fil/synthetic.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
+#include "fil/prove/post.hpp"
 #include "fil/stacked/challenges.hpp"
 #include "fil/stacked/public_inputs.hpp"
 #include "fil/stacked/vanilla_verify.hpp"
 #include "zk/error.hpp"
+#include "zk/groth16/backend_registry.hpp"
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/verifier.hpp"
 #include "zk/io/bellperson.hpp"
@@ -48,6 +52,8 @@ struct fil_options {
   std::uint64_t seed = 1;
   bool bare = false;
   bool vanilla = false;
+  std::vector<std::string> vanilla_files;
+  std::string kind, backend = "auto";
 };
 
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
@@ -340,6 +346,64 @@ int synth_post(const fil_options& o) {
   return exit_ok;
 }
 
+// The backend by name (auto | cpu | cuda[:N]); an unknown or absent one is unusable input.
+std::unique_ptr<zk::groth16::backend> make_backend(const std::string& name) {
+  try {
+    return zk::groth16::make_backend(zk::groth16::resolve_backend_name(name));
+  } catch (const std::exception& e) {
+    throw zk::input_error("--backend " + name + ": " + e.what());
+  }
+}
+
+int prove_post(const fil_options& o) {
+  const auto type = o.kind == "window" ? fil::post_type::window : fil::post_type::winning;
+  const auto randomness = fil::domain_from_hex(o.randomness, "--randomness");
+  std::vector<fil::post::fallback_post_sector_proof> vanilla;
+  for (const auto& f : o.vanilla_files) vanilla.push_back(fil::io::read_post_vanilla_proof(read_bytes(f), f));
+  const fil::post_proof_info* info = nullptr;
+  if (!o.proof_type.empty()) {
+    info = fil::find_post_proof(o.proof_type);
+    if (!info || info->type != type)
+      throw zk::input_error("--proof-type " + o.proof_type + ": not a registered " + o.kind + " PoSt proof");
+  } else {
+    // The current registered proofs: WindowPoSt V1_2 (API 1.2), WinningPoSt V1.
+    const auto version = type == fil::post_type::window ? fil::api_version::v1_2_0 : fil::api_version::v1_0_0;
+    info = fil::prove::post_proof_for(type, version, vanilla.at(0));
+    if (!info)
+      throw zk::input_error(o.vanilla_files[0] + ": its Merkle proofs fit no registered " + o.kind +
+                            " PoSt sector size (give --proof-type)");
+  }
+  const auto params = fil::prove::post_params_file(o.params_dir, *info);
+  auto job = fil::prove::make_post_job(*info, randomness, fil::prover_id(o.miner_id), std::move(vanilla), o.vanilla_files);
+  auto be = make_backend(o.backend);
+  const auto t0 = now_ns();
+  std::unique_ptr<progress_bar> bar = std::make_unique<progress_bar>("record " + std::string(info->name) + " circuit", false);
+  bar->update(0, 1);
+  const auto cs = fil::prove::post_circuit(*info);
+  bar = std::make_unique<progress_bar>("load " + params.substr(params.find_last_of('/') + 1), false);
+  bar->update(0, 1);
+  const auto key = fil::prove::load_key(params, cs);
+  std::string stage;
+  const auto proof = fil::prove::prove_post(job, key, *be, [&](std::string_view s, std::size_t done, std::size_t total) {
+    if (s != stage) {
+      stage = s;
+      bar = std::make_unique<progress_bar>(std::string(s) + (s == "verifying" ? "" : " partitions"), false);
+    }
+    bar->update(done, total);
+  });
+  bar.reset();
+  if (!proof.invalid.empty()) {
+    std::cerr << "error: the computed proof of partition " << proof.invalid[0] << " does not verify; nothing written\n";
+    return exit_proof_failed;
+  }
+  write_file_atomically(o.out, std::span<const std::uint8_t>(proof.bytes));
+  std::cout << "wrote " << o.out << ": " << info->name << ", " << job.sectors.size() << " sector"
+            << (job.sectors.size() == 1 ? "" : "s") << ", " << proof.partitions << " partition"
+            << (proof.partitions == 1 ? "" : "s") << " (" << proof.bytes.size() << " bytes, backend " << be->name()
+            << ", " << seconds_since(t0) << " s)\n";
+  return exit_ok;
+}
+
 void add_vk_options(CLI::App* sub, fil_options& o) {
   sub->add_option("--params-dir", o.params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .vk is found by name");
   sub->add_option("--vk", o.vk, "the verifying key file itself (instead of --params-dir)");
@@ -350,7 +414,7 @@ void add_vk_options(CLI::App* sub, fil_options& o) {
 }  // namespace
 
 void register_fil(CLI::App& app) {
-  auto* fil = app.add_subcommand("fil", "Filecoin: verify seal and PoSt proofs, inspect C1 outputs");
+  auto* fil = app.add_subcommand("fil", "Filecoin: prove and verify PoSt, verify seal proofs, inspect C1 outputs");
   fil->require_subcommand(1);
   auto o = std::make_shared<fil_options>();
 
@@ -369,6 +433,20 @@ void register_fil(CLI::App& app) {
   post->add_option("--proof", o->proof, "proof: 192 bytes per partition, concatenated")->required();
   add_vk_options(post, *o);
   post->callback([o] { run_command([&] { return verify_post(*o); }); });
+
+  auto* pp = fil->add_subcommand("post", "Prove a WindowPoSt or WinningPoSt from vanilla proofs (verified before it is written)");
+  pp->add_option("--kind", o->kind, "window | winning")->required()->check(CLI::IsMember({"window", "winning"}));
+  pp->add_option("--vanilla", o->vanilla_files, "bincode FallbackPoStSectorProof, one per challenged sector (repeat or list)")
+      ->required()
+      ->expected(1, -1);
+  pp->add_option("--randomness", o->randomness, "challenge randomness, 64 hex digits (a field element)")->required();
+  pp->add_option("--miner-id", o->miner_id, "miner actor id (f0... without the prefix)")->required();
+  pp->add_option("--params-dir", o->params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .params is found by name")
+      ->required();
+  pp->add_option("--out", o->out, "proof: 192 bytes per partition, concatenated")->required();
+  pp->add_option("--proof-type", o->proof_type, "registered PoSt proof (default: from the vanilla proofs' tree, WindowPoSt V1_2)");
+  pp->add_option("--backend", o->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
+  pp->callback([o] { run_command([&] { return prove_post(*o); }); });
 
   auto* inspect = fil->add_subcommand("inspect-c1", "Read and check a C1 output; print its ids (exit 0 ok, 1 mismatch, 2 bad input)");
   inspect->add_option("c1", o->c1, "C1 output JSON")->required();

@@ -45,10 +45,11 @@ void write_file_atomically(const std::string& path, std::string_view text);
 
 // A stage name and a progress bar on stderr when it is a terminal, nothing in a pipe:
 //   "digest v28-...params  [#########.........]  48%  2.1 GiB/4.4 GiB"
+// (with `bytes` false the counts are items: "prove partition  [####....]  40%  4/10").
 // update() redraws at most ten times a second; done() clears the line.
 class progress_bar {
  public:
-  explicit progress_bar(std::string stage);
+  explicit progress_bar(std::string stage, bool bytes = true);
   ~progress_bar();
   void update(std::uint64_t done, std::uint64_t total);
   void done();
@@ -56,6 +57,7 @@ class progress_bar {
  private:
   std::string stage_;
   bool tty_;
+  bool bytes_;
   bool drawn_ = false;
   std::int64_t last_ns_ = 0;
 };

@@ -80,7 +80,8 @@ std::string human_bytes(std::uint64_t b) {
 }
 }  // namespace
 
-progress_bar::progress_bar(std::string stage) : stage_(std::move(stage)), tty_(::isatty(2) != 0) {}
+progress_bar::progress_bar(std::string stage, bool bytes)
+    : stage_(std::move(stage)), tty_(::isatty(2) != 0), bytes_(bytes) {}
 progress_bar::~progress_bar() { done(); }
 
 void progress_bar::update(std::uint64_t done_bytes, std::uint64_t total) {
@@ -92,9 +93,10 @@ void progress_bar::update(std::uint64_t done_bytes, std::uint64_t total) {
   const int width = 30;
   const double f = total ? double(done_bytes) / double(total) : 1.0;
   const int full = int(f * width);
-  std::fprintf(stderr, "\r%s  [%s%s] %3d%%  %s/%s ", stage_.c_str(), std::string(full, '#').c_str(),
-               std::string(width - full, '.').c_str(), int(f * 100), human_bytes(done_bytes).c_str(),
-               human_bytes(total).c_str());
+  const std::string count = bytes_ ? human_bytes(done_bytes) + "/" + human_bytes(total)
+                                   : std::to_string(done_bytes) + "/" + std::to_string(total);
+  std::fprintf(stderr, "\r%s  [%s%s] %3d%%  %s ", stage_.c_str(), std::string(full, '#').c_str(),
+               std::string(width - full, '.').c_str(), int(f * 100), count.c_str());
   std::fflush(stderr);
 }
 
