@@ -2,6 +2,8 @@
 //   zk_bench fpmul | fpadd
 //   zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat 3] [--ones 0.0] [--window c]
 //   zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat 3]
+//   zk_bench verify --inputs 22,328 --proofs 1,10 [--repeat 5] [--threads 1]   (Groth16 verification:
+//                  one proof, verify_batch of N valid proofs, and the parts of one proof's cost)
 // Each figure is the median of --repeat runs after one warm-up run.
 #include <algorithm>
 #include <chrono>
@@ -15,6 +17,9 @@
 #include <vector>
 
 #include "zk/bls12_381/curves.hpp"
+#include "zk/bls12_381/pairing.hpp"
+#include "zk/bls12_381/subgroup.hpp"
+#include "zk/groth16/verifier.hpp"
 #include "zk/msm/pippenger.hpp"
 #include "zk/ntt/domain.hpp"
 #include "zk/util/parallel.hpp"
@@ -26,7 +31,7 @@ namespace {
 
 struct args {
   std::string cmd, curve = "g1";
-  std::vector<unsigned> log_sizes{16}, threads{1};
+  std::vector<unsigned> log_sizes{16}, threads{1}, inputs{22}, proofs{1, 10};
   unsigned repeat = 3, window = 0;
   double ones = 0.0, zeros = 0.0;
   bool batch_affine = true;
@@ -50,7 +55,8 @@ std::vector<unsigned> parse_list(const std::string& s) {
                "       zk_bench fpadd\n"
                "       zk_bench msm --curve g1|g2 --log-size 16,18,20 --threads 1,2 [--repeat N] [--window C]\n"
                "                    [--ones FRACTION] [--zeros FRACTION] [--batch-affine 0|1]\n"
-               "       zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat N]\n");
+               "       zk_bench ntt --log-size 16,20 --threads 1,2 [--repeat N]\n"
+               "       zk_bench verify --inputs 22,328 --proofs 1,10 [--repeat N]\n");
   std::exit(2);
 }
 
@@ -70,6 +76,8 @@ args parse(int argc, char** argv) {
     else if (k == "--ones") a.ones = std::stod(v);
     else if (k == "--zeros") a.zeros = std::stod(v);
     else if (k == "--batch-affine") a.batch_affine = v != "0";
+    else if (k == "--inputs") a.inputs = parse_list(v);
+    else if (k == "--proofs") a.proofs = parse_list(v);
     else usage();
   }
   if (a.curve != "g1" && a.curve != "g2") usage();
@@ -247,6 +255,110 @@ void bench_ntt(const args& a) {
   }
 }
 
+// A verifying key whose discrete logarithms we know (alpha = a G1, beta = b G2, gamma = g G2,
+// delta = d G2, IC_i = k_i G1) and valid proofs for it: A = x G1, B = y G2, C = c G1 with
+// c = (x y - a b - g sum_i s_i k_i) / d, the equation e(A, B) = e(alpha, beta) e(vk_x, gamma) e(C, delta).
+void bench_verify(const args& a) {
+  namespace g16 = groth16;
+  set_default_threads(a.threads.at(0));  // verify_batch's per-proof work runs on the default pool
+  std::printf("| inputs | proofs | verify ms (CPU) | wall ms | x one proof (CPU) | x one proof (wall) |\n"
+              "|---|---|---|---|---|---|\n");
+  std::mt19937_64 rng(5);
+  auto rnd = [&] { return fr::from_canonical(random_scalar(rng)); };
+  const g1_jacobian g1(g1_curve::generator());
+  const g2_jacobian g2(g2_curve::generator());
+  for (unsigned n_in : a.inputs) {
+    const fr al = rnd(), be = rnd(), ga = rnd(), de = rnd();
+    std::vector<fr> k(n_in + 1);
+    for (auto& x : k) x = rnd();
+    g16::verifying_key vk;
+    vk.alpha1 = g1.mul(al.to_canonical()).to_affine();
+    vk.beta1 = g1.mul(be.to_canonical()).to_affine();
+    vk.delta1 = g1.mul(de.to_canonical()).to_affine();
+    vk.beta2 = g2.mul(be.to_canonical()).to_affine();
+    vk.gamma2 = g2.mul(ga.to_canonical()).to_affine();
+    vk.delta2 = g2.mul(de.to_canonical()).to_affine();
+    for (const auto& x : k) vk.ic.push_back(g1.mul(x.to_canonical()).to_affine());
+    const unsigned most = *std::max_element(a.proofs.begin(), a.proofs.end());
+    std::vector<std::vector<bigint<4>>> inputs(most);
+    std::vector<g16::proof> proofs(most);
+    for (unsigned i = 0; i < most; ++i) {
+      fr comb = k[0];
+      for (unsigned j = 0; j < n_in; ++j) {
+        // Filecoin-like inputs: commitments are full field elements, challenges small integers.
+        const fr s = j % 4 == 0 ? rnd() : fr::from_u64(rng() >> 40);
+        inputs[i].push_back(s.to_canonical());
+        comb += s * k[j + 1];
+      }
+      const fr x = rnd(), y = rnd();
+      const fr c = (x * y - al * be - ga * comb) * de.inverse();
+      proofs[i] = {g1.mul(x.to_canonical()).to_affine(), g2.mul(y.to_canonical()).to_affine(),
+                   g1.mul(c.to_canonical()).to_affine()};
+    }
+    const auto pvk = g16::prepare(vk);
+    // One proof: verify() with the prepared key; N proofs: verify_batch.
+    const timing one = median_timing(a.repeat, [&] {
+      if (!g16::verify(pvk, inputs[0], proofs[0])) {
+        std::fprintf(stderr, "zk_bench verify: a valid proof was rejected\n");
+        std::exit(1);
+      }
+    });
+    std::printf("| %u | 1 (verify) | %.2f | %.2f | 1 | 1 |\n", n_in, one.cpu * 1e3, one.wall * 1e3);
+    for (unsigned n : a.proofs) {
+      timing t = median_timing(a.repeat, [&] {
+        auto v = g16::verify_batch(pvk, std::span(inputs).first(n), std::span(proofs).first(n));
+        if (!v.all_valid) {
+          std::fprintf(stderr, "zk_bench verify: a valid proof was rejected\n");
+          std::exit(1);
+        }
+      });
+      std::printf("| %u | %u (batch) | %.2f | %.2f | %.2f | %.2f |\n", n_in, n, t.cpu * 1e3, t.wall * 1e3, t.cpu / one.cpu,
+                  t.wall / one.wall);
+      std::fflush(stdout);
+    }
+    // The parts of one proof's share (CPU ms).
+    const auto& p = proofs[0];
+    auto part = [&](const char* what, const std::function<void()>& f) {
+      std::printf("|   %s | %.3f ms |\n", what, median_timing(a.repeat, f).cpu * 1e3);
+    };
+    volatile bool sink = false;
+    part("g1 subgroup check (A, C: x2)", [&] { sink = g1_in_subgroup(p.a) && g1_in_subgroup(p.c); });
+    part("g2 subgroup check (B)", [&] { sink = g2_in_subgroup(p.b); });
+    part("vk_x = IC0 + sum s_i IC_i", [&] {
+      g1_jacobian acc(vk.ic[0]);
+      for (unsigned j = 0; j < n_in; ++j) acc += g1_jacobian(vk.ic[j + 1]).mul(inputs[0][j]);
+      sink = acc.is_identity();
+    });
+    part("prepare_g2(B)", [&] { sink = prepare_g2(p.b).lines.empty(); });
+    bigint<4> z{};
+    z.limb[0] = rng(), z.limb[1] = rng();
+    part("3 x 128-bit G1 mul", [&] {
+      sink = g1_jacobian(p.a).mul(z).is_identity() && g1_jacobian(p.c).mul(z).is_identity() &&
+             g1_jacobian(vk.ic[0]).mul(z).is_identity();
+    });
+    const std::array<std::pair<g1_affine, g2_affine>, 1> one_pair{{{p.a, p.b}}};
+    const fp12 f = multi_miller_loop(one_pair);
+    part("Miller loop, 1 pair (unprepared)", [&] { sink = multi_miller_loop(one_pair) == f; });
+    {
+      std::vector<g2_prepared> lines(10, prepare_g2(p.b));
+      std::vector<std::pair<g1_affine, const g2_prepared*>> pp;
+      for (const auto& l : lines) pp.push_back({p.a, &l});
+      for (const auto* q : {&pvk.gamma2, &pvk.delta2, &pvk.beta2}) pp.push_back({p.c, q});
+      part("Miller loop, 3 prepared pairs", [&] { sink = multi_miller_loop(std::span(pp).last(3)) == f; });
+      part("Miller loop, 13 prepared pairs", [&] { sink = multi_miller_loop(std::span(pp)) == f; });
+    }
+    {
+      std::vector<bigint<4>> full(vk.ic.size());
+      for (auto& x : full) x = random_scalar(rng);
+      msm_options one_thread;
+      one_thread.threads = 1;
+      part("MSM over IC, full scalars", [&] { sink = msm<g1_curve>(std::span<const g1_affine>(vk.ic), std::span<const bigint<4>>(full), one_thread).is_identity(); });
+    }
+    part("final exponentiation", [&] { sink = final_exponentiation(f) == f; });
+    part("e(alpha,beta)^-1 ^ sum z (255 bits)", [&] { sink = pvk.alpha_beta_inverse.pow(random_scalar(rng)) == f; });
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -266,6 +378,8 @@ int main(int argc, char** argv) {
     else bench_msm<g2_curve>(a);
   } else if (a.cmd == "ntt") {
     bench_ntt(a);
+  } else if (a.cmd == "verify") {
+    bench_verify(a);
   } else {
     usage();
   }

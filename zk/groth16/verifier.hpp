@@ -18,13 +18,14 @@ namespace cuzk::zk::groth16 {
 // outside the prime-order subgroup, or the pairing equation fails. The key is trusted as given.
 bool verify(const verifying_key& vk, std::span<const bigint<4>> public_inputs, const proof& pi);
 
-// A key with the proof-independent work done once: e(alpha1, beta2) and the Miller-loop lines of
-// gamma2 and delta2. Verification then runs a 3-pair Miller loop (about a third less work): for
-// checking many proofs of one circuit.
+// A key with the proof-independent work done once (bellperson's PreparedVerifyingKey):
+// e(alpha1, beta2) and the Miller-loop lines of gamma2, delta2 and beta2. Verification then runs a
+// 3-pair Miller loop (about a third less work): for checking many proofs of one circuit.
 struct prepared_verifying_key {
   verifying_key vk;
   fp12 alpha_beta_inverse;  // e(alpha1, beta2)^-1
   g2_prepared gamma2, delta2;
+  g2_prepared beta2;  // the batch check's e(Z alpha1, beta2) pair
 };
 prepared_verifying_key prepare(const verifying_key& vk);
 // Same contract and result as verify(vk, ...).
@@ -34,7 +35,8 @@ bool verify(const prepared_verifying_key& pvk, std::span<const bigint<4>> public
 // verify_proofs_batch: with random 128-bit z_i (OS CSPRNG),
 //   prod_i e(-z_i A_i, B_i) * e(sum_i z_i vk_x_i, gamma) * e(sum_i z_i C_i, delta)
 //     == e(alpha, beta)^(-sum_i z_i),
-// one (N+2)-pair Miller loop and one final exponentiation. A false proof passes with probability
+// one (N+3)-pair Miller loop (the right side as the pair e(sum z_i alpha, beta)) and one final
+// exponentiation; sum_i z_i vk_x_i is one MSM over the IC points of the z-weighted input sums. A false proof passes with probability
 // about 2^-128. When the batch fails, each proof is verified alone so that the answer names the bad
 // ones (partition indices). Proofs whose inputs or points fail the pre-checks of verify() are
 // invalid without entering the batch. public_inputs[i] belongs to proofs[i] (sizes must match,
