@@ -6,8 +6,9 @@
 //   public-inputs  the PoRep public-input vectors of a C1 output, as decimal strings (JSON)
 //   synth-c1 / synth-post   structurally valid vanilla proofs with random hashes (test data, fuzz
 //                  seeds, parser benchmarks at 32 GiB)
-//   post           a WindowPoSt / WinningPoSt SNARK from vanilla proofs (fil/prove/post.hpp): every
-//                  partition synthesized and proved, verified before the file is written
+//   post / c2      a WindowPoSt / WinningPoSt SNARK from vanilla proofs, a PoRep from a C1 output
+//                  (fil/prove/prove.hpp): every partition synthesized and proved, all verified
+//                  before the file is written
 // Exit 0 valid, 1 invalid (the proof, the replica id or the vanilla challenges do not match),
 // 2 unusable input (one line naming the file and field). The public inputs are fil/'s; the
 // verifying key is found in --params-dir by its parameters.json name (fil/parameter_cache.hpp) or
@@ -29,7 +30,8 @@
 #include "fil/synthetic.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
-#include "fil/prove/post.hpp"
+#include "fil/partition.hpp"
+#include "fil/prove/prove.hpp"
 #include "fil/stacked/challenges.hpp"
 #include "fil/stacked/public_inputs.hpp"
 #include "fil/stacked/vanilla_verify.hpp"
@@ -355,53 +357,71 @@ std::unique_ptr<zk::groth16::backend> make_backend(const std::string& name) {
   }
 }
 
-int prove_post(const fil_options& o) {
-  const auto type = o.kind == "window" ? fil::post_type::window : fil::post_type::winning;
-  const auto randomness = fil::domain_from_hex(o.randomness, "--randomness");
-  std::vector<fil::post::fallback_post_sector_proof> vanilla;
-  for (const auto& f : o.vanilla_files) vanilla.push_back(fil::io::read_post_vanilla_proof(read_bytes(f), f));
-  const fil::post_proof_info* info = nullptr;
-  if (!o.proof_type.empty()) {
-    info = fil::find_post_proof(o.proof_type);
-    if (!info || info->type != type)
-      throw zk::input_error("--proof-type " + o.proof_type + ": not a registered " + o.kind + " PoSt proof");
-  } else {
-    // The current registered proofs: WindowPoSt V1_2 (API 1.2), WinningPoSt V1.
-    const auto version = type == fil::post_type::window ? fil::api_version::v1_2_0 : fil::api_version::v1_0_0;
-    info = fil::prove::post_proof_for(type, version, vanilla.at(0));
-    if (!info)
-      throw zk::input_error(o.vanilla_files[0] + ": its Merkle proofs fit no registered " + o.kind +
-                            " PoSt sector size (give --proof-type)");
-  }
-  const auto params = fil::prove::post_params_file(o.params_dir, *info);
-  auto job = fil::prove::make_post_job(*info, randomness, fil::prover_id(o.miner_id), std::move(vanilla), o.vanilla_files);
+// Loads the key (stage lines), proves every partition with a progress bar, writes the proof.
+int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t partitions,
+                    const std::function<zk::io::witness(std::size_t)>& synthesize, const std::string& what) {
+  const auto params = fil::prove::find_params(o.params_dir, c);
   auto be = make_backend(o.backend);
   const auto t0 = now_ns();
-  std::unique_ptr<progress_bar> bar = std::make_unique<progress_bar>("record " + std::string(info->name) + " circuit", false);
+  auto bar = std::make_unique<progress_bar>("record the " + c.describe() + " circuit, load its params", false);
   bar->update(0, 1);
-  const auto cs = fil::prove::post_circuit(*info);
-  bar = std::make_unique<progress_bar>("load " + params.substr(params.find_last_of('/') + 1), false);
-  bar->update(0, 1);
-  const auto key = fil::prove::load_key(params, cs);
+  const auto key = fil::prove::load_key(params, c);
   std::string stage;
-  const auto proof = fil::prove::prove_post(job, key, *be, [&](std::string_view s, std::size_t done, std::size_t total) {
-    if (s != stage) {
-      stage = s;
-      bar = std::make_unique<progress_bar>(std::string(s) + (s == "verifying" ? "" : " partitions"), false);
-    }
-    bar->update(done, total);
-  });
+  const auto proof = fil::prove::prove_partitions(key, partitions, synthesize, *be,
+                                                  [&](std::string_view s, std::size_t done, std::size_t total) {
+                                                    if (s != stage) {
+                                                      stage = s;
+                                                      bar = std::make_unique<progress_bar>(
+                                                          std::string(s) + (s == "verifying" ? "" : " partitions"), false);
+                                                    }
+                                                    bar->update(done, total);
+                                                  });
   bar.reset();
   if (!proof.invalid.empty()) {
     std::cerr << "error: the computed proof of partition " << proof.invalid[0] << " does not verify; nothing written\n";
     return exit_proof_failed;
   }
   write_file_atomically(o.out, std::span<const std::uint8_t>(proof.bytes));
-  std::cout << "wrote " << o.out << ": " << info->name << ", " << job.sectors.size() << " sector"
-            << (job.sectors.size() == 1 ? "" : "s") << ", " << proof.partitions << " partition"
-            << (proof.partitions == 1 ? "" : "s") << " (" << proof.bytes.size() << " bytes, backend " << be->name()
-            << ", " << seconds_since(t0) << " s)\n";
+  std::cout << "wrote " << o.out << ": " << c.describe() << ", " << what << ", " << partitions << " partition"
+            << (partitions == 1 ? "" : "s") << " (" << proof.bytes.size() << " bytes, backend " << be->name() << ", "
+            << seconds_since(t0) << " s)\n";
   return exit_ok;
+}
+
+int prove_post(const fil_options& o) {
+  const auto type = o.kind == "window" ? fil::post_type::window : fil::post_type::winning;
+  const auto randomness = fil::domain_from_hex(o.randomness, "--randomness");
+  std::vector<fil::prove::named_bytes> vanilla;
+  for (const auto& f : o.vanilla_files) vanilla.push_back({f, read_bytes(f)});
+  std::string name = o.proof_type;
+  if (name.empty()) {
+    // The current registered proofs: WindowPoSt V1_2 (API 1.2), WinningPoSt V1.
+    const auto version = type == fil::post_type::window ? fil::api_version::v1_2_0 : fil::api_version::v1_0_0;
+    const auto* info = fil::prove::post_proof_for(type, version, vanilla.at(0).bytes, vanilla[0].name);
+    if (!info)
+      throw zk::input_error(vanilla[0].name + ": its Merkle proofs fit no registered " + o.kind +
+                            " PoSt sector size (give --proof-type)");
+    name = info->name;
+  }
+  const auto c = fil::resolve_circuit(
+      type == fil::post_type::window ? fil::proof_kind::window_post_partition : fil::proof_kind::winning_post, name);
+  fil::domain_to_fr(randomness, "--randomness");
+  const std::size_t sectors = vanilla.size();
+  const auto job = fil::prove::post_partitions(c, randomness, o.miner_id, std::move(vanilla));
+  // Every partition's vanilla proofs are checked before anything else is done.
+  fil::prove::check_post_job(c, job);
+  return prove_and_write(o, c, job.partitions.size(),
+                         [&](std::size_t k) { return fil::prove::synthesize_post_partition(c, job, k); },
+                         std::to_string(sectors) + " sector" + (sectors == 1 ? "" : "s"));
+}
+
+int prove_c2(const fil_options& o) {
+  const auto s = load_c1(o);
+  if (const auto why = check_c1_claims(s, o.miner_id); !why.empty()) throw zk::input_error(o.c1 + ": " + why);
+  const auto c = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, s.proof->name);
+  return prove_and_write(o, c, s.proof->partitions,
+                         [&](std::size_t k) { return fil::prove::synthesize_porep_partition(s.c1.phase1_out, unsigned(k)); },
+                         "sector " + std::to_string(s.sector_id));
 }
 
 void add_vk_options(CLI::App* sub, fil_options& o) {
@@ -447,6 +467,16 @@ void register_fil(CLI::App& app) {
   pp->add_option("--proof-type", o->proof_type, "registered PoSt proof (default: from the vanilla proofs' tree, WindowPoSt V1_2)");
   pp->add_option("--backend", o->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
   pp->callback([o] { run_command([&] { return prove_post(*o); }); });
+
+  auto* c2 = fil->add_subcommand("c2", "Prove a PoRep (seal commit phase 2) from a C1 output (verified before it is written)");
+  c2->add_option("--c1", o->c1, "C1 output: Curio's wrapper JSON or a bare SealCommitPhase1Output")->required();
+  c2->add_option("--miner-id", o->miner_id, "miner actor id (f0... without the prefix)")->required();
+  c2->add_option("--sector-id", o->sector_id, "sector number (required for a bare SealCommitPhase1Output)");
+  c2->add_option("--params-dir", o->params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .params is found by name")
+      ->required();
+  c2->add_option("--out", o->out, "proof: 192 bytes per partition, concatenated")->required();
+  c2->add_option("--backend", o->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
+  c2->callback([o] { run_command([&] { return prove_c2(*o); }); });
 
   auto* inspect = fil->add_subcommand("inspect-c1", "Read and check a C1 output; print its ids (exit 0 ok, 1 mismatch, 2 bad input)");
   inspect->add_option("c1", o->c1, "C1 output JSON")->required();

@@ -80,7 +80,7 @@ bad "randomness of 31 bytes" "--randomness: expected 64 hex digits" \
 # The first inclusion proof's leaf: sector_id 8, comm_r 32, two u64 counts, the variant u32, the root.
 flip "${vfiles[1]}" "$T/leaf.bin" 92
 bad "a vanilla proof whose leaf does not match its path" \
-  "leaf\\.bin: sector [0-9]+ \\(partition 0\\) challenge 0 .*leaf.*do not hash to comm_r_last" \
+  "partition 0: .*leaf\\.bin \\(sector [0-9]+\\): challenge 0 \\(leaf [0-9]+\\).*does not lead from the leaf to comm_r_last" \
   --vanilla "${vfiles[0]}" "$T/leaf.bin" --randomness "$rnd" --params-dir "$FIX/params"
 bad "vanilla proofs of other randomness" "proves leaf [0-9]+, the challenge is [0-9]+" \
   --vanilla "${vfiles[@]}" --randomness "0${rnd:1}" --params-dir "$FIX/params"

@@ -1,4 +1,4 @@
-// fil/prove/post: PoSt proving from vanilla proofs, without the oracle. The vanilla proofs are made
+// fil/prove: PoSt proving from vanilla proofs, without the oracle. The vanilla proofs are made
 // here from real Poseidon trees over random leaves (so every path hashes to its root), the key by
 // our test setup over the recorded circuit, written to and read back from a .params file under its
 // Filecoin name. The proofs must verify against the public inputs a verifier computes from the
@@ -13,7 +13,8 @@
 #include "fil/crypto/poseidon.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
-#include "fil/prove/post.hpp"
+#include "fil/io/post_bincode.hpp"
+#include "fil/prove/prove.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/cpu_backend.hpp"
@@ -78,9 +79,17 @@ std::size_t unsatisfied(const zk::io::r1cs& cs, const zk::io::witness& wit) {
 
 }  // namespace
 
+namespace {
+std::vector<fil::prove::named_bytes> as_files(const std::vector<fil::post::fallback_post_sector_proof>& v) {
+  std::vector<fil::prove::named_bytes> out;
+  for (std::size_t i = 0; i < v.size(); ++i) out.push_back({"v" + std::to_string(i) + ".bin", fil::io::to_bincode(v[i])});
+  return out;
+}
+}  // namespace
+
 TEST_CASE("fil post: WindowPoSt partitions proved from vanilla proofs verify", "[fil][prove]") {
-  const auto* info = fil::find_post_proof("StackedDrgWindow2KiBV1_2");
-  REQUIRE(info);
+  const auto c = fil::resolve_circuit(fil::proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2");
+  const auto* info = c.post;
   REQUIRE(info->sector_count == 2);
   std::mt19937_64 rng(7);
   fil::domain randomness{};
@@ -92,22 +101,24 @@ TEST_CASE("fil post: WindowPoSt partitions proved from vanilla proofs verify", "
   const std::uint64_t index_of[] = {2, 0, 1};  // position once sorted by id
   for (int i = 0; i < 3; ++i) vanilla.push_back(sector_proof(*info, randomness, ids[i], index_of[i], rng));
 
-  const auto job = fil::prove::make_post_job(*info, randomness, fil::domain{}, vanilla);
-  REQUIRE(fil::prove::partition_count(job) == 2);
-  CHECK(job.sectors[0].sector_id == 3);
-  CHECK(job.sectors[2].sector_id == 9);
+  const auto job = fil::prove::post_partitions(c, randomness, 1000, as_files(vanilla));
+  REQUIRE(job.partitions.size() == 2);
+  CHECK(job.names[0] == std::vector<std::string>{"v1.bin", "v2.bin"});
+  CHECK(job.names[1] == std::vector<std::string>{"v0.bin"});
+  CHECK(job.partitions[1].partition_index == 1);
+  fil::prove::check_post_job(c, job);
 
-  const auto cs = fil::prove::post_circuit(*info);
+  const auto cs = fil::record_circuit(c);
   CHECK(cs.n_public() == 2 * (1 + 10));
   std::vector<fil::post::public_sector> pub;
-  for (const auto& s : job.sectors) pub.push_back({s.sector_id, s.comm_r});
+  for (int i : {1, 2, 0}) pub.push_back({vanilla[i].sector_id, vanilla[i].comm_r});
   std::vector<std::vector<zk::bigint<4>>> inputs;
   for (std::size_t k = 0; k < 2; ++k) {
-    const auto p = fil::prove::synthesize_post_partition(job, k);
-    CHECK(unsatisfied(cs, p.witness) == 0);
+    const auto w = fil::prove::synthesize_post_partition(c, job, k);
+    CHECK(unsatisfied(cs, w) == 0);
     std::vector<zk::bigint<4>> want;
     for (const auto& x : fil::post::generate_public_inputs(*info, randomness, pub, k)) want.push_back(x.to_canonical());
-    CHECK(p.public_inputs == want);
+    CHECK(std::vector<zk::bigint<4>>(w.values.begin() + 1, w.values.begin() + 1 + std::ptrdiff_t(want.size())) == want);
     inputs.push_back(want);
   }
 
@@ -115,10 +126,11 @@ TEST_CASE("fil post: WindowPoSt partitions proved from vanilla proofs verify", "
   const auto dir = std::filesystem::temp_directory_path() / ("cuzk-fil-prove-" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const auto made = zk::groth16::setup(cs, zk::groth16::toxic_waste_from_seed(3), zk::io::key_convention::bellperson);
-  zk::io::write_bellperson_params((dir / (fil::parameter_cache_id(*info) + ".params")).string(), made);
-  const auto key = fil::prove::load_key(fil::prove::post_params_file(dir.string(), *info), cs);
+  zk::io::write_bellperson_params((dir / c.params_file()).string(), made);
+  const auto key = fil::prove::load_key(fil::prove::find_params(dir.string(), c), c);
   auto be = zk::groth16::make_cpu_backend();
-  const auto proof = fil::prove::prove_post(job, key, *be);
+  const auto proof = fil::prove::prove_partitions(
+      key, 2, [&](std::size_t k) { return fil::prove::synthesize_post_partition(c, job, k); }, *be);
   std::filesystem::remove_all(dir);
   REQUIRE(proof.invalid.empty());
   REQUIRE(proof.bytes.size() == 2 * 192);
@@ -128,17 +140,18 @@ TEST_CASE("fil post: WindowPoSt partitions proved from vanilla proofs verify", "
   CHECK_FALSE(zk::groth16::verify(made.vk, inputs[0], proofs[1]));
 }
 
-TEST_CASE("fil post: unusable vanilla proofs are refused naming the sector, partition and challenge", "[fil][prove]") {
-  const auto* info = fil::find_post_proof("StackedDrgWindow2KiBV1_2");
-  REQUIRE(info);
+TEST_CASE("fil post: unusable vanilla proofs are refused naming the file, partition and challenge", "[fil][prove]") {
+  const auto c = fil::resolve_circuit(fil::proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2");
   std::mt19937_64 rng(11);
   fil::domain randomness{};
   randomness[0] = 1;
-  std::vector<fil::post::fallback_post_sector_proof> good{sector_proof(*info, randomness, 4, 0, rng),
-                                                          sector_proof(*info, randomness, 8, 1, rng)};
-  auto refused = [&](std::vector<fil::post::fallback_post_sector_proof> v, const fil::domain& rnd) -> std::string {
+  std::vector<fil::post::fallback_post_sector_proof> good{sector_proof(*c.post, randomness, 4, 0, rng),
+                                                          sector_proof(*c.post, randomness, 8, 1, rng)};
+  auto refused = [&](const std::vector<fil::post::fallback_post_sector_proof>& v, const fil::domain& rnd) -> std::string {
     try {
-      fil::prove::make_post_job(*info, rnd, fil::domain{}, std::move(v), {"a.bin", "b.bin"});
+      const auto job = fil::prove::post_partitions(c, rnd, 1000, as_files(v));
+      fil::prove::check_post_job(c, job);
+      fil::prove::synthesize_post_partition(c, job, 0);
     } catch (const zk::input_error& e) {
       return e.what();
     }
@@ -149,12 +162,12 @@ TEST_CASE("fil post: unusable vanilla proofs are refused naming the sector, part
   auto leaf = good;
   auto& p = std::get<fil::merkle::single_proof>(leaf[1].vanilla_proof.sectors[0].inclusion_proofs[3].data);
   p.leaf[0] ^= 1;
-  CHECK(refused(leaf, randomness).starts_with("b.bin: sector 8 (partition 0) challenge 3 "));
-  CHECK(refused(leaf, randomness).find("do not hash to comm_r_last") != std::string::npos);
+  CHECK(refused(leaf, randomness).starts_with("partition 0: v1.bin (sector 8): challenge 3 "));
+  CHECK(refused(leaf, randomness).find("comm_r_last") != std::string::npos);
 
   auto twice = good;
   twice[1] = twice[0];
-  CHECK(refused(twice, randomness) == "b.bin: sector 4 is given twice");
+  CHECK(refused(twice, randomness) == "v1.bin: sector 4 is given twice");
 
   fil::domain other = randomness;
   other[0] = 2;
@@ -162,11 +175,11 @@ TEST_CASE("fil post: unusable vanilla proofs are refused naming the sector, part
 
   fil::domain too_big;
   too_big.fill(0xff);
-  CHECK(refused(good, too_big).find("randomness: not a field element") != std::string::npos);
+  CHECK(refused(good, too_big).find("randomness") != std::string::npos);
 
   auto comm_r = good;
   comm_r[0].comm_r[0] ^= 1;
-  CHECK(refused(comm_r, randomness).find("a.bin: sector 4 (partition 0): comm_r") == 0);
+  CHECK(refused(comm_r, randomness).starts_with("partition 0: v0.bin (sector 4): comm_r"));
 
-  CHECK_THROWS_AS(fil::prove::post_params_file("/nonexistent-dir", *info), zk::input_error);
+  CHECK_THROWS_AS(fil::prove::find_params("/nonexistent-dir", c), zk::input_error);
 }
