@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "zk/curve/xyzz_formulas.hpp"
+
 namespace cuzk::zk {
 
 // Affine point with the snarkjs/zkey memory layout: x then y, each a Montgomery-form field element,
@@ -131,64 +133,21 @@ struct xyzz_t {
   static constexpr xyzz_t identity() { return {}; }
   constexpr bool is_identity() const { return ZZ.is_zero(); }
 
-  constexpr xyzz_t dbl() const {
-    if (is_identity()) return *this;
-    F U = Y.dbl(), V = U.sqr(), W = U * V, S = X * V;
-    F M = X.sqr();
-    M = M.dbl() + M;
-    F X3 = M.sqr() - S.dbl();
-    F Y3 = M * (S - X3) - W * Y;
-    return {X3, Y3, V * ZZ, W * ZZZ};
-  }
+  // The formulas: zk/curve/xyzz_formulas.hpp (shared with the device's xyzz_d).
+  using coords = xyzz::coords<F>;
+  constexpr coords c() const { return {X, Y, ZZ, ZZZ}; }
+  static constexpr xyzz_t of(const coords& p) { return {p.X, p.Y, p.ZZ, p.ZZZ}; }
 
+  constexpr xyzz_t dbl() const { return of(xyzz::dbl(c())); }
   // Doubling of an affine point (madd's degenerate case).
-  static constexpr xyzz_t dbl_affine(const affine& q) {
-    F U = q.y.dbl(), V = U.sqr(), W = U * V, S = q.x * V;
-    F M = q.x.sqr();
-    M = M.dbl() + M;
-    F X3 = M.sqr() - S.dbl();
-    F Y3 = M * (S - X3) - W * q.y;
-    return {X3, Y3, V, W};
-  }
+  static constexpr xyzz_t dbl_affine(const affine& q) { return of(xyzz::dbl_affine(q.x, q.y)); }
 
   constexpr xyzz_t& operator+=(const affine& q) {
-    if (q.is_identity()) return *this;
-    if (is_identity()) {
-      *this = {q.x, q.y, F::one(), F::one()};
-      return *this;
-    }
-    F U2 = q.x * ZZ, S2 = q.y * ZZZ;
-    F P = U2 - X, R = S2 - Y;
-    if (P.is_zero()) {
-      if (R.is_zero()) *this = dbl_affine(q);
-      else *this = identity();
-      return *this;
-    }
-    F PP = P.sqr(), PPP = P * PP, Q = X * PP;
-    F X3 = R.sqr() - PPP - Q.dbl();
-    F Y3 = R * (Q - X3) - Y * PPP;
-    *this = {X3, Y3, ZZ * PP, ZZZ * PPP};
+    if (!q.is_identity()) *this = of(xyzz::add_affine(c(), q.x, q.y));
     return *this;
   }
-
   constexpr xyzz_t& operator-=(const affine& q) { return *this += -q; }
-
-  constexpr xyzz_t& operator+=(const xyzz_t& q) {
-    if (q.is_identity()) return *this;
-    if (is_identity()) return *this = q;
-    F U1 = X * q.ZZ, U2 = q.X * ZZ, S1 = Y * q.ZZZ, S2 = q.Y * ZZZ;
-    F P = U2 - U1, R = S2 - S1;
-    if (P.is_zero()) {
-      if (R.is_zero()) *this = dbl();
-      else *this = identity();
-      return *this;
-    }
-    F PP = P.sqr(), PPP = P * PP, Q = U1 * PP;
-    F X3 = R.sqr() - PPP - Q.dbl();
-    F Y3 = R * (Q - X3) - S1 * PPP;
-    *this = {X3, Y3, ZZ * q.ZZ * PP, ZZZ * q.ZZZ * PPP};
-    return *this;
-  }
+  constexpr xyzz_t& operator+=(const xyzz_t& q) { return *this = of(xyzz::add(c(), q.c())); }
 
   // Take Z = ZZZ; since ZZ^3 = ZZZ^2 = Z^2: x = X/ZZ = X*ZZ^2/Z^2 and y = Y/ZZZ = Y*ZZZ^2/Z^3.
   constexpr jacobian to_jacobian() const {

@@ -1,9 +1,10 @@
 // Short-Weierstrass points (a = 0) for device code: affine input points with the zkey layout
-// (all-zero = infinity) and XYZZ accumulators (ZZ = 0 = infinity), the formulas of
-// zk/curve/short_weierstrass.hpp with the same special cases (P = Q, P = -Q, infinity).
+// (all-zero = infinity) and XYZZ accumulators (ZZ = 0 = infinity) on the formulas the host's
+// xyzz_t uses (zk/curve/xyzz_formulas.hpp, one copy for both).
 #pragma once
 
 #include "cuzk/gpu/fields.cuh"
+#include "zk/curve/xyzz_formulas.hpp"
 
 namespace cuzk::gpu {
 
@@ -20,62 +21,16 @@ struct xyzz_d {
   CUZK_HD static xyzz_d identity() { return {F::zero(), F::zero(), F::zero(), F::zero()}; }
   CUZK_HD bool is_identity() const { return ZZ.is_zero(); }
 
-  CUZK_HD xyzz_d dbl() const {
-    if (is_identity()) return *this;
-    F U = Y.dbl(), V = U.sqr(), W = U * V, S = X * V;
-    F M = X.sqr();
-    M = M.dbl() + M;
-    F X3 = M.sqr() - S.dbl();
-    F Y3 = M * (S - X3) - W * Y;
-    return {X3, Y3, V * ZZ, W * ZZZ};
-  }
+  // The formulas: zk/curve/xyzz_formulas.hpp (shared with the host's xyzz_t).
+  using coords = zk::xyzz::coords<F>;
+  CUZK_HD coords c() const { return {X, Y, ZZ, ZZZ}; }
+  CUZK_HD static xyzz_d of(const coords& p) { return {p.X, p.Y, p.ZZ, p.ZZZ}; }
 
-  CUZK_HD static xyzz_d dbl_affine(const F& x, const F& y) {
-    F U = y.dbl(), V = U.sqr(), W = U * V, S = x * V;
-    F M = x.sqr();
-    M = M.dbl() + M;
-    F X3 = M.sqr() - S.dbl();
-    F Y3 = M * (S - X3) - W * y;
-    return {X3, Y3, V, W};
-  }
-
+  CUZK_HD xyzz_d dbl() const { return of(zk::xyzz::dbl(c())); }
+  CUZK_HD static xyzz_d dbl_affine(const F& x, const F& y) { return of(zk::xyzz::dbl_affine(x, y)); }
   // this += (x, y); the caller has skipped the point at infinity.
-  CUZK_HD void add_affine(const F& x, const F& y) {
-    if (is_identity()) {
-      *this = {x, y, F::one(), F::one()};
-      return;
-    }
-    F U2 = x * ZZ, S2 = y * ZZZ;
-    F P = U2 - X, R = S2 - Y;
-    if (P.is_zero()) {
-      if (R.is_zero()) *this = dbl_affine(x, y);
-      else *this = identity();
-      return;
-    }
-    F PP = P.sqr(), PPP = P * PP, Q = X * PP;
-    F X3 = R.sqr() - PPP - Q.dbl();
-    F Y3 = R * (Q - X3) - Y * PPP;
-    *this = {X3, Y3, ZZ * PP, ZZZ * PPP};
-  }
-
-  CUZK_HD void add(const xyzz_d& q) {
-    if (q.is_identity()) return;
-    if (is_identity()) {
-      *this = q;
-      return;
-    }
-    F U1 = X * q.ZZ, U2 = q.X * ZZ, S1 = Y * q.ZZZ, S2 = q.Y * ZZZ;
-    F P = U2 - U1, R = S2 - S1;
-    if (P.is_zero()) {
-      if (R.is_zero()) *this = dbl();
-      else *this = identity();
-      return;
-    }
-    F PP = P.sqr(), PPP = P * PP, Q = U1 * PP;
-    F X3 = R.sqr() - PPP - Q.dbl();
-    F Y3 = R * (Q - X3) - S1 * PPP;
-    *this = {X3, Y3, ZZ * q.ZZ * PP, ZZZ * q.ZZZ * PPP};
-  }
+  CUZK_HD void add_affine(const F& x, const F& y) { *this = of(zk::xyzz::add_affine(c(), x, y)); }
+  CUZK_HD void add(const xyzz_d& q) { *this = of(zk::xyzz::add(c(), q.c())); }
 };
 
 using g1_affine_d = affine_d<fp_d>;

@@ -20,25 +20,25 @@ struct mont_t {
 
   CUZK_HD static mont_t zero() {
     mont_t r;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) r.v[i] = 0;
     return r;
   }
   CUZK_HD static mont_t one() {
     mont_t r;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) r.v[i] = P::one(i);
     return r;
   }
   CUZK_HD bool is_zero() const {
     uint32_t acc = 0;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) acc |= v[i];
     return acc == 0;
   }
   CUZK_HD bool operator==(const mont_t& o) const {
     uint32_t acc = 0;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) acc |= v[i] ^ o.v[i];
     return acc == 0;
   }
@@ -48,10 +48,10 @@ struct mont_t {
   CUZK_HD static void reduce_once(uint32_t* r) {
     uint32_t t[N];
     t[0] = ptx::sub_cc(r[0], P::mod(0));
-#pragma unroll
+CUZK_UNROLL
     for (int i = 1; i < N; ++i) t[i] = ptx::subc_cc(r[i], P::mod(i));
     uint32_t borrow = ptx::subc(0, 0);  // 0 or 0xffffffff
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) r[i] = borrow ? r[i] : t[i];
   }
 
@@ -59,14 +59,14 @@ struct mont_t {
   template <int L>
   CUZK_HD static void add_limbs(uint32_t* r, const uint32_t* a, const uint32_t* b) {
     r[0] = ptx::add_cc(a[0], b[0]);
-#pragma unroll
+CUZK_UNROLL
     for (int i = 1; i < L - 1; ++i) r[i] = ptx::addc_cc(a[i], b[i]);
     r[L - 1] = ptx::addc(a[L - 1], b[L - 1]);
   }
   template <int L>
   CUZK_HD static void sub_limbs(uint32_t* r, const uint32_t* a, const uint32_t* b) {
     r[0] = ptx::sub_cc(a[0], b[0]);
-#pragma unroll
+CUZK_UNROLL
     for (int i = 1; i < L - 1; ++i) r[i] = ptx::subc_cc(a[i], b[i]);
     r[L - 1] = ptx::subc(a[L - 1], b[L - 1]);
   }
@@ -80,11 +80,11 @@ struct mont_t {
   friend CUZK_HD mont_t operator-(const mont_t& a, const mont_t& b) {
     mont_t r;
     r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
-#pragma unroll
+CUZK_UNROLL
     for (int i = 1; i < N; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
     uint32_t mask = ptx::subc(0, 0);
     r.v[0] = ptx::add_cc(r.v[0], P::mod(0) & mask);
-#pragma unroll
+CUZK_UNROLL
     for (int i = 1; i < N - 1; ++i) r.v[i] = ptx::addc_cc(r.v[i], P::mod(i) & mask);
     r.v[N - 1] = ptx::addc(r.v[N - 1], P::mod(N - 1) & mask);
     return r;
@@ -97,7 +97,7 @@ struct mont_t {
   CUZK_HD static void mul_add_row(uint32_t* acc, const uint32_t* a, uint32_t b) {
     acc[0] = ptx::mad_lo_cc(a[0], b, acc[0]);
     acc[1] = ptx::madc_hi_cc(a[0], b, acc[1]);
-#pragma unroll
+CUZK_UNROLL
     for (int j = 2; j < N; j += 2) {
       acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
       acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
@@ -106,7 +106,7 @@ struct mont_t {
     acc[N + 1] = ptx::addc(acc[N + 1], 0);
     acc[1] = ptx::mad_lo_cc(a[1], b, acc[1]);
     acc[2] = ptx::madc_hi_cc(a[1], b, acc[2]);
-#pragma unroll
+CUZK_UNROLL
     for (int j = 3; j < N; j += 2) {
       acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
       acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
@@ -117,7 +117,7 @@ struct mont_t {
   CUZK_HD static void mod_add_row(uint32_t* acc, uint32_t m) {
     acc[0] = ptx::mad_lo_cc(P::mod(0), m, acc[0]);
     acc[1] = ptx::madc_hi_cc(P::mod(0), m, acc[1]);
-#pragma unroll
+CUZK_UNROLL
     for (int j = 2; j < N; j += 2) {
       acc[j] = ptx::madc_lo_cc(P::mod(j), m, acc[j]);
       acc[j + 1] = ptx::madc_hi_cc(P::mod(j), m, acc[j + 1]);
@@ -126,7 +126,7 @@ struct mont_t {
     acc[N + 1] = ptx::addc(acc[N + 1], 0);
     acc[1] = ptx::mad_lo_cc(P::mod(1), m, acc[1]);
     acc[2] = ptx::madc_hi_cc(P::mod(1), m, acc[2]);
-#pragma unroll
+CUZK_UNROLL
     for (int j = 3; j < N; j += 2) {
       acc[j] = ptx::madc_lo_cc(P::mod(j), m, acc[j]);
       acc[j + 1] = ptx::madc_hi_cc(P::mod(j), m, acc[j + 1]);
@@ -139,7 +139,7 @@ struct mont_t {
   CUZK_HD static void reduce_row(uint32_t* acc) {
     uint32_t m = acc[0] * P::m0;
     mod_add_row(acc, m);
-#pragma unroll
+CUZK_UNROLL
     for (int k = 0; k < N + 1; ++k) acc[k] = acc[k + 1];
     acc[N + 1] = 0;
   }
@@ -149,15 +149,15 @@ struct mont_t {
   // N limbs and one conditional subtraction finishes it.
   friend CUZK_HD mont_t operator*(const mont_t& a, const mont_t& b) {
     uint32_t acc[N + 2];
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N + 2; ++i) acc[i] = 0;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) {
       mul_add_row(acc, a.v, b.v[i]);
       reduce_row(acc);
     }
     mont_t r;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) r.v[i] = acc[i];
     reduce_once(r.v);
     return r;
@@ -169,12 +169,12 @@ struct mont_t {
     t[o + k0] = ptx::mad_lo_cc(a[i], a[i + 1 + k0], t[o + k0]);
     t[o + k0 + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k0], t[o + k0 + 1]);
     int k = k0 + 2;
-#pragma unroll
+CUZK_UNROLL
     for (; k < m; k += 2) {
       t[o + k] = ptx::madc_lo_cc(a[i], a[i + 1 + k], t[o + k]);
       t[o + k + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k], t[o + k + 1]);
     }
-#pragma unroll
+CUZK_UNROLL
     for (int p = o + k; p <= N + i; ++p) t[p] = ptx::addc_cc(t[p], 0);
   }
   // Squaring: each cross product a_i a_j (i < j) once, doubled, plus the diagonal a_i^2 (2N-limb
@@ -184,12 +184,12 @@ struct mont_t {
   CUZK_HD mont_t sqr() const {
     const uint32_t* a = v;
     uint32_t t[2 * N];
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < 2 * N; ++i) t[i] = 0;
     // Cross products, row i = a_i * (a_{i+1} .. a_{N-1}) at limb 2i+1, as two carry chains (even
     // and odd offsets, so lo and hi halves of one chain never meet). After row i the partial sum
     // is below 2^(32 (N + i + 1)): each chain's carry stops at limb N + i.
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N - 1; ++i) {
       cross_chain(t, a, i, 0);
       if (N - 1 - i >= 2) cross_chain(t, a, i, 1);
@@ -198,13 +198,13 @@ struct mont_t {
     add_limbs<2 * N>(t, t, t);
     t[0] = ptx::mad_lo_cc(a[0], a[0], t[0]);
     t[1] = ptx::madc_hi_cc(a[0], a[0], t[1]);
-#pragma unroll
+CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
       t[2 * i] = ptx::madc_lo_cc(a[i], a[i], t[2 * i]);
       t[2 * i + 1] = ptx::madc_hi_cc(a[i], a[i], t[2 * i + 1]);
     }
     wide w;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < 2 * N; ++i) w.v[i] = t[i];
     return redc(w);
   }
@@ -217,14 +217,14 @@ struct mont_t {
   // a * b for any a, b < 2^(32N) (so sums of two reduced values too).
   CUZK_HD static wide mul_wide(const mont_t& a, const mont_t& b) {
     uint32_t t[2 * N + 2];
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < 2 * N + 2; ++i) t[i] = 0;
     // Row i adds a * b_i at limb i; the sum of rows 0..i is below 2^(32 (N + i + 1)), so the
     // row's top limb (N + i + 1) only ever receives a zero carry.
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) mul_add_row(t + i, a.v, b.v[i]);
     wide w;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < 2 * N; ++i) w.v[i] = t[i];
     return w;
   }
@@ -232,10 +232,10 @@ struct mont_t {
   // high half (< p), then one conditional subtraction.
   CUZK_HD static mont_t redc(const wide& t) {
     uint32_t acc[N + 2];
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) acc[i] = t.v[i];
     acc[N] = acc[N + 1] = 0;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) reduce_row(acc);
     mont_t r;
     add_limbs<N>(r.v, acc, t.v + N);
@@ -261,7 +261,7 @@ struct mont_t {
   // a - b + p^2 (modulo 2^(64N)): in [0, 2p^2) for a, b < p^2.
   CUZK_HD static wide wide_sub_plus_p2(const wide& a, const wide& b) {
     uint32_t p2[2 * N];
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < 2 * N; ++i) p2[i] = P::mod_sq(i);
     wide r = wide_sub(a, b);
     add_limbs<2 * N>(r.v, r.v, p2);
@@ -276,16 +276,16 @@ struct mont_t {
   CUZK_HD mont_t inverse() const {
     uint32_t e[N];
     uint32_t borrow = 2;
-#pragma unroll
+CUZK_UNROLL
     for (int i = 0; i < N; ++i) {
       uint32_t m = P::mod(i);
       e[i] = m - borrow;
       borrow = m < borrow ? 1 : 0;
     }
     mont_t r = one();
-#pragma unroll 1
+CUZK_NO_UNROLL
     for (int i = N - 1; i >= 0; --i) {
-#pragma unroll 1
+CUZK_NO_UNROLL
       for (int b = 31; b >= 0; --b) {
         r = r.sqr();
         if ((e[i] >> b) & 1) r = r * *this;

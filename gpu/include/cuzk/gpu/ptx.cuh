@@ -11,8 +11,14 @@
 
 #if defined(__CUDACC__)
 #define CUZK_HD __host__ __device__ __forceinline__
+// Loop unrolling hints for nvcc only: a host compiler that includes these headers (the emulated
+// field tests) would warn about an unknown pragma at every loop.
+#define CUZK_UNROLL _Pragma("unroll")
+#define CUZK_NO_UNROLL _Pragma("unroll 1")
 #else
 #define CUZK_HD inline
+#define CUZK_UNROLL
+#define CUZK_NO_UNROLL
 #endif
 
 namespace cuzk::gpu::ptx {
