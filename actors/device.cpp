@@ -4,7 +4,9 @@
 // one VRAM budget each (the scheduler reserves a partition's device bytes there before dispatch).
 //
 // The inputs arrive staged by the device's stager actor (uploaded while the previous partition
-// computed).
+// computed). The key's points on the device are a device key (backend::load_key) that this actor
+// holds for the key it proved last, made again when another key comes (or this one was evicted
+// from the key store and loaded anew); the backend itself keeps no copies.
 #include "actors/actors.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
@@ -25,6 +27,10 @@ struct device_state {
   std::unique_ptr<fault_coin> alloc_coin;
   std::uint32_t forced_alloc_failures = 0;  // fail_alloc_atom: the next N allocations fail
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  // The device key of the key proved last; `resident_for` watches that key without holding it
+  // (a lease held here would keep the key store from evicting it).
+  std::weak_ptr<const circuit_key> resident_for;
+  std::unique_ptr<zk::groth16::resident_key> resident;
 };
 
 using device_ptr = device_actor::stateful_pointer<device_state>;
@@ -56,7 +62,13 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           device_result r;
           r.task = req.task;
           r.started_us = t0;
-          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend);
+          if (st.resident_for.expired() || st.resident_for.lock() != req.key.ptr) {
+            st.resident.reset();  // its device memory back before the next key's
+            st.resident_for.reset();
+            st.resident = st.backend->load_key(zk::groth16::points_of(key));
+            st.resident_for = req.key.ptr;
+          }
+          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend, nullptr, st.resident.get());
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
           req.staged = {};  // the device memory and its VRAM grant go back now
           r.elapsed_us = now_us() - t0;

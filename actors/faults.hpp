@@ -49,6 +49,14 @@ class faulty_backend final : public zk::groth16::backend {
     kernel("prove");
     return inner_->prove_sums(key, in, t);
   }
+  std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points& key,
+                                                      const zk::groth16::constraint_evaluator* pce) override {
+    kernel("load_key");
+    return inner_->load_key(key, pce);
+  }
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key) const override {
+    return inner_->resident_bytes(key);
+  }
 
  private:
   void kernel(const char* what) {

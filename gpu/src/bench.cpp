@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 
@@ -38,7 +37,8 @@ double secs_since(std::chrono::steady_clock::time_point t) {
 }
 
 template <class Curve>
-std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shifted, int warmup, int reps) {
+std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shifted, bool profiled, int warmup,
+                           int reps) {
   using aff = zk::affine_t<Curve>;
   constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
   std::size_t n = std::size_t(1) << L;
@@ -65,9 +65,9 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
       if constexpr (g2) got = be.msm_g2_device(db, ds, n);
       else got = be.msm_g1_device(db, ds, n);
     });
-    // CUZK_MSM_PROFILE: one more run with an event after each stage.
+    // --profile: one more run with an event after each stage.
     auto profile = [&](bool on_shifted) {
-      if (!std::getenv("CUZK_MSM_PROFILE")) return;
+      if (!profiled) return;
       msm_profile prof;
       for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
       msm_profile_hook() = &prof;
@@ -178,14 +178,16 @@ int run_bench(const bench_options& opt) {
     return 0;
   }
   std::printf("device: %s\n", device_description().c_str());
-  cuda_backend be;
+  cuda_options co;
+  co.msm_segment_length = opt.segment_length;
+  cuda_backend be(co);
   std::vector<row> rows;
   if (opt.shifted && !(opt.what == "msm" && opt.resident)) throw std::invalid_argument("bench: --shifted needs msm --resident");
   for (unsigned L : opt.log_sizes) {
     std::vector<row> rs;
     if (opt.what == "msm") {
-      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.warmup, opt.reps);
-      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.warmup, opt.reps);
+      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps);
+      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps);
       else throw std::invalid_argument("bench msm: --curve must be g1 or g2");
     } else if (opt.what == "ntt" || opt.what == "h") {
       rs = {bench_ntt(be, L, opt.warmup, opt.reps, opt.what == "h")};

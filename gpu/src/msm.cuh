@@ -41,7 +41,9 @@ struct msm_shape {
   unsigned seg_len, nseg;
 };
 
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false);
+// seg_len: buckets per reduction segment (0: the measured rule in msm_common.cu; benchmarks pass
+// cuda_options::msm_segment_length to try others).
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false, unsigned seg_len = 0);
 // Window bits of shifted sets for n points (>= 12, so at most max_shifted_sets sets).
 unsigned shifted_window_bits(std::size_t n);
 // Signed c-bit windows of a 255-bit scalar (the top one takes the last borrow): also the number of

@@ -1,5 +1,4 @@
 #include <algorithm>
-#include <cstdlib>
 
 #include "msm.cuh"
 
@@ -43,7 +42,7 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::siz
   }
 }
 
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted) {
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted, unsigned seg_len) {
   if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 points in one run");
   msm_shape sh{};
   sh.n = n;
@@ -72,12 +71,8 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shif
   // bits), so short segments pay for that and long ones for too few threads. Measured on the H200
   // (G1): 13 windows of 2^19 buckets best at ~104, the plain rule (19.1 ms; 64: 24.5, 128: 21.5);
   // one shifted window of 2^21 (c = 22) best at 64 (6.7-7.1 ms; 32: 13.6, 128: 10.3); of 2^23
-  // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). CUZK_MSM_SEG_LEN overrides it, for such runs.
-  static const unsigned env_seg = [] {
-    const char* e = std::getenv("CUZK_MSM_SEG_LEN");
-    return e ? unsigned(std::atoi(e)) : 0u;
-  }();
-  sh.seg_len = env_seg  ? env_seg
+  // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). A caller's seg_len overrides it, for such runs.
+  sh.seg_len = seg_len  ? seg_len
                : shifted ? unsigned(std::clamp<std::size_t>(total / 32768, 64, 128))
                          : unsigned(std::clamp<std::size_t>(total / 65536, 8, 256));
   sh.nseg = (sh.nb - 1 + sh.seg_len - 1) / sh.seg_len;

@@ -10,6 +10,7 @@ namespace {
 
 constexpr unsigned small_log = 10;  // shared-memory root table: omega_1024^x, x < 512
 constexpr unsigned ntt_threads = 256;
+constexpr std::uint64_t bls12_381_snarkjs_gen = zk::bls12_381::fr_snarkjs_generator;
 
 fr_d to_dev(const zk::bls12_381::fr& x) {
   fr_d d;
@@ -139,6 +140,23 @@ __global__ void coset_scale_kernel(fr_d* d, unsigned L, const fr_d* __restrict__
   st(d + p, ld(d + p) * f);
 }
 
+// Bit-reversed coefficients times n^-1 g^-j, to canonical form, at natural position j.
+__global__ void uncoset_kernel(const fr_d* __restrict__ d, fr_d* __restrict__ out, unsigned L, const fr_d* __restrict__ lo,
+                               const fr_d* __restrict__ hi) {
+  size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (p >> L) return;
+  uint32_t j = bitrev(uint32_t(p), L);
+  fr_d f = ld(lo + (j & 4095));
+  if (j >> 12) f = f * ld(hi + (j >> 12));
+  st(out + j, (ld(d + p) * f).from_mont());
+}
+
+// a <- (a b - c) z_inv, Montgomery.
+__global__ void h_divide_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n, fr_d z_inv) {
+  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < n) st(a + i, (ld(a + i) * ld(b + i) - ld(c + i)) * z_inv);
+}
+
 __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i < n) st(a + i, (ld(a + i) * ld(b + i) - ld(c + i)).from_mont());
@@ -173,7 +191,7 @@ std::size_t ntt_engine::table_bytes(unsigned L) {
 const fr_d* ntt_engine::small_roots(bool inverse, cudaStream_t s) {
   if (!small_fwd_.get()) {
     using zk::bls12_381::fr;
-    fr w = zk::ntt::root_of_unity(small_log), wi = w.inverse();
+    fr w = zk::ntt::root_of_unity(small_log, gen_), wi = w.inverse();
     std::vector<fr_d> f(512), iv(512);
     fr a = fr::one(), b = fr::one();
     for (int x = 0; x < 512; ++x) {
@@ -199,7 +217,7 @@ const ntt_engine::size_tables& ntt_engine::tables(unsigned L, cudaStream_t s) {
   auto ps = plan(L);
   for (std::size_t i = 0; i + 1 < ps.size(); ++i) {
     std::size_t n = std::size_t(1) << ps[i].r;
-    fr w = zk::ntt::root_of_unity(ps[i].r);
+    fr w = zk::ntt::root_of_unity(ps[i].r, gen_);
     dbuf<fr_d> f(n), iv(n);
     build_twiddles<<<blocks_for(n, 256), 256, 0, s>>>(f.get(), ps[i].r, ps[i].k, to_dev(w));
     CUZK_LAUNCHED();
@@ -208,19 +226,25 @@ const ntt_engine::size_tables& ntt_engine::tables(unsigned L, cudaStream_t s) {
     t->fwd.push_back(std::move(f));
     t->inv.push_back(std::move(iv));
   }
-  // n^-1 g^j tables: lo[x] = n^-1 g^x (x < 4096), hi[y] = g^(4096 y).
-  fr g = zk::ntt::root_of_unity(L + 1), ninv = fr::from_u64(std::uint64_t(1) << L).inverse();
-  std::size_t nhi = std::size_t(1) << (L > 12 ? L - 12 : 0);
-  std::vector<fr_d> lo(4096), hi(nhi);
-  fr acc = ninv;
-  for (int x = 0; x < 4096; ++x) lo[x] = to_dev(acc), acc *= g;
-  fr g4096 = g.pow(std::uint64_t(4096));
-  acc = fr::one();
-  for (std::size_t y = 0; y < nhi; ++y) hi[y] = to_dev(acc), acc *= g4096;
-  t->coset_lo = dbuf<fr_d>(4096);
-  t->coset_hi = dbuf<fr_d>(nhi);
-  CUZK_CUDA(cudaMemcpy(t->coset_lo.get(), lo.data(), t->coset_lo.bytes(), cudaMemcpyHostToDevice));
-  CUZK_CUDA(cudaMemcpy(t->coset_hi.get(), hi.data(), t->coset_hi.bytes(), cudaMemcpyHostToDevice));
+  // n^-1 g^j tables: lo[x] = n^-1 g^x (x < 4096), hi[y] = g^(4096 y). The coset: snarkjs's odd
+  // roots g = omega_{2n}; bellperson's g = 7 (and its way back with g^-1).
+  const fr ninv = fr::from_u64(std::uint64_t(1) << L).inverse();
+  const std::size_t nhi = std::size_t(1) << (L > 12 ? L - 12 : 0);
+  auto make = [&](const fr& g, dbuf<fr_d>& dlo, dbuf<fr_d>& dhi) {
+    std::vector<fr_d> lo(4096), hi(nhi);
+    fr acc = ninv;
+    for (int x = 0; x < 4096; ++x) lo[x] = to_dev(acc), acc *= g;
+    fr g4096 = g.pow(std::uint64_t(4096));
+    acc = fr::one();
+    for (std::size_t y = 0; y < nhi; ++y) hi[y] = to_dev(acc), acc *= g4096;
+    dlo = dbuf<fr_d>(4096);
+    dhi = dbuf<fr_d>(nhi);
+    CUZK_CUDA(cudaMemcpy(dlo.get(), lo.data(), dlo.bytes(), cudaMemcpyHostToDevice));
+    CUZK_CUDA(cudaMemcpy(dhi.get(), hi.data(), dhi.bytes(), cudaMemcpyHostToDevice));
+  };
+  const fr g = gen_ == bls12_381_snarkjs_gen ? zk::ntt::root_of_unity(L + 1) : fr::from_u64(gen_);
+  make(g, t->coset_lo, t->coset_hi);
+  if (gen_ != bls12_381_snarkjs_gen) make(g.inverse(), t->uncoset_lo, t->uncoset_hi);
   CUZK_CUDA(cudaStreamSynchronize(s));
   auto& ref = *t;
   tables_[L] = std::move(t);
@@ -285,6 +309,21 @@ void ntt_engine::combine_h(fr_d* a, const fr_d* b, const fr_d* c, unsigned L, cu
   size_t n = size_t(1) << L;
   h_combine_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, c, n);
   CUZK_LAUNCHED();
+}
+
+void ntt_engine::coset_h(fr_d* a, fr_d* b, fr_d* c, unsigned L, cudaStream_t s) {
+  if (gen_ == bls12_381_snarkjs_gen) throw std::logic_error("cuda ntt: coset_h needs an engine with bellperson's roots");
+  using zk::bls12_381::fr;
+  const auto& tb = tables(L, s);
+  const size_t n = size_t(1) << L;
+  for (fr_d* v : {a, b, c}) to_odd_coset(v, L, s);  // evaluations at 7 omega^i
+  const fr z_inv = (fr::from_u64(gen_).pow(std::uint64_t(n)) - fr::one()).inverse();  // Z(7 omega^i) = 7^n - 1
+  h_divide_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, c, n, to_dev(z_inv));
+  CUZK_LAUNCHED();
+  dif(a, L, true, s);  // bit-reversed coefficients of the coset polynomial, times n
+  uncoset_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, L, tb.uncoset_lo.get(), tb.uncoset_hi.get());
+  CUZK_LAUNCHED();
+  CUZK_CUDA(cudaMemcpyAsync(a, b, n * sizeof(fr_d), cudaMemcpyDeviceToDevice, s));
 }
 
 void ntt_engine::compute_h(fr_d* a, fr_d* b, fr_d* c, unsigned L, cudaStream_t s) {

@@ -1,5 +1,7 @@
-// Number-theoretic transforms over Fr on device memory, with snarkjs's roots (omega_k = w[k] =
-// 5^((r-1)/2^k)), and the whole h computation of the Groth16 prover.
+// Number-theoretic transforms over Fr on device memory, and the whole h computation of the Groth16
+// prover, in either convention: an engine is made for one family of roots, snarkjs's (omega_k =
+// w[k] = 5^((r-1)/2^k), h on the odd coset omega_{2n} omega^i) or bellperson's (roots from 7, h on
+// the coset 7 omega^i, divided by Z = 7^n - 1 there and brought back to coefficients).
 //
 // Layout of a transform of size 2^L: a few passes, each of k radix-2 stages done in shared memory
 // on tiles of 2^k elements spaced 2^(r-k) apart (r: the bits not yet transformed). A DIF pass is a
@@ -24,6 +26,8 @@ inline constexpr unsigned ntt_max_log = 28;
 
 class ntt_engine {
  public:
+  // root_generator: 5 (snarkjs, the default) or 7 (bellperson); see zk/ntt/domain.hpp.
+  explicit ntt_engine(std::uint64_t root_generator = 5) : gen_(root_generator) {}
   // natural order in and out; inverse includes 1/n.
   void forward(fr_d* d, unsigned log_n, cudaStream_t s);
   void inverse(fr_d* d, unsigned log_n, cudaStream_t s);
@@ -33,7 +37,12 @@ class ntt_engine {
   // a, b, c: evaluations over the size-2^L domain (Montgomery). On return a holds
   // h_i = A_i B_i - C_i at g * omega^i, canonical; b and c are clobbered.
   void compute_h(fr_d* a, fr_d* b, fr_d* c, unsigned log_n, cudaStream_t s);
-  // The per-vector part of compute_h: evaluations over omega^i -> evaluations at g * omega^i.
+  // bellperson's h (an engine made with 7): a, b, c evaluations over omega^i (Montgomery); on
+  // return a[0 .. n-2] holds h's coefficients, canonical ((A B - C) / Z on the coset 7 omega^i,
+  // then back: intt and coefficient j times 7^-j); b and c are clobbered.
+  void coset_h(fr_d* a, fr_d* b, fr_d* c, unsigned log_n, cudaStream_t s);
+  // The per-vector part of compute_h: evaluations over omega^i -> evaluations at g * omega^i (g:
+  // omega_{2n} for snarkjs, 7 for bellperson).
   void to_odd_coset(fr_d* v, unsigned log_n, cudaStream_t s);
   // a <- canonical(a * b - c), elementwise.
   void combine_h(fr_d* a, const fr_d* b, const fr_d* c, unsigned log_n, cudaStream_t s);
@@ -51,10 +60,12 @@ class ntt_engine {
   struct size_tables {
     std::vector<dbuf<fr_d>> fwd, inv;  // per pass but the last: the twiddle table (2^r entries)
     dbuf<fr_d> coset_lo, coset_hi;     // n^-1 g^j = lo[j & 4095] * hi[j >> 12]
+    dbuf<fr_d> uncoset_lo, uncoset_hi; // n^-1 g^-j, likewise (bellperson's way back)
   };
   const size_tables& tables(unsigned log_n, cudaStream_t s);
   const fr_d* small_roots(bool inverse, cudaStream_t s);
 
+  std::uint64_t gen_;
   std::mutex mu_;
   std::map<unsigned, std::unique_ptr<size_tables>> tables_;
   dbuf<fr_d> small_fwd_, small_inv_;  // omega_1024^x, x < 512

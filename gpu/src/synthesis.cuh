@@ -24,4 +24,8 @@ struct csr_view {
 void synthesize_device(const csr_view& A, const csr_view& B, const fr_d* w, std::size_t n, fr_d* a, fr_d* b, fr_d* c,
                        cudaStream_t s);
 
+// out[i] = w[wires[i]] for i < count (32-byte scalars): the witness at a bellperson key's
+// density-filtered A or B wires.
+void gather_witness(const uint64_t* w, const uint32_t* wires, std::size_t count, uint64_t* out, cudaStream_t s);
+
 }  // namespace cuzk::gpu

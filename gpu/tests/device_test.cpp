@@ -230,7 +230,7 @@ TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[devi
   auto& be = shared_backend();
   bigint<4> r_minus_1 = fr::P;
   r_minus_1.limb[0] -= 1;
-  // Device-resident bases, shifted on first use: random scalars, zeros, r - 1, infinity, repeats.
+  // Device-resident bases, shifted for the bases last named: random scalars, zeros, r - 1, infinity, repeats.
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, std::vector<bigint<4>> scalars) {
     using Curve = decltype(curve_tag);
     constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
@@ -258,22 +258,6 @@ TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[devi
   run(g2_curve{}, 4097, 512, 307, {});
   run(g2_curve{}, 3000, 3, 308, std::vector<bigint<4>>(3000, r_minus_1));
 
-  // Key bases through the policy: a backend allowed shifted sets uses them for host-span bases,
-  // in chunks too, with the same results as the plain backend.
-  gpu::cuda_options o;
-  o.shifted_bases_bytes = SIZE_MAX;
-  gpu::cuda_backend shifted(o);
-  check_msm<g1_curve>(shifted, 30000, 999, 310, true);
-  REQUIRE(shifted.shifted_bytes() > 0);
-  check_msm<g2_curve>(shifted, 3000, 100, 311, true);
-  o.force_msm_chunk = 777;
-  gpu::cuda_backend chunked(o);
-  check_msm<g1_curve>(chunked, 5000, 1234, 312, true);
-  REQUIRE(chunked.shifted_bytes() > 0);
-  // A budget too small for the sets: plain bases, same result.
-  o.force_msm_chunk = 0;
-  o.shifted_bases_bytes = 1000;
-  gpu::cuda_backend small(o);
-  check_msm<g1_curve>(small, 5000, 1234, 313, true);
-  REQUIRE(small.shifted_bytes() == 0);
+  // Key bases get their sets through a device key's policy: proof_test.cpp ("device keys with
+  // precomputed shifted sets").
 }

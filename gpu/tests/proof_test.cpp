@@ -73,16 +73,24 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
   REQUIRE(g16::verify(key.vk, publics, want));
 
   gpu::cuda_backend be;
-  SECTION("synthesized on the device (the matrices resident, only the witness uploaded)") {
+  SECTION("synthesized on the device (only the witness uploaded), with and without a device key") {
     g16::prove_timings t;
-    REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t) == want);
-    REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t) == want);  // matrices and bases now resident
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t) == want);  // points and matrices for this proof only
+    auto dk = be.load_key(g16::points_of(key), &pce);
+    REQUIRE(dk);
+    REQUIRE(dk->bytes() >= (3 * key.a.size() + key.c.size() + key.h.size()) * 96 + key.b2.size() * 192);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, be, &t, dk.get()) == want);
     CHECK(t.h > 0);
     CHECK(t.msm_b2 > 0);
-    // Another witness of the same circuit (x_0 changed): the resident matrices serve it too.
+    // Another witness of the same circuit (x_0 changed): the device key's matrices serve it too.
     auto other = make_chain((1u << 14) - 5, 41, 2);
     REQUIRE(other.w.values != ch.w.values);
-    REQUIRE(g16::prove(key, pce, other.w, rnd, be) == g16::prove(key, pce, other.w, rnd, cpu));
+    REQUIRE(g16::prove(key, pce, other.w, rnd, be, nullptr, dk.get()) == g16::prove(key, pce, other.w, rnd, cpu));
+    // A device key is refused for another key's points.
+    auto other_key = g16::setup(other.cs, g16::toxic_waste_from_seed(8));
+    auto other_pce = g16::constraint_evaluator::build(other_key);
+    auto in = be.synthesize(other_pce, other.w.values);
+    REQUIRE_THROWS_AS(g16::prove_staged(other_key, *in, rnd, be, nullptr, dk.get()), std::invalid_argument);
   }
   SECTION("synthesized on the host, staged by the backend") {
     REQUIRE(g16::prove_synthesized(key, pce.evaluate(ch.w), ch.w, rnd, be) == want);
@@ -108,16 +116,26 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     gpu::cuda_backend chunked(o);
     REQUIRE(g16::prove(key, pce, ch.w, rnd, chunked) == want);
   }
-  SECTION("key bases with precomputed shifted sets (the daemon's default), plain and chunked") {
+  SECTION("device keys with precomputed shifted sets (the daemon's default), plain and chunked") {
     gpu::cuda_options o;
     o.shifted_bases_bytes = SIZE_MAX;
     gpu::cuda_backend shifted(o);
-    REQUIRE(g16::prove(key, pce, ch.w, rnd, shifted) == want);
-    REQUIRE(shifted.shifted_bytes() > 0);
-    REQUIRE(g16::prove(key, pce, ch.w, rnd, shifted) == want);  // the sets reused
+    auto dk = shifted.load_key(g16::points_of(key));
+    REQUIRE(gpu::cuda_backend::shifted_bytes(*dk) > 0);
+    REQUIRE(dk->bytes() <= shifted.resident_bytes(g16::points_of(key)));
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);  // the sets reused
     o.force_msm_chunk = 3000;
     gpu::cuda_backend chunked(o);
-    REQUIRE(g16::prove(key, pce, ch.w, rnd, chunked) == want);
+    auto dk2 = chunked.load_key(g16::points_of(key));
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, chunked, nullptr, dk2.get()) == want);
+    // A budget too small for any section's sets: plain points, the same proof.
+    o.force_msm_chunk = 0;
+    o.shifted_bases_bytes = 1000;
+    gpu::cuda_backend small(o);
+    auto dk3 = small.load_key(g16::points_of(key));
+    REQUIRE(gpu::cuda_backend::shifted_bytes(*dk3) == 0);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, small, nullptr, dk3.get()) == want);
   }
   SECTION("host-staged inputs (the generic path)") {
     g16::host_stager host;
@@ -126,9 +144,10 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
   }
 }
 
-// bellperson's convention (coset h, density-filtered A/B queries, roots from 7): synthesis and h on
-// the host, the MSMs on the device; the proof equals the CPU backend's and verifies. A key made for
-// it refuses inputs staged on the device (those carry snarkjs's h).
+// bellperson's convention (coset h, density-filtered A/B queries, roots from 7) on the device: the
+// coset NTTs with roots from 7, the division by Z on the coset, the witness gathered at the A/B
+// wires; the proof equals the CPU backend's byte for byte however the inputs are staged, with and
+// without a device key (shifted sets too), and the h alone equals the host's.
 TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", "[device][prove][bellperson]") {
   if (!gpu::device_present()) {
     WARN("SKIP: no CUDA device present");
@@ -148,5 +167,27 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   CHECK(g16::prove(key, pce, ch.w, rnd, be) == want);
   CHECK(g16::prove_synthesized(key, pce.evaluate(ch.w), ch.w, rnd, be) == want);
   auto staged = be.stage(pce.evaluate(ch.w), ch.w.values);
-  CHECK_THROWS_AS(g16::prove_staged(key, *staged, rnd, be), std::invalid_argument);
+  CHECK(g16::prove_staged(key, *staged, rnd, be) == want);
+  g16::host_stager host;
+  auto on_host = host.stage(pce.evaluate(ch.w), ch.w.values);
+  CHECK(g16::prove_staged(key, *on_host, rnd, be) == want);
+
+  gpu::cuda_options o;
+  o.shifted_bases_bytes = SIZE_MAX;
+  gpu::cuda_backend shifted(o);
+  auto dk = shifted.load_key(g16::points_of(key), &pce);
+  CHECK(gpu::cuda_backend::shifted_bytes(*dk) > 0);
+  CHECK(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+  CHECK(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+
+  // The h alone: device against host, on random evaluations.
+  const std::size_t n = std::size_t(1) << 13;
+  std::uint64_t hs = 77;
+  std::vector<fr> a(n), b(n), c(n);
+  for (std::size_t i = 0; i < n; ++i) a[i] = gpu::testgen::random_fr(hs), b[i] = gpu::testgen::random_fr(hs), c[i] = gpu::testgen::random_fr(hs);
+  auto a2 = a, b2 = b, c2 = c;
+  std::vector<zk::bigint<4>> h_cpu(n - 1), h_gpu(n - 1);
+  g16::bellperson_h(a, b, c, h_cpu);
+  be.compute_h_coset(a2, b2, c2, h_gpu);
+  CHECK(h_cpu == h_gpu);
 }

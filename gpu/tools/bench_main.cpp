@@ -1,5 +1,5 @@
 // cuzk_gpu_bench: the `cuzk bench` benchmarks as a standalone program (no CLI dependencies).
-//   cuzk_gpu_bench msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted]] [reps=N] [warmup=N]
+//   cuzk_gpu_bench msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted] [profile]] [seg=N] [reps=N] [warmup=N]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -10,7 +10,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted]] [reps=N] [warmup=N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted] [profile]] [seg=N] [reps=N] [warmup=N]\n", argv[0]);
     return 2;
   }
   cuzk::gpu::bench_options o;
@@ -20,6 +20,8 @@ int main(int argc, char** argv) {
     if (a == "g1" || a == "g2") o.curve = a;
     else if (a == "resident") o.resident = true;
     else if (a == "shifted") o.shifted = true;
+    else if (a == "profile") o.profile = true;
+    else if (a.rfind("seg=", 0) == 0) o.segment_length = unsigned(std::atoi(a.c_str() + 4));
     else if (a.rfind("reps=", 0) == 0) o.reps = std::atoi(a.c_str() + 5);
     else if (a.rfind("warmup=", 0) == 0) o.warmup = std::atoi(a.c_str() + 7);
     else {

@@ -12,7 +12,7 @@ date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$S"
 dev_header
 [[ -f .device/files/nvcc-version.txt ]] && tail -2 .device/files/nvcc-version.txt | tee -a "$S"
 dev_tests
-CUZK_MSM_PROFILE=1 b msm_g1 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --reps 5
+b msm_g1 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
 b msm_g2 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
 chain_key /tmp/check 24
 c=/tmp/check/c24

@@ -21,7 +21,8 @@ double seconds_since(clock_type::time_point t0) {
 
 }  // namespace
 
-std::unique_ptr<staged_inputs> backend::synthesize(const constraint_evaluator& pce, std::span<const scalar> witness) {
+std::unique_ptr<staged_inputs> backend::synthesize(const constraint_evaluator& pce, std::span<const scalar> witness,
+                                                   const resident_key*) {
   return stage(pce.evaluate(witness), witness);
 }
 

@@ -35,8 +35,18 @@ struct prove_timings {
   double total() const { return synthesis + stage + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
 };
 
+// A key's points held where a backend computes (a GPU's memory): made by backend::load_key, owned
+// by whoever keeps the key resident (the engine's key store, under a grant of its bytes from that
+// device's VRAM budget), released on destruction. Backends keep no copies of their own.
+class resident_key {
+ public:
+  virtual ~resident_key() = default;
+  virtual std::uint64_t bytes() const = 0;  // device memory it holds
+};
+
 // The points of a proving key that the MSMs read; spans into the key, which stays mapped while
-// any proof of it runs (backends may keep device copies keyed by the spans).
+// any proof of it runs. `resident`: the backend's copy of them (load_key), or null, and then a
+// device backend uploads them for this proof only.
 //
 // bellperson keys (io::key_convention::bellperson): h has n - 1 points and takes the coefficients
 // from compute_h_coset; a holds the points of the wires listed in a_wires only, b1/b2 those in
@@ -47,6 +57,7 @@ struct key_points {
   std::size_t n_private_from = 0;  // c multiplies witness[n_private_from ..]
   bool bellperson = false;
   std::span<const std::uint32_t> a_wires, b_wires;  // bellperson only
+  const resident_key* resident = nullptr;
 };
 
 // The five MSM sums of one proof, before the blinding terms.
@@ -101,7 +112,6 @@ class backend {
   virtual void compute_h_coset(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h);
 
   // sum scalars[i] * bases[i]; bases may contain the point at infinity, scalars may be zero.
-  // Backends may cache bases across calls keyed by (bases.data(), bases.size()): keys stay mapped.
   virtual g1_jacobian msm_g1(std::span<const g1_affine> bases, std::span<const scalar> scalars) = 0;
   virtual g2_jacobian msm_g2(std::span<const g2_affine> bases, std::span<const scalar> scalars) = 0;
 
@@ -116,7 +126,21 @@ class backend {
   // the host, then stage(); the CUDA backend uploads only the witness and evaluates the key's
   // matrices on the device (kept resident there, like the points). The witness must outlive the
   // staged inputs.
-  virtual std::unique_ptr<staged_inputs> synthesize(const constraint_evaluator& pce, std::span<const scalar> witness);
+  // `resident`: a key loaded with this evaluator's matrices (load_key), or null.
+  virtual std::unique_ptr<staged_inputs> synthesize(const constraint_evaluator& pce, std::span<const scalar> witness,
+                                                    const resident_key* resident = nullptr);
+
+  // The key's points (and, given pce, its constraint matrices) copied where this backend computes,
+  // for as long as the caller keeps the result; null from a host backend (nothing to copy).
+  // resident_bytes: what load_key would take at most, for a grant before loading.
+  virtual std::unique_ptr<resident_key> load_key(const key_points& key, const constraint_evaluator* pce = nullptr) {
+    (void)key, (void)pce;
+    return nullptr;
+  }
+  virtual std::uint64_t resident_bytes(const key_points& key) const {
+    (void)key;
+    return 0;
+  }
 
   // h and the five MSMs of one proof. The default runs compute_h and the MSMs in sequence on
   // host_staged inputs; a device backend overrides it for its own staged inputs.

@@ -26,19 +26,17 @@ void check_witness(const io::zkey& key, const io::witness& w) {
 }  // namespace
 
 proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
-            backend& be, prove_timings* timings) {
+            backend& be, prove_timings* timings, const resident_key* resident) {
   check_witness(key, w);
   check_key(key);
   if (pce.n_vars() != key.n_vars || pce.domain_size() != key.domain_size)
     throw input_error("constraint evaluator does not match the key's nVars / domainSize");
   auto t0 = clock_type::now();
-  // bellperson keys are synthesized and staged on the host (a device backend's own synthesis and
-  // staging compute snarkjs's h); the MSMs still run on the backend.
-  auto staged = key.convention == io::key_convention::bellperson
-                    ? host_stager().stage(pce.evaluate(w.values), w.values)
-                    : be.synthesize(pce, w.values);
+  // Synthesis gives the same evaluations in both conventions (row i at omega^i, whichever roots);
+  // the backend computes h in the key's convention.
+  auto staged = be.synthesize(pce, w.values, resident);
   if (timings) timings->synthesis = seconds_since(t0);
-  return prove_staged(key, *staged, rnd, be, timings);
+  return prove_staged(key, *staged, rnd, be, timings, resident);
 }
 
 void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w) {
@@ -71,7 +69,13 @@ void check_key(const io::zkey& key) {
 }
 
 key_points points_of(const io::zkey& key) {
-  key_points kp{key.a, key.b1, key.c, key.h, key.b2, std::size_t{key.n_public} + 1};
+  key_points kp;
+  kp.a = key.a;
+  kp.b1 = key.b1;
+  kp.c = key.c;
+  kp.h = key.h;
+  kp.b2 = key.b2;
+  kp.n_private_from = std::size_t{key.n_public} + 1;
   if (key.convention == io::key_convention::bellperson) {
     kp.bellperson = true;
     kp.a_wires = key.a_wires;
@@ -81,18 +85,19 @@ key_points points_of(const io::zkey& key) {
 }
 
 proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
-                        backend& be, prove_timings* timings) {
+                        backend& be, prove_timings* timings, const resident_key* resident) {
   check_inputs(key, syn, w);
   auto t0 = clock_type::now();
-  auto staged = key.convention == io::key_convention::bellperson ? host_stager().stage(std::move(syn), w.values)
-                                                                   : be.stage(std::move(syn), w.values);
+  auto staged = be.stage(std::move(syn), w.values);
   if (timings) timings->stage = seconds_since(t0);
-  return prove_staged(key, *staged, rnd, be, timings);
+  return prove_staged(key, *staged, rnd, be, timings, resident);
 }
 
 proof prove_staged(const io::zkey& key, staged_inputs& in, const randomness& rnd, backend& be,
-                   prove_timings* timings) {
-  proof_sums sums = be.prove_sums(points_of(key), in, timings);
+                   prove_timings* timings, const resident_key* resident) {
+  key_points kp = points_of(key);
+  kp.resident = resident;
+  proof_sums sums = be.prove_sums(kp, in, timings);
 
   auto t0 = clock_type::now();
   const bigint<4> r = rnd.r.to_canonical(), s = rnd.s.to_canonical();

@@ -20,8 +20,9 @@ namespace cuzk::zk::groth16 {
 
 // Synthesis (backend::synthesize: on the host, or on the device for the CUDA backend) then
 // prove_staged.
+// `resident`: the key's points on the backend's device (backend::load_key), or null.
 proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witness& w, const randomness& rnd,
-            backend& be, prove_timings* timings = nullptr);
+            backend& be, prove_timings* timings = nullptr, const resident_key* resident = nullptr);
 
 // From a finished synthesis (consumed: the backend uses a, b, c as scratch).
 //   A  = alpha1 + sum w_i A_i + r delta1
@@ -29,7 +30,7 @@ proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witn
 //   C  = sum_{i > nPublic} w_i C_i + sum h_i H_i + s A + r B1 - r s delta1
 // Throws input_error when the witness or synthesis does not fit the key.
 proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness& w, const randomness& rnd,
-                        backend& be, prove_timings* timings = nullptr);
+                        backend& be, prove_timings* timings = nullptr, const resident_key* resident = nullptr);
 
 // Throws input_error when the witness or the synthesis does not fit the key (before staging: the
 // staged inputs no longer say what they were).
@@ -42,7 +43,7 @@ key_points points_of(const io::zkey& key);
 
 // From inputs staged on be (by be.stage or one of be's stagers), checked by check_inputs.
 proof prove_staged(const io::zkey& key, staged_inputs& in, const randomness& rnd, backend& be,
-                   prove_timings* timings = nullptr);
+                   prove_timings* timings = nullptr, const resident_key* resident = nullptr);
 
 // The public inputs of a witness: w_1 .. w_nPublic (outputs first), canonical.
 std::vector<bigint<4>> public_inputs(const io::zkey& key, const io::witness& w);

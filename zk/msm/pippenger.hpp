@@ -34,6 +34,8 @@ struct msm_options {
   bool batch_affine = true;     // false: XYZZ buckets only (for tests and comparisons)
   bool vectorized = true;       // BLS12-381 G1/G2 batch-affine additions on AVX-512 IFMA lanes where
                                 // the CPU has them (vector_buckets.hpp); false: scalar only
+  std::size_t vector_batch = 0;  // vectorized: additions per shared inversion (0: the rule in
+                                 // vector_buckets.cpp; comparison runs pass others)
 };
 
 namespace msm_detail {
@@ -150,7 +152,7 @@ jacobian_t<Curve> msm(std::span<const affine_t<Curve>> bases, std::span<const bi
 
   std::unique_ptr<msm_detail::vector_msm<Curve>> vec;
   if constexpr (msm_detail::has_vector_msm<Curve>)
-    if (vectorized) vec = std::make_unique<msm_detail::vector_msm<Curve>>(bases, scalars, active, *pool);
+    if (vectorized) vec = std::make_unique<msm_detail::vector_msm<Curve>>(bases, scalars, active, *pool, opt.vector_batch);
 
   pool->run(tasks.size(), [&](std::size_t task) {
     const unsigned w = tasks[task].w;

@@ -611,8 +611,8 @@ struct vector_msm<Curve>::prepared {
 
 template <class Curve>
 vector_msm<Curve>::vector_msm(std::span<const affine> bases, std::span<const bigint<4>> scalars,
-                              std::span<const std::uint32_t> active, thread_pool& pool)
-    : bases_(bases), scalars_(scalars), active_(active), prep_(std::make_unique<prepared>()) {
+                              std::span<const std::uint32_t> active, thread_pool& pool, std::size_t batch)
+    : bases_(bases), scalars_(scalars), active_(active), batch_(batch), prep_(std::make_unique<prepared>()) {
   using VF = vfield<typename Curve::field>;
   const std::size_t m = active.size();
   prep_->points.reset(new point52<Curve>[m]);
@@ -658,7 +658,7 @@ xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned w, unsigned c, std::size_t 
   // A quarter of the buckets per batch (few collisions) but at least 512 additions per scalar
   // inversion, which costs as much as ~150 vector additions.
   std::size_t batch = std::max<std::size_t>(512, std::min<std::size_t>(2048, n_buckets / 2));
-  if (const char* e = std::getenv("CUZK_MSM_BATCH")) batch = std::size_t(std::atoi(e));
+  if (batch_) batch = batch_;  // msm_options::vector_batch
   batch = (batch + 7) / 8 * 8;
   thread_local lane_buckets<Curve> buckets;
   buckets.start(n_buckets, batch, prep_->points.get(), bases_, active_);
@@ -696,7 +696,7 @@ struct vector_msm<Curve>::prepared {};
 
 template <class Curve>
 vector_msm<Curve>::vector_msm(std::span<const affine>, std::span<const bigint<4>>, std::span<const std::uint32_t>,
-                              thread_pool&) {
+                              thread_pool&, std::size_t) {
   throw std::logic_error("vector_msm: built without AVX-512 IFMA");
 }
 template <class Curve>

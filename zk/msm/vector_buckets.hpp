@@ -37,7 +37,7 @@ class vector_msm {
   using xyzz = xyzz_t<Curve>;
 
   vector_msm(std::span<const affine> bases, std::span<const bigint<4>> scalars,
-             std::span<const std::uint32_t> active, thread_pool& pool);
+             std::span<const std::uint32_t> active, thread_pool& pool, std::size_t batch = 0);
   ~vector_msm();
   vector_msm(const vector_msm&) = delete;
   vector_msm& operator=(const vector_msm&) = delete;
@@ -50,6 +50,7 @@ class vector_msm {
   std::span<const affine> bases_;
   std::span<const bigint<4>> scalars_;
   std::span<const std::uint32_t> active_;
+  std::size_t batch_ = 0;  // 0: by the window's bucket count
   std::unique_ptr<prepared> prep_;
 };
 

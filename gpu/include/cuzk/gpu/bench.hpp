@@ -15,6 +15,8 @@ struct bench_options {
   std::vector<unsigned> log_sizes;
   bool resident = false;         // msm: bases and scalars already on the device
   bool shifted = false;          // msm --resident: also on precomputed shifted bases
+  bool profile = false;          // msm --resident: one more run with an event after each MSM stage
+  unsigned segment_length = 0;   // msm: buckets per reduction segment (0: the rule)
   int warmup = 1;
   int reps = 5;
 };

@@ -18,16 +18,19 @@ bool device_present();
 int device_count();  // visible CUDA devices (0 without a driver or device)
 std::string device_description();
 
+// The backend's tuning, passed in by its maker (the engine from its configuration, `cuzk bench`
+// from its flags); the library reads no environment.
 struct cuda_options {
   int device = 0;
   std::size_t safety_margin = std::size_t(512) << 20;  // device bytes never planned for
   std::size_t staging_bytes = std::size_t(64) << 20;   // each of the two pinned staging buffers
   unsigned force_window_bits = 0;                      // MSM window (0: chosen by size); tests use it
   std::size_t force_msm_chunk = 0;                     // MSM points per device run (0: by free memory)
-  // Precomputed shifted copies of resident bases (one per MSM window, so that an MSM reduces one
-  // window's buckets): the device bytes they may take beyond the plain copies, in all. 0: none;
-  // SIZE_MAX: as many as fit. A set of bases gets them whole or not at all, in the order the
-  // bases are first used, and only while keep_free_bytes (plus the MSMs' scratch) stays free.
+  unsigned msm_segment_length = 0;                     // buckets per reduction segment (0: msm_common.cu's rule)
+  // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
+  // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
+  // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the
+  // proof's MSMs run, and only while keep_free_bytes (plus the MSMs' scratch) stays free.
   std::size_t shifted_bases_bytes = 0;
   std::size_t keep_free_bytes = 0;
 };
@@ -51,18 +54,30 @@ class cuda_backend : public zk::groth16::backend {
                                                     std::span<const zk::groth16::scalar> witness) override;
   std::unique_ptr<zk::groth16::stager> make_stager() override;
   std::unique_ptr<zk::groth16::staged_inputs> synthesize(const zk::groth16::constraint_evaluator& pce,
-                                                         std::span<const zk::groth16::scalar> witness) override;
+                                                         std::span<const zk::groth16::scalar> witness,
+                                                         const zk::groth16::resident_key* resident = nullptr) override;
+  // snarkjs keys: h on the odd coset; bellperson keys: the coset-7 h and the density-filtered
+  // A/B queries (the witness gathered at their wires on the device). Both on the device.
   zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                      zk::groth16::prove_timings* t = nullptr) override;
+  // bellperson's h (backend.hpp) on the device: the coset NTTs with roots and coset from 7.
+  void compute_h_coset(std::span<zk::groth16::fr> a, std::span<zk::groth16::fr> b, std::span<zk::groth16::fr> c,
+                       std::span<zk::groth16::scalar> h) override;
+
+  // A device key (gpu/src/device_key.cuh): the key's points, their shifted sets as the options
+  // allow, bellperson wires, and with pce the constraint matrices; its bytes() are its device memory.
+  std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points& key,
+                                                      const zk::groth16::constraint_evaluator* pce = nullptr) override;
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key) const override;
+  // Device bytes a device key made here spends on shifted sets beyond its plain copies.
+  static std::size_t shifted_bytes(const zk::groth16::resident_key& key);
 
   // Device-resident entry points (benchmarks, tests): pointers are device memory. `shifted` runs
-  // on the bases' shifted sets, made on first use for that pointer and size (shift_bases_device
-  // makes them ahead and returns their window bits).
+  // on shifted sets of these bases, one set of bases at a time (made again when other bases come;
+  // shift_bases_device makes them ahead and returns their window bits; release_caches drops them).
   zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
   zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
   unsigned shift_bases_device(const void* bases, std::size_t n, bool g2);
-  // Device bytes the shifted sets of resident key bases take beyond their plain copies.
-  std::size_t shifted_bytes() const;
   // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device.
   void ntt_device(void* data, unsigned log_n, bool inverse);
   // compute_h on device vectors; h ends in a (canonical).
@@ -71,7 +86,7 @@ class cuda_backend : public zk::groth16::backend {
   // Runs fn warmup times, then reps times between CUDA events on the backend's stream (fn's device
   // work goes there; host work in fn counts too): per-run milliseconds.
   std::vector<double> time_ms(int warmup, int reps, const std::function<void()>& fn);
-  // Drops cached bases and scratch (device memory back to the pool).
+  // Drops the benchmark's shifted sets, scratch and work vectors (device memory back).
   void release_caches();
 
   struct impl;

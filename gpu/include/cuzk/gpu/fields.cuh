@@ -1,6 +1,6 @@
 // BLS12-381's fields for device code: Fr (8 x 32-bit limbs), Fp (12), Fp2. The constants are
-// written out here (device code cannot read zk::fp's constexpr tables); gpu/src/static_checks.cu
-// checks them against zk/bls12_381/fields.hpp at compile time.
+// written out here, once (device code cannot read zk::fp's constexpr tables); gpu/src/static_checks.cpp
+// checks every one against zk/bls12_381/fields.hpp at compile time.
 #pragma once
 
 #include "cuzk/gpu/mont.cuh"

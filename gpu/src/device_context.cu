@@ -1,0 +1,97 @@
+#include "device_context.cuh"
+
+#include <string>
+
+namespace cuzk::gpu {
+
+device_context::device_context(int dev, std::size_t staging_bytes, std::size_t margin)
+    : device(dev), safety_margin(margin) {
+  CUZK_CUDA(cudaSetDevice(device));
+  CUZK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  CUZK_CUDA(cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking));
+  CUZK_CUDA(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  CUZK_CUDA(cudaEventCreateWithFlags(&side_done, cudaEventDisableTiming));
+  CUZK_CUDA(cudaEventCreateWithFlags(&lane_ready, cudaEventDisableTiming));
+  CUZK_CUDA(cudaEventCreate(&side_t0));
+  CUZK_CUDA(cudaEventCreate(&side_t1));
+  staging = std::make_shared<staging_context>(device, staging_bytes);
+  CUZK_CUDA(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
+  CUZK_CUDA(cudaEventCreate(&t0));
+  CUZK_CUDA(cudaEventCreate(&t1));
+  result = dbuf<unsigned char>(result_slot_bytes * 16);
+  // Staged inputs come and go every proof: keep their memory in the pool up to 16 GiB between
+  // proofs instead of handing it back at every synchronization.
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
+    std::uint64_t keep = std::uint64_t(16) << 30;
+    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
+  }
+}
+
+device_context::~device_context() {
+  cudaSetDevice(device);
+  cudaDeviceSynchronize();
+  for (auto e : {uploaded, t0, t1, lane_ready, side_done, side_t0, side_t1})
+    if (e) cudaEventDestroy(e);
+  if (compute) cudaStreamDestroy(compute);
+  if (side) cudaStreamDestroy(side);
+}
+
+void device_context::upload_async(void* dst, const void* src, std::size_t bytes) {
+  staging->upload(dst, src, bytes);
+  CUZK_CUDA(cudaEventRecord(uploaded, staging->stream));
+  CUZK_CUDA(cudaStreamWaitEvent(compute, uploaded, 0));
+}
+
+std::size_t device_context::raw_free() const {
+  std::size_t fr = 0, total = 0;
+  CUZK_CUDA(cudaMemGetInfo(&fr, &total));
+  return fr > safety_margin ? fr - safety_margin : 0;
+}
+
+std::size_t device_context::pool_idle() const {
+  cudaMemPool_t pool;
+  std::uint64_t reserved = 0, used = 0;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
+      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return reserved > used ? std::size_t(reserved - used) : 0;
+}
+
+void device_context::make_room(std::size_t bytes) const {
+  if (bytes <= raw_free()) return;
+  cudaMemPool_t pool;
+  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
+  cudaGetLastError();
+}
+
+dbuf<unsigned char> device_context::alloc(std::size_t bytes, const char* what) {
+  if (bytes > free_bytes()) release_scratch();  // scratch is remade at the next MSM, if it fits then
+  if (bytes > free_bytes())
+    throw std::runtime_error(std::string(what) + ": " + std::to_string(bytes >> 20) + " MiB do not fit in device " +
+                             std::to_string(device) + "'s free memory (" + std::to_string(free_bytes() >> 20) +
+                             " MiB)");
+  make_room(bytes);
+  return dbuf<unsigned char>(bytes);
+}
+
+void device_context::ensure_result_slots(std::size_t slots) {
+  if (result.size() < slots * result_slot_bytes) {
+    CUZK_CUDA(cudaStreamSynchronize(compute));
+    result.reset();
+    result = dbuf<unsigned char>(slots * result_slot_bytes);
+  }
+  if (result_host.size() < slots * result_slot_bytes) result_host.resize(slots * result_slot_bytes);
+}
+
+void device_context::release_scratch() {
+  CUZK_CUDA(cudaStreamSynchronize(compute));
+  CUZK_CUDA(cudaStreamSynchronize(side));
+  scratch.release();
+  side_scratch.release();
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,64 @@
+// One device's context, owned by its cuda_backend: the compute stream and the second MSM lane's
+// stream, the backend's staging (pinned buffers on an upload stream), the stream-ordered pool's
+// settings, the MSM scratch arenas and result slots, and the memory queries every allocation plans
+// with. It owns no key: a key's points are a device_key (device_key.cuh), made and dropped by
+// whoever holds the key resident (the engine's key store), never cached here.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "common.cuh"
+#include "cuzk/gpu/fields.cuh"
+#include "msm.cuh"
+#include "staging.cuh"
+
+namespace cuzk::gpu {
+
+struct device_context {
+  device_context(int device, std::size_t staging_bytes, std::size_t safety_margin);
+  ~device_context();
+  device_context(const device_context&) = delete;
+  device_context& operator=(const device_context&) = delete;
+
+  int device = 0;
+  int sms = 0;
+  std::size_t safety_margin = 0;  // device bytes never planned for
+  std::mutex mu;                  // one operation at a time on this context
+  cudaStream_t compute = nullptr;
+  std::shared_ptr<staging_context> staging;  // pinned buffers allocated once, reused by every copy
+  cudaEvent_t uploaded = nullptr, t0 = nullptr, t1 = nullptr;
+  // The second MSM lane: a proof's G2 MSM runs here on its own scratch while the G1 MSMs run on
+  // the compute stream, so each fills the SMs the other leaves idle (reductions, tails).
+  cudaStream_t side = nullptr;
+  cudaEvent_t lane_ready = nullptr;  // on the compute stream: the inputs are there, the lane may start
+  cudaEvent_t side_done = nullptr, side_t0 = nullptr, side_t1 = nullptr;
+  arena scratch, side_scratch;
+  // Each MSM chunk's sum goes to a slot of `result`; the host reads them all in one copy.
+  static constexpr std::size_t result_slot_bytes = 384;  // an XYZZ G2 point, the larger kind
+  dbuf<unsigned char> result;
+  std::vector<unsigned char> result_host;
+
+  // Host -> device on the staging stream; the compute stream waits for it by event.
+  void upload_async(void* dst, const void* src, std::size_t bytes);
+  // Device -> host after the compute stream's work.
+  void download(void* dst, const void* src, std::size_t bytes) { staging->download(dst, src, bytes, compute); }
+
+  // Device bytes free for planning: what cudaMemGetInfo reports less the margin, plus what the
+  // stream-ordered pool keeps for staged inputs but does not use now (make_room hands it back).
+  std::size_t raw_free() const;
+  std::size_t pool_idle() const;
+  std::size_t free_bytes() const { return raw_free() + pool_idle(); }
+  // Before a cudaMalloc of `bytes`: idle pool memory goes back to the device if it is needed.
+  void make_room(std::size_t bytes) const;
+  // A device allocation of `bytes`, after make_room; throws naming `what` when it does not fit.
+  dbuf<unsigned char> alloc(std::size_t bytes, const char* what);
+
+  void ensure_result_slots(std::size_t slots);
+  // Drops the scratch arenas (device memory back to the device).
+  void release_scratch();
+};
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,143 @@
+#include "device_key.cuh"
+
+#include <string>
+
+#include "msm.cuh"
+#include "msm_entry.hpp"
+
+namespace cuzk::gpu {
+
+namespace {
+
+constexpr std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
+
+// Whether n points of this size may get shifted sets at all, and how many bytes the sets take.
+bool shiftable(std::size_t n, const shift_policy& p) {
+  if (!p.budget || p.window_forced || n < 2) return false;
+  const unsigned c = shifted_window_bits(n), sets = msm_windows(c);
+  return std::size_t(sets) * n < (std::size_t(1) << 31);  // 31-bit point indices
+}
+std::size_t sets_bytes(std::size_t n, std::size_t point_bytes) {
+  return std::size_t(msm_windows(shifted_window_bits(n))) * n * point_bytes;
+}
+
+// The five sections in the order their MSMs run (and get their sets, while the budget lasts).
+struct section_ref {
+  device_points* dst;
+  const void* src;
+  std::size_t n, point_bytes;
+  bool g2;
+};
+
+}  // namespace
+
+device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy,
+                       const zk::groth16::constraint_evaluator* evaluator)
+    : device_(ctx.device), source_(key) {
+  CUZK_CUDA(cudaSetDevice(ctx.device));
+  section_ref secs[5] = {{&a, key.a.data(), key.a.size(), 96, false},
+                         {&b1, key.b1.data(), key.b1.size(), 96, false},
+                         {&b2, key.b2.data(), key.b2.size(), 192, true},
+                         {&c, key.c.data(), key.c.size(), 96, false},
+                         {&h, key.h.data(), key.h.size(), 96, false}};
+  std::size_t extra_used = 0;
+  for (auto& s : secs) {
+    device_points& d = *s.dst;
+    d.n = s.n;
+    d.point_bytes = s.point_bytes;
+    const std::size_t bytes = s.n * s.point_bytes;
+    if (!bytes) continue;
+    d.dev = ctx.alloc(bytes, "cuda load_key: a section of the key's points");
+    ctx.upload_async(d.dev.get(), s.src, bytes);
+    if (!shiftable(s.n, policy)) continue;
+    const std::size_t sb = sets_bytes(s.n, s.point_bytes), extra = sb - bytes;
+    if (extra > policy.budget || extra_used > policy.budget - extra) continue;
+    const unsigned cbits = shifted_window_bits(s.n), sets = msm_windows(cbits);
+    auto sh = make_msm_shape(s.n, ctx.sms, cbits, true);
+    const std::size_t reserve = policy.keep_free + msm_g1_scratch(sh) + msm_g2_scratch(sh) + 8 * s.n * 32;
+    if (ctx.free_bytes() < sb + reserve) continue;
+    dbuf<unsigned char> out = ctx.alloc(sb, "cuda load_key: shifted sets");
+    if (s.g2) msm_g2_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);
+    else msm_g1_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);
+    CUZK_CUDA(cudaStreamSynchronize(ctx.compute));  // before the plain copy is freed
+    d.dev = std::move(out);
+    d.shift_c = cbits;
+    extra_used += extra;
+  }
+  if (key.bellperson) {
+    b_wires_at_ = align256(key.a_wires.size() * 4) / 4;
+    const std::size_t bytes = align256(key.a_wires.size() * 4) + align256(key.b_wires.size() * 4);
+    if (bytes) {
+      wires = ctx.alloc(bytes, "cuda load_key: the A and B wires");
+      if (!key.a_wires.empty()) ctx.upload_async(wires.get(), key.a_wires.data(), key.a_wires.size_bytes());
+      if (!key.b_wires.empty())
+        ctx.upload_async(wires.get() + b_wires_at_ * 4, key.b_wires.data(), key.b_wires.size_bytes());
+    }
+  }
+  if (evaluator) pce = upload_matrices(ctx, *evaluator);
+}
+
+std::uint64_t device_key::bytes() const {
+  std::uint64_t t = wires.bytes() + pce.dev.bytes();
+  for (const device_points* d : {&a, &b1, &b2, &c, &h}) t += d->dev.bytes();
+  return t;
+}
+
+std::size_t device_key::shifted_bytes() const {
+  std::size_t t = 0;
+  for (const device_points* d : {&a, &b1, &b2, &c, &h}) t += d->shifted_extra();
+  return t;
+}
+
+bool device_key::made_from(const zk::groth16::key_points& k) const {
+  auto same = [](auto x, auto y) { return x.data() == y.data() && x.size() == y.size(); };
+  return same(k.a, source_.a) && same(k.b1, source_.b1) && same(k.b2, source_.b2) && same(k.c, source_.c) &&
+         same(k.h, source_.h) && k.bellperson == source_.bellperson && same(k.a_wires, source_.a_wires) &&
+         same(k.b_wires, source_.b_wires);
+}
+
+device_key::matrices device_key::upload_matrices(device_context& ctx, const zk::groth16::constraint_evaluator& pce) {
+  const auto& A = pce.a();
+  const auto& B = pce.b();
+  auto part_bytes = [&](const zk::groth16::csr_matrix& m) {
+    return align256(m.row_start.size() * 8) + align256(m.signal.size() * 4) + align256(m.coeff.size() * 32);
+  };
+  matrices r;
+  r.source = &pce;
+  r.dev = ctx.alloc(part_bytes(A) + part_bytes(B), "cuda synthesize: the constraint matrices");
+  unsigned char* p = r.dev.get();
+  auto put = [&](const zk::groth16::csr_matrix& m, csr_view& v) {
+    v.rows = m.rows();
+    v.row_start = reinterpret_cast<const uint64_t*>(p);
+    ctx.upload_async(p, m.row_start.data(), m.row_start.size() * 8);
+    p += align256(m.row_start.size() * 8);
+    v.signal = reinterpret_cast<const uint32_t*>(p);
+    if (!m.signal.empty()) ctx.upload_async(p, m.signal.data(), m.signal.size() * 4);
+    p += align256(m.signal.size() * 4);
+    v.coeff = reinterpret_cast<const fr_d*>(p);
+    if (!m.coeff.empty()) ctx.upload_async(p, m.coeff.data(), m.coeff.size() * 32);
+    p += align256(m.coeff.size() * 32);
+  };
+  put(A, r.a);
+  put(B, r.b);
+  return r;
+}
+
+std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy) {
+  struct s {
+    std::size_t n, pb;
+  } secs[5] = {{key.a.size(), 96}, {key.b1.size(), 96}, {key.b2.size(), 192}, {key.c.size(), 96}, {key.h.size(), 96}};
+  std::uint64_t total = 0, extra_used = 0;
+  for (auto [n, pb] : secs) {
+    total += n * pb;
+    if (!shiftable(n, policy)) continue;
+    const std::size_t extra = sets_bytes(n, pb) - n * pb;
+    if (extra > policy.budget || extra_used > policy.budget - extra) continue;
+    total += extra;
+    extra_used += extra;
+  }
+  if (key.bellperson) total += align256(key.a_wires.size() * 4) + align256(key.b_wires.size() * 4);
+  return total;
+}
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,90 @@
+// A proving key's points in one device's memory: the device key. It owns its device memory from
+// its constructor to its destructor (as sppark's msm_t owns its points) and reports its bytes, so
+// that whoever holds it (the engine's key store, as the tier above "hot", under a grant from that
+// device's VRAM budget; `cuzk bench prove` for its runs) decides how long it stays. The backend
+// keeps no key of its own: a proof given no device key uploads the points for itself and drops
+// them after.
+//
+// Inside: the five point sections (A, B1, B2, C, H), each either a plain copy or its precomputed
+// shifted sets (set j = 2^(c j) P, set 0 the plain copy; msm.cuh), whose bytes count in the key's;
+// for bellperson keys the A and B wires of the density-filtered queries; optionally the constraint
+// matrices for synthesis on the device.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "common.cuh"
+#include "device_context.cuh"
+#include "synthesis.cuh"
+#include "zk/groth16/backend.hpp"
+#include "zk/groth16/pce.hpp"
+
+namespace cuzk::gpu {
+
+// Where an MSM's bases live: plain, or shifted sets `stride` points apart with window bits c.
+struct msm_bases {
+  const void* ptr = nullptr;
+  std::size_t stride = 0;  // 0: plain
+  unsigned c = 0;
+};
+
+// One section of points on the device.
+struct device_points {
+  dbuf<unsigned char> dev;
+  std::size_t n = 0, point_bytes = 0;
+  unsigned shift_c = 0;  // 0: plain
+  msm_bases bases() const { return {dev.get(), shift_c ? n : 0, shift_c}; }
+  std::size_t shifted_extra() const { return shift_c ? dev.bytes() - n * point_bytes : 0; }
+};
+
+// Which sections get shifted sets: while their extra bytes (in all) stay within `budget` and
+// `keep_free` bytes plus the MSMs' scratch stay free on the device. No sets when the MSM window is
+// forced (tests).
+struct shift_policy {
+  std::size_t budget = 0;
+  std::size_t keep_free = 0;
+  bool window_forced = false;
+};
+
+class device_key final : public zk::groth16::resident_key {
+ public:
+  // Uploads the key's points (on the context's staging stream; the compute stream waits for them)
+  // and makes the shifted sets the policy grants. pce: the constraint matrices too (synthesis on
+  // the device), or null.
+  device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy,
+             const zk::groth16::constraint_evaluator* pce = nullptr);
+  std::uint64_t bytes() const override;
+  int device() const { return device_; }
+  // True when `key` names the same point sections this key was made from.
+  bool made_from(const zk::groth16::key_points& key) const;
+  std::size_t shifted_bytes() const;
+
+  device_points a, b1, b2, c, h;
+  dbuf<unsigned char> wires;  // bellperson: a_wires then b_wires (uint32), 256-byte aligned
+  const std::uint32_t* a_wires() const { return reinterpret_cast<const std::uint32_t*>(wires.get()); }
+  const std::uint32_t* b_wires() const { return a_wires() + b_wires_at_; }
+
+  // The constraint matrices (synthesis on the device), when made with them.
+  struct matrices {
+    dbuf<unsigned char> dev;
+    csr_view a, b;
+    const zk::groth16::constraint_evaluator* source = nullptr;
+  };
+  matrices pce;
+
+  // Uploads an evaluator's two matrices (one allocation: row starts, signals and coefficients of
+  // A then B, each part 256-byte aligned).
+  static matrices upload_matrices(device_context& ctx, const zk::groth16::constraint_evaluator& pce);
+
+ private:
+  int device_ = 0;
+  std::size_t b_wires_at_ = 0;
+  zk::groth16::key_points source_;
+};
+
+// The bytes of a device key of `key` if every section the policy could shift got its sets (the
+// most it may take: a grant of this much always covers it).
+std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy);
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,495 @@
+// The CUDA backend's prover: h and the five MSMs of a proof on a device key and device-staged
+// inputs, with one synchronization; MSM chunking by free memory; the host-array entry points. The
+// device's resources are its device_context; a key's points are a device_key the caller holds (or,
+// without one, made for this proof and dropped after it).
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "common.cuh"
+#include "cuzk/gpu/cuda_backend.hpp"
+#include "device_context.cuh"
+#include "device_key.cuh"
+#include "msm.cuh"
+#include "msm_entry.hpp"
+#include "ntt.cuh"
+#include "staging.cuh"
+#include "synthesis.cuh"
+#include "zk/error.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/ntt/domain.hpp"
+
+namespace cuzk::gpu {
+
+using namespace zk::bls12_381;
+using zk::groth16::scalar;
+
+struct cuda_backend::impl {
+  cuda_options opt;
+  device_context ctx;
+  ntt_engine ntt;           // snarkjs's roots
+  ntt_engine ntt_bp{zk::ntt::bellperson_generator};  // bellperson's
+  cudaEvent_t stage_ev[7] = {};  // prove_sums: start, h, A, B1, B2, C, H
+  dbuf<uint64_t> scalars;        // msm_g1/msm_g2's host scalars
+  dbuf<fr_d> h_vectors;          // compute_h's a, b, c: kept across calls (a cudaFree would synchronize)
+  // Benchmarks' shifted sets of device bases they own (shift_bases_device): one at a time.
+  struct {
+    const void* src = nullptr;
+    int kind = 0;
+    device_points pts;
+  } bench;
+
+  explicit impl(cuda_options o) : opt(o), ctx(o.device, o.staging_bytes, o.safety_margin) {
+    for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
+  }
+  ~impl() {
+    cudaSetDevice(opt.device);
+    cudaDeviceSynchronize();
+    for (auto e : stage_ev)
+      if (e) cudaEventDestroy(e);
+  }
+
+  shift_policy policy() const {
+    return {opt.shifted_bases_bytes, opt.keep_free_bytes, opt.force_window_bits != 0};
+  }
+
+  msm_shape shape_of(std::size_t len, const msm_bases& mb) const {
+    return mb.stride ? make_msm_shape(len, ctx.sms, mb.c, true, opt.msm_segment_length)
+                     : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length);
+  }
+  template <bool G2>
+  std::size_t scratch_need(std::size_t len, const msm_bases& mb) const {
+    auto sh = shape_of(len, mb);
+    return G2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh);
+  }
+  // Points per device run so that the scratch in `ar` fits next to what is allocated (and, when
+  // `reserve` is given, next to that many more bytes another lane will take).
+  template <bool G2>
+  std::size_t chunk_points(std::size_t n, const msm_bases& mb, arena& ar, std::size_t reserve = 0) {
+    if (opt.force_msm_chunk) return std::min(n, opt.force_msm_chunk);
+    std::size_t avail = ctx.free_bytes() + ar.capacity();
+    avail = avail > reserve ? avail - reserve : 0;
+    std::size_t chunk = n;
+    for (;;) {
+      std::size_t need = scratch_need<G2>(chunk, mb);
+      if (need <= avail) {
+        if (need > ar.capacity()) ctx.make_room(need - ar.capacity() + reserve);
+        return chunk;
+      }
+      if (chunk <= 1024) throw std::runtime_error("cuda msm: not enough device memory even for a small chunk");
+      chunk = (chunk + 1) / 2;
+    }
+  }
+  template <bool G2>
+  std::size_t chunk_points(std::size_t n, const msm_bases& mb) {
+    return chunk_points<G2>(n, mb, ctx.scratch);
+  }
+  static std::size_t chunks_of(std::size_t n, std::size_t chunk) { return n ? (n + chunk - 1) / chunk : 0; }
+
+  // Enqueues sum s_i b_i in chunks of `chunk` points; chunk j's sum goes to slot first + j.
+  // (A chunk of shifted bases is the same point range of every set: the stride stays.)
+  template <bool G2>
+  void msm_enqueue(const msm_bases& mb, const uint64_t* dscalars, std::size_t n, std::size_t chunk, std::size_t first,
+                   arena& ar, cudaStream_t st) {
+    constexpr std::size_t aff_bytes = G2 ? 192 : 96;
+    for (std::size_t off = 0, j = first; off < n; off += chunk, ++j) {
+      std::size_t len = std::min(chunk, n - off);
+      auto sh = shape_of(len, mb);
+      const void* b = static_cast<const unsigned char*>(mb.ptr) + off * aff_bytes;
+      void* out = ctx.result.get() + j * device_context::result_slot_bytes;
+      if (G2) ::cuzk::gpu::msm_g2_device(b, dscalars + 4 * off, sh, mb.stride, ar, out, st);
+      else ::cuzk::gpu::msm_g1_device(b, dscalars + 4 * off, sh, mb.stride, ar, out, st);
+    }
+  }
+  template <bool G2>
+  void msm_enqueue(const msm_bases& mb, const uint64_t* dscalars, std::size_t n, std::size_t chunk, std::size_t first) {
+    msm_enqueue<G2>(mb, dscalars, n, chunk, first, ctx.scratch, ctx.compute);
+  }
+  // Copies `slots` results to the host after the compute stream's work (one synchronization).
+  void read_results(std::size_t slots) {
+    if (!slots) return;
+    CUZK_CUDA(cudaMemcpyAsync(ctx.result_host.data(), ctx.result.get(), slots * device_context::result_slot_bytes,
+                              cudaMemcpyDeviceToHost, ctx.compute));
+    CUZK_CUDA(cudaStreamSynchronize(ctx.compute));
+  }
+  template <class Jac, class Xyzz>
+  Jac sum_results(std::size_t first, std::size_t count) const {
+    Jac total = Jac::identity();
+    for (std::size_t j = first; j < first + count; ++j) {
+      Xyzz r;
+      std::memcpy(&r, ctx.result_host.data() + j * device_context::result_slot_bytes, sizeof r);
+      total += r.to_jacobian();
+    }
+    return total;
+  }
+  template <bool G2, class Jac, class Xyzz>
+  Jac msm_resident(const msm_bases& mb, const uint64_t* dscalars, std::size_t n) {
+    if (n == 0) return Jac::identity();
+    std::size_t chunk = chunk_points<G2>(n, mb), count = chunks_of(n, chunk);
+    ctx.ensure_result_slots(count);
+    msm_enqueue<G2>(mb, dscalars, n, chunk, 0);
+    read_results(count);
+    return sum_results<Jac, Xyzz>(0, count);
+  }
+
+  // The device key a proof runs on: the caller's, checked, or one made for this proof only (plain
+  // bases: shifted sets cost more to make than one proof saves).
+  const device_key& key_for(const zk::groth16::key_points& key, std::unique_ptr<device_key>& temp) {
+    if (key.resident) {
+      auto* dk = dynamic_cast<const device_key*>(key.resident);
+      if (!dk || dk->device() != opt.device || !dk->made_from(key))
+        throw std::invalid_argument("cuda prove: the resident key was made for another key or device");
+      return *dk;
+    }
+    temp = std::make_unique<device_key>(ctx, key, shift_policy{});
+    return *temp;
+  }
+
+  // h and the five MSMs of one proof on inputs staged in device memory: one synchronization.
+  zk::groth16::proof_sums prove_device(const zk::groth16::key_points& key, cuda_staged& in,
+                                       zk::groth16::prove_timings* t) {
+    std::lock_guard lock(ctx.mu);
+    CUZK_CUDA(cudaSetDevice(opt.device));
+    if (in.device() != opt.device) throw std::invalid_argument("cuda prove: inputs staged on another device");
+    const std::size_t n = in.n(), nv = in.n_vars(), npf = key.n_private_from;
+    const bool bp = key.bellperson;
+    const std::size_t na = bp ? key.a_wires.size() : nv, nb = bp ? key.b_wires.size() : nv;
+    if (key.h.size() != (bp ? n - 1 : n) || key.a.size() != na || key.b1.size() != nb || key.b2.size() != nb ||
+        npf > nv || key.c.size() != nv - npf)
+      throw std::invalid_argument("cuda prove: staged inputs do not match the key's sizes");
+    unsigned L = 0;
+    while ((std::size_t(1) << L) < n) ++L;
+    std::unique_ptr<device_key> temp;
+    const device_key& dk = key_for(key, temp);  // a first use uploads (staging stream, ordered by event)
+    const msm_bases ba = dk.a.bases(), bb1 = dk.b1.bases(), bb2 = dk.b2.bases(), bc = dk.c.bases(),
+                    bh = dk.h.bases();
+    ntt_engine& engine = bp ? ntt_bp : ntt;
+    engine.prepare(L, ctx.compute);
+    // The G1 lane's chunk is planned for the most demanding of its four MSMs (one scratch arena).
+    std::size_t g1_need = 0, g1_len = std::max(nv, n);
+    const msm_bases* g1_most = &ba;
+    for (const msm_bases* mb : {&ba, &bb1, &bc, &bh}) {
+      std::size_t need = scratch_need<false>(g1_len, *mb);
+      if (need > g1_need) g1_need = need, g1_most = mb;
+    }
+    // The gathered witness of a bellperson key's A and B queries: pool memory, freed in stream order.
+    void* gathered = nullptr;
+    if (bp && na + nb) {
+      if (cudaMallocAsync(&gathered, (na + nb) * 32, ctx.compute) != cudaSuccess) {
+        cudaGetLastError();
+        throw std::runtime_error("cuda prove: no device memory for the witness at the A and B wires");
+      }
+    }
+    // The G2 MSM gets the side lane when its scratch fits whole next to the G1 lane's.
+    std::size_t c2 = chunk_points<true>(nb, bb2, ctx.side_scratch,
+                                        std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity());
+    const bool two_lanes = c2 == nb && !opt.force_msm_chunk;
+    if (!two_lanes) c2 = chunk_points<true>(nb, bb2);
+    std::size_t c1 = chunk_points<false>(g1_len, *g1_most);
+    const std::size_t nh = key.h.size();
+    std::size_t ka = chunks_of(na, c1), kb1 = chunks_of(nb, c1), kc = chunks_of(nv - npf, c1), kh = chunks_of(nh, c1),
+                kb2 = chunks_of(nb, c2);
+    std::size_t slot_a = 0, slot_b1 = ka, slot_b2 = ka + kb1, slot_c = slot_b2 + kb2, slot_h = slot_c + kc;
+    ctx.ensure_result_slots(slot_h + kh);
+
+    const uint64_t* w = in.witness();
+    const uint64_t* sa = w;
+    const uint64_t* sb = w;
+    CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, in.ready(), 0));
+    CUZK_CUDA(cudaEventRecord(stage_ev[0], ctx.compute));
+    if (bp) {
+      auto* g = static_cast<uint64_t*>(gathered);
+      gather_witness(w, dk.a_wires(), na, g, ctx.compute);
+      gather_witness(w, dk.b_wires(), nb, g + 4 * na, ctx.compute);
+      sa = g;
+      sb = g + 4 * na;
+    }
+    // The side lane starts here: inputs staged, a first use's points uploaded (the compute stream
+    // waits for those by event), wires gathered.
+    CUZK_CUDA(cudaEventRecord(ctx.lane_ready, ctx.compute));
+    if (bp) {
+      engine.coset_h(in.vec(0), in.vec(1), in.vec(2), L, ctx.compute);  // h's coefficients end in a
+    } else {
+      engine.compute_h(in.vec(0), in.vec(1), in.vec(2), L, ctx.compute);  // h (canonical) ends in a
+    }
+    CUZK_CUDA(cudaEventRecord(stage_ev[1], ctx.compute));
+    msm_enqueue<false>(ba, sa, na, c1, slot_a);
+    CUZK_CUDA(cudaEventRecord(stage_ev[2], ctx.compute));
+    msm_enqueue<false>(bb1, sb, nb, c1, slot_b1);
+    CUZK_CUDA(cudaEventRecord(stage_ev[3], ctx.compute));
+    if (two_lanes) {
+      CUZK_CUDA(cudaStreamWaitEvent(ctx.side, ctx.lane_ready, 0));
+      CUZK_CUDA(cudaEventRecord(ctx.side_t0, ctx.side));
+      msm_enqueue<true>(bb2, sb, nb, c2, slot_b2, ctx.side_scratch, ctx.side);
+      CUZK_CUDA(cudaEventRecord(ctx.side_t1, ctx.side));
+      CUZK_CUDA(cudaEventRecord(ctx.side_done, ctx.side));
+    } else {
+      msm_enqueue<true>(bb2, sb, nb, c2, slot_b2);
+    }
+    CUZK_CUDA(cudaEventRecord(stage_ev[4], ctx.compute));
+    msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
+    CUZK_CUDA(cudaEventRecord(stage_ev[5], ctx.compute));
+    msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(in.vec(0)), nh, c1, slot_h);
+    CUZK_CUDA(cudaEventRecord(stage_ev[6], ctx.compute));
+    if (two_lanes) CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, ctx.side_done, 0));
+    if (gathered) CUZK_CUDA(cudaFreeAsync(gathered, ctx.compute));
+    in.release_after(ctx.compute);
+    read_results(slot_h + kh);
+
+    zk::groth16::proof_sums out;
+    out.a = sum_results<g1_jacobian, g1_xyzz>(slot_a, ka);
+    out.b1 = sum_results<g1_jacobian, g1_xyzz>(slot_b1, kb1);
+    out.b2 = sum_results<g2_jacobian, g2_xyzz>(slot_b2, kb2);
+    out.c = sum_results<g1_jacobian, g1_xyzz>(slot_c, kc);
+    out.h = sum_results<g1_jacobian, g1_xyzz>(slot_h, kh);
+    if (t) {
+      // With two lanes the G2 MSM overlaps the G1 MSMs: each figure is that MSM's own span, and
+      // they add up to more than the proof took.
+      double* fields[6] = {&t->h, &t->msm_a, &t->msm_b1, &t->msm_b2, &t->msm_c, &t->msm_h};
+      for (int i = 0; i < 6; ++i) {
+        float ms = 0;
+        if (i == 3 && two_lanes) CUZK_CUDA(cudaEventElapsedTime(&ms, ctx.side_t0, ctx.side_t1));
+        else CUZK_CUDA(cudaEventElapsedTime(&ms, stage_ev[i], stage_ev[i + 1]));
+        *fields[i] = ms * 1e-3;
+      }
+    }
+    return out;
+  }
+
+  // An MSM on host arrays: the bases are uploaded for this call only (a key kept on the device is
+  // a device_key, made by load_key).
+  template <bool G2, class Jac, class Xyzz, class Aff>
+  Jac msm_host(std::span<const Aff> b, std::span<const scalar> s) {
+    if (b.size() != s.size()) throw std::invalid_argument("cuda msm: bases and scalars differ in length");
+    std::lock_guard lock(ctx.mu);
+    CUZK_CUDA(cudaSetDevice(opt.device));
+    if (b.empty()) return Jac::identity();
+    dbuf<unsigned char> bases = ctx.alloc(b.size_bytes(), "cuda msm: the bases");
+    ctx.upload_async(bases.get(), b.data(), b.size_bytes());
+    if (scalars.size() < 4 * s.size()) {
+      scalars.reset();
+      ctx.make_room(s.size_bytes());
+      scalars = dbuf<uint64_t>(4 * s.size());
+    }
+    ctx.upload_async(scalars.get(), s.data(), s.size_bytes());
+    return msm_resident<G2, Jac, Xyzz>(msm_bases{bases.get()}, scalars.get(), s.size());
+  }
+
+  // The benchmark's shifted sets of caller-owned device bases: made again when other bases (or
+  // `make`) ask.
+  msm_bases bench_bases(int kind, const void* dev, std::size_t n, bool make) {
+    if (make || !bench.pts.dev.get() || bench.src != dev || bench.kind != kind || bench.pts.n != n) {
+      bench.pts = device_points{};
+      const unsigned c = shifted_window_bits(n), sets = msm_windows(c);
+      if (std::size_t(sets) * n >= (std::size_t(1) << 31))
+        throw std::invalid_argument("cuda msm: too many points for shifted sets");
+      const std::size_t pb = kind == 2 ? 192 : 96;
+      bench.pts.dev = ctx.alloc(std::size_t(sets) * n * pb, "cuda msm: shifted sets");
+      bench.pts.n = n;
+      bench.pts.point_bytes = pb;
+      bench.pts.shift_c = c;
+      if (kind == 2) msm_g2_shift(dev, n, c, sets, bench.pts.dev.get(), ctx.compute);
+      else msm_g1_shift(dev, n, c, sets, bench.pts.dev.get(), ctx.compute);
+      bench.src = dev;
+      bench.kind = kind;
+    }
+    return bench.pts.bases();
+  }
+};
+
+cuda_backend::cuda_backend(cuda_options opt) : impl_(std::make_unique<impl>(opt)) {}
+std::string cuda_backend::name() const {
+  return impl_->opt.device == 0 ? "cuda" : "cuda:" + std::to_string(impl_->opt.device);
+}
+cuda_backend::~cuda_backend() = default;
+
+static unsigned log2_exact(std::size_t n, const char* what) {
+  if (n == 0 || (n & (n - 1))) throw std::invalid_argument(std::string(what) + ": size must be a power of two");
+  unsigned l = 0;
+  while ((std::size_t(1) << l) < n) ++l;
+  return l;
+}
+
+namespace {
+// a, b, c uploaded to `v` (3n, kept by the caller), each vector's transform starting as soon as it
+// is on the device.
+template <class Transform>
+void h_on_device(device_context& ctx, dbuf<fr_d>& v, std::span<fr> a, std::span<fr> b, std::span<fr> c, unsigned L,
+                 ntt_engine& engine, Transform per_vector) {
+  const std::size_t n = a.size();
+  if (v.size() < 3 * n) {
+    v.reset();
+    std::size_t need = 3 * n * sizeof(fr_d) + ntt_engine::table_bytes(L);
+    if (need > ctx.free_bytes()) ctx.release_scratch();
+    if (need > ctx.free_bytes()) throw std::runtime_error("cuda compute_h: the three vectors do not fit in device memory");
+    ctx.make_room(need);
+    v = dbuf<fr_d>(3 * n);
+  }
+  engine.prepare(L, ctx.compute);
+  std::span<fr> hv[3] = {a, b, c};
+  for (int i = 0; i < 3; ++i) {
+    ctx.upload_async(v.get() + i * n, hv[i].data(), n * sizeof(fr));
+    per_vector(v.get() + i * n);
+  }
+}
+}  // namespace
+
+void cuda_backend::compute_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h) {
+  std::size_t n = a.size();
+  if (b.size() != n || c.size() != n || h.size() != n)
+    throw std::invalid_argument("cuda compute_h: a, b, c and h differ in length");
+  unsigned L = log2_exact(n, "cuda compute_h");
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  h_on_device(I.ctx, I.h_vectors, a, b, c, L, I.ntt, [&](fr_d* v) { I.ntt.to_odd_coset(v, L, I.ctx.compute); });
+  fr_d* d = I.h_vectors.get();
+  I.ntt.combine_h(d, d + n, d + 2 * n, L, I.ctx.compute);
+  I.ctx.download(h.data(), d, n * sizeof(scalar));
+}
+
+void cuda_backend::compute_h_coset(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h) {
+  std::size_t n = a.size();
+  if (n < 2 || b.size() != n || c.size() != n || h.size() + 1 < n)
+    throw std::invalid_argument("cuda compute_h_coset: a, b, c must share one length n >= 2, h at least n - 1");
+  unsigned L = log2_exact(n, "cuda compute_h_coset");
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  h_on_device(I.ctx, I.h_vectors, a, b, c, L, I.ntt_bp, [](fr_d*) {});
+  fr_d* d = I.h_vectors.get();
+  I.ntt_bp.coset_h(d, d + n, d + 2 * n, L, I.ctx.compute);
+  I.ctx.download(h.data(), d, (n - 1) * sizeof(scalar));
+}
+
+std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::stage(zk::groth16::synthesis&& syn,
+                                                               std::span<const scalar> witness) {
+  return stage_on(impl_->ctx.staging, std::move(syn), witness);
+}
+
+std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::groth16::constraint_evaluator& pce,
+                                                                    std::span<const scalar> witness,
+                                                                    const zk::groth16::resident_key* resident) {
+  if (witness.size() != pce.n_vars())
+    throw zk::input_error("witness has " + std::to_string(witness.size()) + " values, the key expects nVars = " +
+                          std::to_string(pce.n_vars()));
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  // The key's matrices when it holds them (load_key with this evaluator), else uploaded for this
+  // call (on the staging stream, before the witness).
+  auto* dk = dynamic_cast<const device_key*>(resident);
+  device_key::matrices temp;
+  const device_key::matrices* m = nullptr;
+  if (dk && dk->device() == I.opt.device && dk->pce.source == &pce) m = &dk->pce;
+  else m = &(temp = device_key::upload_matrices(I.ctx, pce));
+  const std::size_t n = pce.domain_size();
+  auto staged = std::make_unique<cuda_staged>(I.ctx.staging, n, witness.size());
+  staged->staging().upload(staged->vec(3), witness.data(), witness.size_bytes());
+  synthesize_device(m->a, m->b, staged->vec(3), n, staged->vec(0), staged->vec(1), staged->vec(2), staged->stream());
+  CUZK_CUDA(cudaEventRecord(staged->ready(), staged->stream()));
+  // Waited for here, so that the prover's synthesis time is the synthesis (the proof would wait
+  // for it anyway), and a temporary copy of the matrices can go.
+  CUZK_CUDA(cudaEventSynchronize(staged->ready()));
+  return staged;
+}
+
+std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
+  return std::make_unique<cuda_stager>(
+      std::make_shared<staging_context>(impl_->opt.device, impl_->opt.staging_bytes));
+}
+
+zk::groth16::proof_sums cuda_backend::prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
+                                                 zk::groth16::prove_timings* t) {
+  if (auto* dev = dynamic_cast<cuda_staged*>(&in)) return impl_->prove_device(key, *dev, t);
+  // Host-staged inputs go to the device first: one path for every proof.
+  auto* host = dynamic_cast<zk::groth16::host_staged*>(&in);
+  if (!host) throw std::invalid_argument(name() + " backend: inputs staged by another backend");
+  auto staged = stage_on(impl_->ctx.staging, std::move(host->syn), host->witness);
+  return impl_->prove_device(key, static_cast<cuda_staged&>(*staged), t);
+}
+
+std::unique_ptr<zk::groth16::resident_key> cuda_backend::load_key(const zk::groth16::key_points& key,
+                                                                  const zk::groth16::constraint_evaluator* pce) {
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  auto dk = std::make_unique<device_key>(I.ctx, key, I.policy(), pce);
+  CUZK_CUDA(cudaStreamSynchronize(I.ctx.compute));  // loaded when this returns
+  return dk;
+}
+
+std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key) const {
+  return device_key_bytes(key, impl_->policy());
+}
+
+std::size_t cuda_backend::shifted_bytes(const zk::groth16::resident_key& key) {
+  auto* dk = dynamic_cast<const device_key*>(&key);
+  return dk ? dk->shifted_bytes() : 0;
+}
+
+g1_jacobian cuda_backend::msm_g1(std::span<const g1_affine> bases, std::span<const scalar> scalars) {
+  return impl_->msm_host<false, g1_jacobian, g1_xyzz>(bases, scalars);
+}
+g2_jacobian cuda_backend::msm_g2(std::span<const g2_affine> bases, std::span<const scalar> scalars) {
+  return impl_->msm_host<true, g2_jacobian, g2_xyzz>(bases, scalars);
+}
+g1_jacobian cuda_backend::msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted) {
+  std::lock_guard lock(impl_->ctx.mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  msm_bases mb{bases};
+  if (shifted) mb = impl_->bench_bases(1, bases, n, false);
+  return impl_->msm_resident<false, g1_jacobian, g1_xyzz>(mb, static_cast<const uint64_t*>(scalars), n);
+}
+g2_jacobian cuda_backend::msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted) {
+  std::lock_guard lock(impl_->ctx.mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  msm_bases mb{bases};
+  if (shifted) mb = impl_->bench_bases(2, bases, n, false);
+  return impl_->msm_resident<true, g2_jacobian, g2_xyzz>(mb, static_cast<const uint64_t*>(scalars), n);
+}
+unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool g2) {
+  std::lock_guard lock(impl_->ctx.mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  auto mb = impl_->bench_bases(g2 ? 2 : 1, bases, n, true);
+  CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute));
+  return mb.c;
+}
+void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse) {
+  std::lock_guard lock(impl_->ctx.mu);
+  auto* d = static_cast<fr_d*>(data);
+  if (inverse) impl_->ntt.inverse(d, log_n, impl_->ctx.compute);
+  else impl_->ntt.forward(d, log_n, impl_->ctx.compute);
+}
+void cuda_backend::compute_h_device(void* a, void* b, void* c, unsigned log_n) {
+  std::lock_guard lock(impl_->ctx.mu);
+  impl_->ntt.compute_h(static_cast<fr_d*>(a), static_cast<fr_d*>(b), static_cast<fr_d*>(c), log_n, impl_->ctx.compute);
+}
+void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute)); }
+void cuda_backend::release_caches() {
+  std::lock_guard lock(impl_->ctx.mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  impl_->ctx.release_scratch();
+  impl_->bench = {};
+  impl_->scalars.reset();
+  impl_->h_vectors.reset();
+}
+
+std::vector<double> cuda_backend::time_ms(int warmup, int reps, const std::function<void()>& fn) {
+  auto& C = impl_->ctx;
+  for (int i = 0; i < warmup; ++i) fn();
+  CUZK_CUDA(cudaStreamSynchronize(C.compute));
+  std::vector<double> out;
+  for (int i = 0; i < reps; ++i) {
+    CUZK_CUDA(cudaEventRecord(C.t0, C.compute));
+    fn();
+    CUZK_CUDA(cudaEventRecord(C.t1, C.compute));
+    CUZK_CUDA(cudaEventSynchronize(C.t1));
+    float ms = 0;
+    CUZK_CUDA(cudaEventElapsedTime(&ms, C.t0, C.t1));
+    out.push_back(ms);
+  }
+  return out;
+}
+
+}  // namespace cuzk::gpu
