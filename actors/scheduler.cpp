@@ -21,6 +21,13 @@
 // idempotent. A failed step (error, timeout, dead worker) re-queues the partition with attempt + 1;
 // after max_attempts the job fails with every reason collected. The answer to the job_ticket
 // request (from intake) is the job's outcome, delivered exactly once.
+//
+// Bad input is not retried: a step answering bad_input fails the job at once, marked as the
+// input's fault. An invalid proof is ambiguous: a snarkjs key carries no C matrix, so a witness
+// that does not satisfy the circuit is only seen when its proof fails verification, exactly as a
+// device computing wrongly would be. It gets one confirming attempt (fresh randomness, any
+// device); a second invalid proof of the same partition is the witness's fault (a faulty device
+// would not fail twice alike), and the job fails as bad input instead of using up max_attempts.
 #include <algorithm>
 #include <map>
 #include <set>
@@ -71,6 +78,7 @@ struct task_t {
   staged_handle staged;
   witness_handle witness;
   partition_output output;
+  std::uint32_t invalid_proofs = 0;  // attempts whose proof failed verification
 };
 
 struct job_t {
@@ -124,6 +132,10 @@ bool is_receiver_down(const caf::error& e) {
          e.code() == static_cast<std::uint8_t>(caf::sec::request_receiver_down);
 }
 
+bool is_bad_input(const caf::error& e) {
+  return e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::bad_input;
+}
+
 bool retryable(const caf::error& e) {
   if (e.category() != caf::atom("cuzk")) return true;
   auto c = static_cast<errc>(e.code());
@@ -175,7 +187,9 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
   st.jobs.erase(j.id);  // drops every buffer and lease the job still held
 }
 
-void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason, bool can_retry) {
+// bad_input: the job ends now, as the input's fault (job_outcome::bad_input).
+void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason, bool can_retry,
+                  bool bad_input = false) {
   auto& st = self->state;
   j.reasons.push_back("partition " + std::to_string(t.index) + " attempt " + std::to_string(t.attempt) + ": " +
                       reason);
@@ -195,9 +209,10 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
   t.staged = {};
   t.witness = {};
   st.device_queue.erase(order_of(j, t.index));
-  if (!can_retry || t.attempt >= st.settings.max_attempts) {
+  if (bad_input || !can_retry || t.attempt >= st.settings.max_attempts) {
     job_outcome out;
     out.state = job_state::failed;
+    out.bad_input = bad_input;
     end_job(self, j, std::move(out));
     return;
   }
@@ -212,7 +227,9 @@ void step_failed(sched_ptr self, job_id job, std::uint32_t index, std::uint64_t 
                  const char* what, const caf::error& e) {
   if (auto* t = current(self, job, index, ticket, step)) {
     auto& j = self->state.jobs.at(job);
-    fail_attempt(self, j, *t, std::string(what) + ": " + describe(e), retryable(e));
+    // A key that is unusable is the daemon's problem, not the request's.
+    bool input_fault = is_bad_input(e) && std::string_view(what) != "key store";
+    fail_attempt(self, j, *t, std::string(what) + ": " + describe(e), retryable(e), input_fault);
   } else {
     release_ticket(self, ticket);
   }
@@ -253,7 +270,12 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
             auto& st = self->state;
             auto& j = st.jobs.at(job);
             if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::proof_invalid) {
-              fail_attempt(self, j, *t, "assembler: " + describe(e), true);
+              bool twice = ++t->invalid_proofs >= 2;
+              fail_attempt(self, j, *t,
+                           "assembler: " + describe(e) +
+                               (twice ? "; the witness does not satisfy the circuit (its proof failed verification twice)"
+                                      : ""),
+                           !twice, twice);
               pump(self);
               return;
             }

@@ -252,7 +252,19 @@ const std::map<std::string, section_schema>& schema() {
         {"slots", [](daemon_config& c, const toml::node& n) { c.cluster.slots = u32(n); }},
         {"coordinator_only", [](daemon_config& c, const toml::node& n) { c.cluster.coordinator_only = boolean(n); }},
         {"heartbeat", [](daemon_config& c, const toml::node& n) { c.cluster.heartbeat = parse_duration(n); }},
-        {"node_timeout", [](daemon_config& c, const toml::node& n) { c.cluster.node_timeout = parse_duration(n); }}}},
+        {"node_timeout", [](daemon_config& c, const toml::node& n) { c.cluster.node_timeout = parse_duration(n); }},
+        {"max_message_size",
+         [](daemon_config& c, const toml::node& n) {
+           byte_size b;
+           c.cluster.max_message_bytes = size_value(n, false, &b);
+           if (c.cluster.max_message_bytes < 4096 || c.cluster.max_message_bytes > (1ull << 30))
+             throw std::invalid_argument("a size between 4KiB and 1GiB");
+         }},
+        {"max_peers",
+         [](daemon_config& c, const toml::node& n) {
+           c.cluster.max_peers = u32(n);
+           if (c.cluster.max_peers == 0) throw std::invalid_argument("at least 1");
+         }}}},
   };
   return s;
 }
@@ -404,7 +416,9 @@ std::string daemon_config::to_toml() const {
                               {"slots", std::int64_t(cluster.slots)},
                               {"coordinator_only", cluster.coordinator_only},
                               {"heartbeat", durs(cluster.heartbeat)},
-                              {"node_timeout", durs(cluster.node_timeout)}}},
+                              {"node_timeout", durs(cluster.node_timeout)},
+                              {"max_message_size", byte_size{false, cluster.max_message_bytes}.to_string()},
+                              {"max_peers", std::int64_t(cluster.max_peers)}}},
   };
   if (gpus.devices.empty()) t["gpus"].as_table()->insert_or_assign("devices", "all");
   else t["gpus"].as_table()->insert_or_assign("devices", devices);

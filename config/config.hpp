@@ -107,6 +107,10 @@ struct cluster_section {
   bool coordinator_only = false;
   std::chrono::milliseconds heartbeat{1000};
   std::chrono::milliseconds node_timeout{5000};
+  // coordinator: the largest message a peer may send on the cluster port, and the most
+  // connections there at once (a peer announcing more is dropped before anything is allocated)
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 20;
+  std::uint32_t max_peers = 64;
 };
 
 struct daemon_config {

@@ -1,6 +1,7 @@
 // The engine facade: one actor system, the supervisor that builds every actor, and blocking
 // requests (scoped actors) for the caller's threads. Nothing here touches engine state directly.
 #include "engine/engine.hpp"
+#include "engine/capped_door.hpp"
 
 #include <unistd.h>
 
@@ -81,6 +82,7 @@ job_result convert(msg::job_outcome& o) {
   r.state = static_cast<job_state>(o.state);
   r.reasons = std::move(o.reasons);
   r.attempts = o.attempts;
+  r.bad_input = o.bad_input;
   r.timings = convert(o.timings);
   r.compressed = std::move(o.compressed);
   for (std::size_t i = 0; i < o.partitions.size(); ++i) {
@@ -153,6 +155,7 @@ struct engine::impl {
   msg::registrar_actor registrar;  // coordinator
   msg::node_agent_actor agent;     // worker
   std::uint16_t cluster_port = 0;
+  std::shared_ptr<door_counters> door = std::make_shared<door_counters>();
   // Calls from other threads (a status scrape, a late submit) may race shutdown: each holds the
   // lock shared while it uses the actor system; shutdown refuses new calls, then takes it exclusively.
   std::shared_mutex lifetime;
@@ -228,7 +231,11 @@ struct engine::impl {
       auto [host, port] = parse_endpoint(cl.listen, "listen");
       registrar = actors::spawn_registrar(*sys, cluster_settings(cl),
                                           caf::actor_cast<msg::scheduler_actor>(roster.scheduler));
-      auto bound = sys->middleman().publish(registrar, port, host.c_str(), true);
+      // Not middleman().publish: its doorman lets any peer announce a 4 GiB payload (capped_door.hpp).
+      door_limits limits{cl.max_message_bytes, cl.max_peers};
+      auto bound = publish_capped(*sys, caf::actor_cast<caf::strong_actor_ptr>(registrar),
+                                  sys->message_types(caf::detail::type_list<msg::registrar_actor>{}), port, host,
+                                  limits, door);
       if (!bound) {
         caf::anon_send_exit(registrar, caf::exit_reason::user_shutdown);
         registrar = nullptr;
@@ -529,6 +536,9 @@ status_report engine::status() {
     p_->ask(v, t, [&](msg::budget_status& b) { r.vram.push_back(convert(b)); }, msg::status_atom::value);
   if (p_->registrar) {
     r.cluster_role = "coordinator";
+    r.cluster_connections = std::uint32_t(std::max(0, p_->door->peers.load()));
+    r.cluster_oversized = p_->door->refused_messages.load();
+    r.cluster_turned_away = p_->door->refused_connections.load();
     std::map<std::uint64_t, msg::node_load> load;
     p_->ask(roster.scheduler, t, [&](msg::scheduler_status& s) {
       for (auto& n : s.nodes) load[n.id] = n;

@@ -62,6 +62,11 @@ struct cluster_config {
   unsigned slots = 0;             // worker: partitions it takes at once (0: 2 per device)
   std::chrono::milliseconds heartbeat{1000};     // pings both ways, and CAF's middleman heartbeat
   std::chrono::milliseconds node_timeout{5000};  // silence after which a peer is treated as gone
+  // coordinator: the largest message a peer may send (what it sends is small: joins, one proof's
+  // result, pings) and the most connections at once; a larger announced payload drops the peer
+  // before anything is allocated for it (CAF's own doorman would allocate whatever it is told).
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 20;
+  unsigned max_peers = 64;
   std::function<void(const std::string&)> on_event;    // one line per join, refusal, loss (thread-safe)
   std::function<void(const std::string&)> on_refused;  // worker: the coordinator refused it (fatal)
 };
@@ -155,6 +160,7 @@ struct job_result {
   std::vector<std::string> reasons;         // failed attempts (also on success after retries)
   std::uint32_t attempts = 0;
   job_timings timings;
+  bool bad_input = false;  // failed because of its input (e.g. an unsatisfiable witness): not retried
 };
 
 struct budget_usage {
@@ -232,6 +238,10 @@ struct status_report {
   std::vector<node_report> nodes;           // coordinator: members, then the latest lost
   std::uint64_t node_joins = 0, node_refusals = 0, node_losses = 0, stale_results = 0;
   std::vector<std::string> refusals;        // coordinator: the latest, one line each
+  // coordinator: connections open on the cluster port, peers dropped for announcing a message
+  // over max_message_bytes, connections turned away beyond max_peers
+  std::uint32_t cluster_connections = 0;
+  std::uint64_t cluster_oversized = 0, cluster_turned_away = 0;
   std::optional<coordinator_report> coordinator;  // worker
   std::vector<key_report> keys;  // every key the key store has seen (an evicted one is cold)
 };

@@ -279,12 +279,13 @@ struct job_outcome {
   std::vector<std::string> reasons;          // why attempts failed (also for a success after retries)
   job_timings timings;
   std::uint32_t attempts = 0;                // dispatches over all partitions
+  bool bad_input = false;                    // failed because of its input: retrying cannot help
   bool operator==(const job_outcome&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_outcome& x) {
   return f(caf::meta::type_name("job_outcome"), x.job, x.state, x.partitions, x.compressed, x.reasons, x.timings,
-           x.attempts);
+           x.attempts, x.bad_input);
 }
 
 // ---- budgets ----------------------------------------------------------------------------------

@@ -178,6 +178,7 @@ int await_job(pb::ProvingEngine::Stub& stub, const client_options& o, const std:
                              {"status", status_name(r.status())},
                              {"partitions", r.partitions_size()},
                              {"error", r.error_message()},
+                             {"invalid_input", r.invalid_input()},
                              {"timings_ms",
                               {{"queue", r.timings().queue_ms()},
                                {"key_load", r.timings().key_load_ms()},
@@ -193,12 +194,13 @@ int await_job(pb::ProvingEngine::Stub& stub, const client_options& o, const std:
               << (out_dir.empty() ? "" : ", written to " + out_dir) << "\n";
   } else {
     std::cout << "job " << r.job_id() << ": " << status_name(r.status())
+              << (r.invalid_input() ? " (invalid input, not retried)" : "")
               << (r.error_message().empty() ? "" : ": " + r.error_message()) << "\n";
   }
   switch (r.status()) {
     case pb::AwaitProofResponse::COMPLETED: return exit_ok;
     case pb::AwaitProofResponse::TIMEOUT: return exit_unavailable;
-    default: return exit_invalid;
+    default: return r.invalid_input() ? exit_bad_input : exit_invalid;
   }
 }
 

@@ -201,6 +201,8 @@ void core::start() {
   ec.cluster.slots = cl.slots;
   ec.cluster.heartbeat = cl.heartbeat;
   ec.cluster.node_timeout = cl.node_timeout;
+  ec.cluster.max_message_bytes = cl.max_message_bytes;
+  ec.cluster.max_peers = cl.max_peers;
   ec.cluster.on_event = [](const std::string& line) {
     if (line.find("refused") != std::string::npos || line.find("lost") != std::string::npos) spdlog::warn("{}", line);
     else spdlog::info("{}", line);
@@ -429,6 +431,7 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
   std::string reasons;
   for (auto& s : r.reasons) reasons += (reasons.empty() ? "" : "; ") + s;
   if (r.state != engine::job_state::succeeded) out.set_error_message(reasons.empty() ? "job failed" : reasons);
+  if (r.state == engine::job_state::failed && r.bad_input) out.set_invalid_input(true);
   out.set_stage(engine::to_string(r.state));
   auto* t = out.mutable_timings();
   t->set_queue_ms(std::uint64_t(r.timings.queue));
@@ -474,22 +477,21 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
     throw request_error(StatusCode::INVALID_ARGUMENT, "partitions: " + std::to_string(n) + " partitions, at most " +
                                                           std::to_string(cfg_.scheduler.max_partitions));
 
-  // Every witness is parsed and checked against the key before the job is accepted.
-  std::vector<engine::witness_input> ws;
+  // Every witness is checked against the key before the job is accepted: in place, storing
+  // nothing (a large witness is held once, as the request). The engine reads the job's files.
   for (int k = 0; k < n; ++k) {
     const std::string& bytes = req.partitions(k).witness_wtns();
     std::string name = "partitions[" + std::to_string(k) + "].witness_wtns";
-    zk::io::witness w;
+    std::uint32_t values = 0;
     try {
-      w = zk::io::witness::parse({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, name);
+      values = zk::io::witness::check({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, name);
     } catch (const zk::input_error& e) {
       throw request_error(StatusCode::INVALID_ARGUMENT, e.what());
     }
-    if (w.values.size() != circuit.n_vars)
+    if (values != circuit.n_vars)
       throw request_error(StatusCode::INVALID_ARGUMENT,
-                          name + ": witness has " + std::to_string(w.values.size()) + " values, circuit " +
+                          name + ": witness has " + std::to_string(values) + " values, circuit " +
                               req.circuit() + " expects " + std::to_string(circuit.n_vars));
-    ws.push_back({"", std::make_shared<const zk::io::witness>(std::move(w))});
   }
 
   journal_job row;
@@ -513,6 +515,8 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
     spdlog::error("submit: {}", e.what());
     throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
   }
+  std::vector<engine::witness_input> ws;
+  for (int k = 0; k < n; ++k) ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
   try {
     launch(row, std::move(ws));
   } catch (const request_error& e) {

@@ -105,7 +105,7 @@ int run_daemon(const config::daemon_config& cfg) {
     return fail(std::string("engine start failed: ") + e.what());
   }
 
-  daemon::proving_service service(core, cfg.daemon.token);
+  daemon::proving_service service(core, cfg.daemon.token, cfg.daemon.max_message_bytes);
   grpc::ServerBuilder builder;
   int tcp_port = 0;
   builder.AddListeningPort(cfg.daemon.listen.rfind("unix://", 0) == 0 ? cfg.daemon.listen : listen.to_string(),

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <mutex>
 
+#include "large_request.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::daemon {
@@ -27,36 +28,54 @@ std::chrono::steady_clock::time_point await_deadline(grpc::CallbackServerContext
 }
 
 // One await in flight: answered once, by the core (result, timeout, drain) or by the client's
-// cancellation, whichever comes first; deletes itself when gRPC is done with it.
+// cancellation, whichever comes first; deletes itself when gRPC is done with it (OnDone).
+// OnDone may run on a gRPC thread as soon as Finish is called from another thread (the
+// completion thread's answer): nothing of this object, its mutex included, may be touched after
+// such a Finish, so answer() lets go of the lock first. Inside the method handler (start_await)
+// and inside OnCancel, gRPC does not run OnDone before they return.
 class await_reactor final : public grpc::ServerUnaryReactor {
  public:
-  await_reactor(core& c, pb::AwaitProofResponse* resp) : core_(c), resp_(resp) {}
+  await_reactor(core& c, pb::AwaitProofResponse* resp, grpc::ByteBuffer* raw) : core_(c), resp_(resp), raw_(raw) {}
   // Held while the waiter is registered: an answer from the completion thread waits until the
   // reactor knows its handle (an inline answer, on this thread, goes through: the lock is recursive).
   std::unique_lock<std::recursive_mutex> hold() { return std::unique_lock(mu_); }
   void answer(pb::AwaitProofResponse r) {
-    std::lock_guard lock(mu_);
-    *resp_ = std::move(r);
-    Finish(grpc::Status::OK);
+    std::unique_lock lock(mu_);
+    if (finished_) return;
+    finished_ = true;
+    if (raw_) *raw_ = to_byte_buffer(r);
+    else *resp_ = std::move(r);
+    lock.unlock();
+    Finish(grpc::Status::OK);  // `this` may be gone from here on
   }
-  void fail(const grpc::Status& st) { Finish(st); }
-  void waiting(std::uint64_t handle) {  // called with hold()
+  void fail(const grpc::Status& st) {  // in the method handler
+    finished_ = true;
+    Finish(st);
+  }
+  void waiting(std::uint64_t handle) {  // called with hold(), in the method handler
     handle_ = handle;
-    if (cancelled_ && core_.cancel_await(handle_)) Finish(grpc::Status::CANCELLED);
+    if (cancelled_ && !finished_ && core_.cancel_await(handle_)) {
+      finished_ = true;
+      Finish(grpc::Status::CANCELLED);
+    }
   }
   void OnCancel() override {
     std::lock_guard lock(mu_);
     cancelled_ = true;
-    if (handle_ != 0 && core_.cancel_await(handle_)) Finish(grpc::Status::CANCELLED);
+    if (handle_ != 0 && !finished_ && core_.cancel_await(handle_)) {
+      finished_ = true;
+      Finish(grpc::Status::CANCELLED);
+    }
   }
   void OnDone() override { delete this; }
 
  private:
   core& core_;
   pb::AwaitProofResponse* resp_;
+  grpc::ByteBuffer* raw_;
   std::recursive_mutex mu_;
   std::uint64_t handle_ = 0;
-  bool cancelled_ = false;
+  bool cancelled_ = false, finished_ = false;
 };
 
 }  // namespace
@@ -91,15 +110,27 @@ proving_service::reactor* proving_service::answer_now(context* ctx, const char* 
   return r;
 }
 
-proving_service::reactor* proving_service::SubmitProof(context* ctx, const pb::SubmitProofRequest* req,
-                                                       pb::SubmitProofResponse* resp) {
-  return answer_now(ctx, "SubmitProof", [&] { *resp = core_.submit(*req); });
+void proving_service::parse_raw(const grpc::ByteBuffer* in, google::protobuf::Message& out) {
+  // gRPC hands the request as const, yet it is this call's own buffer, allocated mutable, and
+  // read by nobody after this handler: emptying it lets its memory go as it is parsed.
+  std::string why;
+  if (!parse_large_request(*const_cast<grpc::ByteBuffer*>(in), out, max_message_bytes_, why))
+    throw request_error(grpc::StatusCode::INVALID_ARGUMENT, "request: " + why);
+}
+
+proving_service::reactor* proving_service::SubmitProof(context* ctx, const grpc::ByteBuffer* req,
+                                                       grpc::ByteBuffer* resp) {
+  return answer_now(ctx, "SubmitProof", [&] {
+    pb::SubmitProofRequest r;
+    parse_raw(req, r);
+    *resp = to_byte_buffer(core_.submit(r));
+  });
 }
 
 grpc::ServerUnaryReactor* proving_service::start_await(grpc::CallbackServerContext* ctx, const char* method,
                                                        const std::string& job_id, std::uint64_t timeout_ms,
-                                                       pb::AwaitProofResponse* resp) {
-  auto* reactor = new await_reactor(core_, resp);
+                                                       pb::AwaitProofResponse* resp, grpc::ByteBuffer* raw) {
+  auto* reactor = new await_reactor(core_, resp, raw);
   auto held = reactor->hold();
   std::uint64_t handle = 0;
   auto st = guarded(ctx, method, [&] {
@@ -117,16 +148,22 @@ grpc::ServerUnaryReactor* proving_service::AwaitProof(grpc::CallbackServerContex
   return start_await(ctx, "AwaitProof", req->job_id(), req->timeout_ms(), resp);
 }
 
-grpc::ServerUnaryReactor* proving_service::Prove(grpc::CallbackServerContext* ctx, const pb::ProveRequest* req,
-                                                 pb::AwaitProofResponse* resp) {
+grpc::ServerUnaryReactor* proving_service::Prove(grpc::CallbackServerContext* ctx, const grpc::ByteBuffer* req,
+                                                 grpc::ByteBuffer* resp) {
   pb::SubmitProofResponse submitted;
-  auto st = guarded(ctx, "Prove", [&] { submitted = core_.submit(req->submit()); });
+  std::uint64_t timeout_ms = 0;
+  auto st = guarded(ctx, "Prove", [&] {
+    pb::ProveRequest r;  // dropped once submitted: the witnesses are in the job's files by then
+    parse_raw(req, r);
+    timeout_ms = r.timeout_ms();
+    submitted = core_.submit(r.submit());
+  });
   if (!st.ok()) {
     auto* reactor = ctx->DefaultReactor();
     reactor->Finish(st);
     return reactor;
   }
-  return start_await(ctx, "Prove", submitted.job_id(), req->timeout_ms(), resp);
+  return start_await(ctx, "Prove", submitted.job_id(), timeout_ms, nullptr, resp);
 }
 
 proving_service::reactor* proving_service::CancelProof(context* ctx, const pb::CancelProofRequest* req,

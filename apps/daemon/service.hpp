@@ -14,15 +14,21 @@ namespace cuzk::daemon {
 // created and dropped a thread for bursts of calls, leaving its 8 MiB stack mapped until shutdown).
 // AwaitProof and Prove answer through a reactor when the job finishes, its deadline passes, the
 // daemon drains, or the client cancels (OnCancel withdraws the waiter). The others answer at once.
-class proving_service final : public pb::ProvingEngine::CallbackService {
+//
+// SubmitProof and Prove carry the witnesses: they are raw methods, parsed by
+// parse_large_request (large_request.hpp) so that a large request is held once, not three times.
+class proving_service final
+    : public pb::ProvingEngine::WithRawCallbackMethod_SubmitProof<
+          pb::ProvingEngine::WithRawCallbackMethod_Prove<pb::ProvingEngine::CallbackService>> {
  public:
-  proving_service(core& c, std::string token) : core_(c), token_(std::move(token)) {}
+  proving_service(core& c, std::string token, std::uint64_t max_message_bytes)
+      : core_(c), token_(std::move(token)), max_message_bytes_(max_message_bytes) {}
 
   using reactor = grpc::ServerUnaryReactor;
   using context = grpc::CallbackServerContext;
-  reactor* SubmitProof(context*, const pb::SubmitProofRequest*, pb::SubmitProofResponse*) override;
+  reactor* SubmitProof(context*, const grpc::ByteBuffer*, grpc::ByteBuffer*) override;
   reactor* AwaitProof(context*, const pb::AwaitProofRequest*, pb::AwaitProofResponse*) override;
-  reactor* Prove(context*, const pb::ProveRequest*, pb::AwaitProofResponse*) override;
+  reactor* Prove(context*, const grpc::ByteBuffer*, grpc::ByteBuffer*) override;
   reactor* CancelProof(context*, const pb::CancelProofRequest*, pb::CancelProofResponse*) override;
   reactor* GetStatus(context*, const pb::GetStatusRequest*, pb::GetStatusResponse*) override;
   reactor* GetMetrics(context*, const pb::GetMetricsRequest*, pb::GetMetricsResponse*) override;
@@ -37,11 +43,16 @@ class proving_service final : public pb::ProvingEngine::CallbackService {
   template <class F>
   reactor* answer_now(context* ctx, const char* method, F&& body);
   // Registers the await and returns the reactor that answers it.
+  // The answer goes to `resp`, or, for a raw method, encoded to `raw`.
   grpc::ServerUnaryReactor* start_await(grpc::CallbackServerContext* ctx, const char* method, const std::string& job_id,
-                                        std::uint64_t timeout_ms, pb::AwaitProofResponse* resp);
+                                        std::uint64_t timeout_ms, pb::AwaitProofResponse* resp,
+                                        grpc::ByteBuffer* raw = nullptr);
+  // A raw method's request, parsed; throws request_error (INVALID_ARGUMENT) for bad bytes.
+  void parse_raw(const grpc::ByteBuffer* in, google::protobuf::Message& out);
 
   core& core_;
   std::string token_;
+  std::uint64_t max_message_bytes_;
 };
 
 }  // namespace cuzk::daemon

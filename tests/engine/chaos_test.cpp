@@ -80,3 +80,32 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
     std::this_thread::sleep_for(5ms);
   }
 }
+
+// Issue 21: a witness that does not satisfy the circuit yields a proof that fails verification.
+// The scheduler confirms it once (a device computing wrongly would not fail twice alike), then
+// fails the job as bad input instead of spending max_attempts on it.
+TEST_CASE("an unsatisfiable witness fails the job as bad input after one confirming attempt", "[engine][chaos]") {
+  std::mt19937_64 rng(43);
+  auto c = test::small_config();
+  c.max_attempts = 5;  // the bad witness must not use them up
+  auto e = engine::engine::start(c);
+  auto req = test::sample_request(rng, 1);
+  auto bad = std::make_shared<zk::io::witness>(*req.partitions[0].data);
+  // t = (sq + a)*(d + 1) is the last wire: t + 1 breaks that constraint and no other.
+  auto t = zk::bls12_381::fr::from_canonical(bad->values.back()) + zk::bls12_381::fr::one();
+  bad->values.back() = t.to_canonical();
+  req.partitions[0].data = bad;
+  auto r = e.await(e.submit(req), 60s);
+  REQUIRE(r);
+  REQUIRE(r->state == engine::job_state::failed);
+  REQUIRE(r->bad_input);
+  REQUIRE(r->attempts == 2);
+  REQUIRE(r->reasons.size() == 2);
+  REQUIRE(r->reasons[1].find("does not satisfy the circuit") != std::string::npos);
+  REQUIRE(e.status().retries == 1);
+  // The engine proves on: a good witness after the bad one.
+  auto ok = e.await(e.submit(test::sample_request(rng, 1)), 60s);
+  REQUIRE(ok);
+  REQUIRE(ok->state == engine::job_state::succeeded);
+  REQUIRE_FALSE(ok->bad_input);
+}

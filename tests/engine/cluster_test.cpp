@@ -4,7 +4,14 @@
 // separate daemon processes, kill -9 and cut network links.)
 #include <catch2/catch.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <thread>
 
@@ -282,4 +289,94 @@ TEST_CASE("answers from a node declared lost are dropped; the job is answered on
   REQUIRE(s.node_losses >= 1);
   REQUIRE(s.succeeded == 1);
   REQUIRE(log.has("it joined again"));
+}
+
+namespace {
+
+// Resident memory of this process, KiB.
+long rss_kib() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+int connect_loopback(std::uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(port);
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || ::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    if (fd >= 0) ::close(fd);
+    return -1;
+  }
+  timeval tv{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  return fd;
+}
+
+// Reads until the peer closes (true) or the receive timeout passes (false).
+bool closed_by_peer(int fd) {
+  char buf[4096];
+  for (;;) {
+    auto n = ::recv(fd, buf, sizeof buf, 0);
+    if (n == 0) return true;
+    if (n < 0) return errno == ECONNRESET;
+  }
+}
+
+}  // namespace
+
+// Issue 21 item 5: CAF's doorman sizes a read buffer by whatever payload length a BASP header
+// announces, before the peer has authenticated anything. The coordinator's door refuses it.
+TEST_CASE("a peer announcing a 4 GiB message is dropped before anything is allocated for it", "[engine][cluster]") {
+  event_log log;
+  auto cc = coordinator_config(log);
+  cc.cluster.max_peers = 4;
+  auto coord = engine::engine::start(cc);
+  const auto port = coord.cluster_port();
+  const long before = rss_kib();
+
+  // A client_handshake header (operation 1, no actors) whose payload_len reads as ~4 GiB in
+  // either byte order; sent after the coordinator's own handshake arrives.
+  std::uint8_t hostile[32] = {};
+  hostile[0] = 0x01;
+  hostile[4] = hostile[5] = hostile[6] = 0xff;
+  hostile[7] = 0xf0;
+  for (int round = 0; round < 3; ++round) {
+    int fd = connect_loopback(port);
+    REQUIRE(fd >= 0);
+    char hs[64];
+    REQUIRE(::recv(fd, hs, sizeof hs, 0) > 0);  // the server handshake's first bytes
+    REQUIRE(::send(fd, hostile, sizeof hostile, MSG_NOSIGNAL) == sizeof hostile);
+    REQUIRE(closed_by_peer(fd));
+    ::close(fd);
+  }
+  REQUIRE(eventually([&] { return coord.status().cluster_oversized == 3; }));
+  const long after = rss_kib();
+  INFO("rss " << before << " -> " << after << " KiB");
+  REQUIRE(after - before < 64 * 1024);  // a 4 GiB buffer (even one page of it per MiB) would show
+
+  // At most max_peers connections at once: the fifth is closed at once.
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) held.push_back(connect_loopback(port));
+  REQUIRE(eventually([&] { return coord.status().cluster_connections == 4; }));
+  int extra = connect_loopback(port);
+  REQUIRE(extra >= 0);
+  REQUIRE(closed_by_peer(extra));
+  ::close(extra);
+  REQUIRE(coord.status().cluster_turned_away >= 1);
+  for (int fd : held) ::close(fd);
+  REQUIRE(eventually([&] { return coord.status().cluster_connections == 0; }));
+
+  // The coordinator serves on: a real node joins and proves.
+  std::mt19937_64 rng(29);
+  test::direct_prover direct;
+  auto w = engine::engine::start(worker_config(port, "w1", log));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+  auto r = coord.await(coord.submit(test::sample_request(rng, 2)), 60s);
+  REQUIRE(r);
+  test::require_verifies(direct.key, *r, 2);
 }

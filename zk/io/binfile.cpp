@@ -175,6 +175,13 @@ std::shared_ptr<const file_bytes> file_bytes::copy(std::span<const std::uint8_t>
   return f;
 }
 
+std::shared_ptr<const file_bytes> file_bytes::view(std::span<const std::uint8_t> bytes) {
+  std::shared_ptr<file_bytes> f(new file_bytes());
+  f->data_ = bytes.data();
+  f->size_ = bytes.size();
+  return f;
+}
+
 file_bytes::~file_bytes() {
   if (guard_slot_ >= 0) {  // out of the table first: the handler must not remap what is unmapped
     guard_table[guard_slot_].begin = 0;

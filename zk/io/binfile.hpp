@@ -38,6 +38,8 @@ class file_bytes {
   // populate: read the whole file in at once (MAP_POPULATE); false: pages come in as they are used.
   static std::shared_ptr<const file_bytes> map(const std::string& path, bool populate = true);  // throws input_error
   static std::shared_ptr<const file_bytes> copy(std::span<const std::uint8_t> bytes);
+  // No copy: the caller keeps `bytes` alive for as long as the result (and what parses it) lives.
+  static std::shared_ptr<const file_bytes> view(std::span<const std::uint8_t> bytes);
 
   std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
   // The file shrank while mapped and a read past its end got zeros instead (guard_mapped_files).

@@ -16,7 +16,10 @@ struct witness {
   std::string path;  // as given to load (or the name given to parse): used in messages
 
   static witness load(const std::string& path);  // throws input_error naming the file and field
-  static witness parse(std::span<const std::uint8_t> bytes, std::string name);
+  static witness parse(std::span<const std::uint8_t> bytes, std::string name);  // reads `bytes` in place
+  // Every check parse makes, storing nothing: the number of values. For a service that keeps
+  // the bytes (to write them to a file) and has no use for a second copy of a large witness.
+  static std::uint32_t check(std::span<const std::uint8_t> bytes, std::string name);
 };
 
 }  // namespace cuzk::zk::io

@@ -1,0 +1,48 @@
+// The coordinator's cluster door: CAF 0.17's middleman publishes an actor through a doorman whose
+// connections (scribes) obey whatever read size the BASP broker asks for. A BASP header is 32
+// fixed bytes, but its payload_len is the peer's word: announce 4 GiB and the broker configures
+// a 4 GiB read buffer for a peer that has authenticated nothing (the join handshake with the
+// cluster secret is a message *after* that). CAF 0.17 has no setting for it.
+//
+// The trick: publish through our own doorman (a doorman_impl whose accepted sockets become our
+// scribes) by sending the BASP broker the same publish message the middleman actor would. Our
+// scribe refuses a read larger than max_message_bytes: it shuts the socket down and asks for one
+// byte, so the broker reads EOF (or a short payload) and closes the connection as malformed;
+// nothing beyond the 32-byte header is ever allocated for the lie. Everything a coordinator
+// receives is small (join requests, results of one proof, pings); the large messages (witnesses)
+// flow the other way. The doorman also refuses connections beyond max_peers at once, so memory
+// held for peers that never authenticate is at most max_peers x max_message_bytes.
+//
+// Only for engine.cpp (CAF includes stay out of widely included headers).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "caf/fwd.hpp"
+#include "caf/expected.hpp"
+
+namespace cuzk::engine {
+
+struct door_limits {
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 20;
+  unsigned max_peers = 64;
+};
+
+// Counters the door keeps (read from any thread).
+struct door_counters {
+  std::atomic<int> peers{0};                           // connections open now
+  std::atomic<std::uint64_t> refused_messages{0};      // connections closed for an oversized payload
+  std::atomic<std::uint64_t> refused_connections{0};   // accepted beyond max_peers, closed at once
+};
+
+// Publishes `whom` with the interface `sigs` (sys.message_types(typed_handle)) on host:port
+// (port 0: any) behind the capped door; returns the bound port.
+caf::expected<std::uint16_t> publish_capped(caf::actor_system& sys, caf::strong_actor_ptr whom,
+                                            std::set<std::string> sigs, std::uint16_t port, const std::string& host,
+                                            door_limits limits, std::shared_ptr<door_counters> counters);
+
+}  // namespace cuzk::engine
