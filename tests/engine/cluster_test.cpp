@@ -283,6 +283,8 @@ TEST_CASE("answers from a node declared lost are dropped; the job is answered on
   auto second = engine::engine::start(worker_config(coord.cluster_port(), "twin", log));
   auto r = coord.await(id, 120s);
   REQUIRE(r);
+  for (auto& why : r->reasons) UNSCOPED_INFO(why);
+  for (auto& l : log.lines) UNSCOPED_INFO(l);
   test::require_verifies(direct.key, *r, 200);
   auto s = coord.status();
   CHECK(s.stale_results > 0);
