@@ -1,5 +1,6 @@
 #include "fil/partition.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "fil/circuit/fallback_post.hpp"
@@ -162,6 +163,85 @@ checked_post check_post(const post_proof_info& p, const job_input& in, bool veri
 }
 
 }  // namespace
+
+namespace {
+
+constexpr char job_magic[8] = {'C', 'U', 'Z', 'K', 'F', 'I', 'L', 'J'};
+
+void put_u64(std::vector<std::uint8_t>& o, std::uint64_t v, int bytes = 8) {
+  for (int i = 0; i < bytes; ++i) o.push_back(std::uint8_t(v >> (8 * i)));
+}
+void put_bytes(std::vector<std::uint8_t>& o, std::span<const std::uint8_t> b) { o.insert(o.end(), b.begin(), b.end()); }
+
+struct job_reader {
+  std::span<const std::uint8_t> b;
+  const std::string& origin;
+  std::size_t at = 0;
+  std::span<const std::uint8_t> take(std::uint64_t n, const char* field) {
+    if (n > b.size() - at)
+      throw zk::input_error(origin + ": " + field + ": " + std::to_string(n) + " bytes at offset " + std::to_string(at) +
+                            ", only " + std::to_string(b.size() - at) + " left (truncated)");
+    auto s = b.subspan(at, n);
+    at += n;
+    return s;
+  }
+  std::uint64_t u(int bytes, const char* field) {
+    auto s = take(std::uint64_t(bytes), field);
+    std::uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = v << 8 | s[std::size_t(i)];
+    return v;
+  }
+};
+
+}  // namespace
+
+std::vector<std::uint8_t> encode(const job_input& in) {
+  std::vector<std::uint8_t> o(job_magic, job_magic + 8);
+  put_u64(o, 1, 4);
+  put_u64(o, std::uint8_t(in.kind), 1);
+  put_u64(o, in.registered_proof.size(), 4);
+  put_bytes(o, {reinterpret_cast<const std::uint8_t*>(in.registered_proof.data()), in.registered_proof.size()});
+  put_u64(o, in.miner_id);
+  put_u64(o, in.sector_number);
+  put_bytes(o, in.randomness);
+  put_u64(o, in.partition_index, 4);
+  put_u64(o, in.vanilla_proofs.size(), 4);
+  for (const auto& v : in.vanilla_proofs) {
+    put_u64(o, v.size());
+    put_bytes(o, v);
+  }
+  put_u64(o, in.c1.size());
+  put_bytes(o, in.c1);
+  return o;
+}
+
+job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::string& origin) {
+  job_reader r{bytes, origin};
+  auto magic = r.take(8, "magic");
+  if (!std::equal(magic.begin(), magic.end(), job_magic)) throw zk::input_error(origin + ": not a cuzk Filecoin job (magic)");
+  if (auto v = r.u(4, "version"); v != 1) throw zk::input_error(origin + ": version " + std::to_string(v) + ", expected 1");
+  job_input in;
+  const auto kind = r.u(1, "kind");
+  if (kind < 1 || kind > 4) throw zk::input_error(origin + ": kind: " + std::to_string(kind) + " is not a proof kind");
+  in.kind = proof_kind(kind);
+  auto name = r.take(r.u(4, "registered_proof length"), "registered_proof");
+  in.registered_proof.assign(name.begin(), name.end());
+  in.miner_id = r.u(8, "miner_id");
+  in.sector_number = r.u(8, "sector_number");
+  auto rnd = r.take(32, "randomness");
+  std::copy(rnd.begin(), rnd.end(), in.randomness.begin());
+  in.partition_index = std::uint32_t(r.u(4, "partition_index"));
+  const auto n = r.u(4, "vanilla_proofs count");
+  for (std::uint64_t i = 0; i < n; ++i) {
+    auto v = r.take(r.u(8, "vanilla_proofs length"), "vanilla_proofs");
+    in.vanilla_proofs.emplace_back(v.begin(), v.end());
+  }
+  auto c1 = r.take(r.u(8, "c1 length"), "c1");
+  in.c1.assign(c1.begin(), c1.end());
+  if (r.at != bytes.size())
+    throw zk::input_error(origin + ": " + std::to_string(bytes.size() - r.at) + " bytes after the job");
+  return in;
+}
 
 zk::io::r1cs record_circuit(const circuit_ref& c) {
   require_implemented(c);

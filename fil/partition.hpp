@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -90,6 +91,14 @@ struct job_input {
   std::vector<std::uint8_t> c1;
   bool operator==(const job_input&) const = default;
 };
+
+// A job's inputs as bytes and back (what a daemon journals so that an accepted Filecoin job
+// survives a restart): "CUZKFILJ", u32 version 1, u8 kind, u32 length + registered proof name,
+// u64 miner_id, u64 sector_number, 32 B randomness, u32 partition_index, u32 count + (u64 length +
+// bytes) per vanilla proof, u64 length + C1 bytes; little-endian. decode throws zk::input_error
+// naming `origin` and the field.
+std::vector<std::uint8_t> encode(const job_input& in);
+job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::string& origin);
 
 // Reads and checks the job's vanilla proofs without synthesizing or hashing (cheap: what a service
 // does before it accepts a job): counts, shapes, comm_r, leaf indices against the challenges.

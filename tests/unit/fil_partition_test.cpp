@@ -1,0 +1,88 @@
+// fil/partition: registered proofs by Curio's numbers, circuits by parameter file name, the job
+// encoding a daemon journals, and refusals (one line naming the field). The proofs themselves are
+// judged by fil-oracle in tests/engine/filecoin_engine.sh.
+#include <catch2/catch.hpp>
+
+#include "fil/parameter_cache.hpp"
+#include "fil/partition.hpp"
+#include "zk/error.hpp"
+
+using namespace cuzk;
+
+TEST_CASE("fil partition: a params file name gives back its circuit", "[fil]") {
+  for (const auto& p : fil::post_proofs()) {
+    const auto kind = p.type == fil::post_type::winning ? fil::proof_kind::winning_post : fil::proof_kind::window_post_partition;
+    auto c = fil::resolve_circuit(kind, p.name, p.sector_size);
+    REQUIRE(c.partitions() == 1);
+    REQUIRE(c.implemented());
+    auto back = fil::circuit_for_params("/some/dir/" + c.params_file());
+    REQUIRE(back);
+    REQUIRE(back->post);
+    // V1 and V1_2 share their file: the same circuit (type, size, counts), maybe another name.
+    REQUIRE(back->post->type == p.type);
+    REQUIRE(back->post->sector_size == p.sector_size);
+    REQUIRE(back->post->sector_count == p.sector_count);
+    REQUIRE(back->post->challenge_count == p.challenge_count);
+    REQUIRE(fil::circuit_for_params(c.vk_file()));
+  }
+  for (const auto& s : fil::seal_proofs()) {
+    auto c = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, s.name);
+    REQUIRE(c.partitions() == s.partitions);
+    auto back = fil::circuit_for_params(c.params_file());
+    REQUIRE(back);
+    REQUIRE(back->seal);
+    REQUIRE(fil::parameter_cache_id(*back->seal) == fil::parameter_cache_id(s));
+  }
+  REQUIRE_FALSE(fil::circuit_for_params("v28-not-a-filecoin-file.params"));
+  REQUIRE_FALSE(fil::circuit_for_params("sample.zkey"));
+}
+
+TEST_CASE("fil partition: registered proofs by Curio's abi numbers", "[fil]") {
+  REQUIRE(fil::registered_proof_name(fil::proof_kind::porep_seal_commit, 8) == "StackedDrg32GiBV1_1");
+  REQUIRE(fil::registered_proof_name(fil::proof_kind::winning_post, 0) == "StackedDrgWinning2KiBV1");
+  REQUIRE(fil::registered_proof_name(fil::proof_kind::window_post_partition, 13) == "StackedDrgWindow32GiBV1_2");
+  REQUIRE_THROWS_WITH(fil::registered_proof_name(fil::proof_kind::winning_post, 15),
+                      Catch::StartsWith("registered_proof: 15 is not"));
+}
+
+TEST_CASE("fil partition: refusals name the field", "[fil]") {
+  using fil::proof_kind;
+  REQUIRE_THROWS_WITH(fil::resolve_circuit(proof_kind::winning_post, "StackedDrgWindow2KiBV1_2"),
+                      Catch::StartsWith("registered_proof: 'StackedDrgWindow2KiBV1_2' is not a registered WinningPoSt"));
+  REQUIRE_THROWS_WITH(fil::resolve_circuit(proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2", 2 << 20),
+                      Catch::StartsWith("sector_size: 2097152 does not match"));
+  REQUIRE_THROWS_AS(fil::resolve_circuit(proof_kind::snap_deals_update, "StackedDrg2KiBV1_1"), fil::not_implemented);
+  auto porep = fil::resolve_circuit(proof_kind::porep_seal_commit, "StackedDrg2KiBV1_1", 2048);
+  fil::job_input in;
+  in.kind = proof_kind::porep_seal_commit;
+  if (!porep.implemented()) REQUIRE_THROWS_AS(fil::check_job_input(porep, in), fil::not_implemented);
+  auto window = fil::resolve_circuit(proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2");
+  in.kind = proof_kind::window_post_partition;
+  REQUIRE_THROWS_WITH(fil::check_job_input(window, in), "vanilla_proofs: no sector proofs");
+  in.vanilla_proofs.assign(3, std::vector<std::uint8_t>(10));
+  REQUIRE_THROWS_WITH(fil::check_job_input(window, in), Catch::StartsWith("vanilla_proofs: 3 sector proofs"));
+  in.vanilla_proofs.resize(1);
+  REQUIRE_THROWS_WITH(fil::check_job_input(window, in), Catch::StartsWith("vanilla_proofs[0]: "));
+}
+
+TEST_CASE("fil partition: the journaled job encoding round-trips and refuses truncation", "[fil]") {
+  fil::job_input in;
+  in.kind = fil::proof_kind::window_post_partition;
+  in.registered_proof = "StackedDrgWindow2KiBV1_2";
+  in.miner_id = 1000;
+  in.sector_number = 7;
+  for (std::size_t i = 0; i < 32; ++i) in.randomness[i] = std::uint8_t(i * 7);
+  in.partition_index = 3;
+  in.vanilla_proofs = {{1, 2, 3}, {}, std::vector<std::uint8_t>(300, 9)};
+  in.c1 = {'{', '}'};
+  const auto bytes = fil::encode(in);
+  REQUIRE(fil::decode_job_input(bytes, "job.bin") == in);
+  for (std::size_t n = 0; n < bytes.size(); n += 7)
+    REQUIRE_THROWS_AS(fil::decode_job_input(std::span(bytes).first(n), "job.bin"), zk::input_error);
+  auto longer = bytes;
+  longer.push_back(0);
+  REQUIRE_THROWS_WITH(fil::decode_job_input(longer, "job.bin"), "job.bin: 1 bytes after the job");
+  auto bad = bytes;
+  bad[0] = 'X';
+  REQUIRE_THROWS_WITH(fil::decode_job_input(bad, "job.bin"), "job.bin: not a cuzk Filecoin job (magic)");
+}
