@@ -124,7 +124,7 @@ struct request {
 };
 
 // A Filecoin job, as Curio's SubmitProofRequest describes one (fil/partition.hpp): PoRep C2 = all
-// partitions of a sector (PoRep is refused as unimplemented until its circuit exists), one
+// partitions of a sector (the C1 output in input.c1), one
 // WindowPoSt partition, or a WinningPoSt. Each partition's witness is synthesized from the vanilla
 // proofs by a synthesizer, under the host budget; every partition proof is verified before the
 // job succeeds, and job_result::compressed holds them concatenated (192 B each).
@@ -265,7 +265,7 @@ class engine {
   // A Filecoin job. Checked before it is accepted (cheap: counts, shapes, challenges; the Merkle
   // paths are recomputed by the synthesizer); throws engine_error whose message starts with
   //   "bad_input: "            a field of the request or a vanilla proof (named) is unusable
-  //   "unimplemented: "        PoRep C2 (until the PoRep circuit lands), SnapDeals
+  //   "unimplemented: "        SnapDeals
   //   "not_found: "            the params file (its full path) is not in the parameter cache
   //   "failed_precondition: "  no [filecoin] param_cache configured
   // or, like submit(request), "invalid_request: " / "queue_full: " / "shutting_down: ".

@@ -4,10 +4,14 @@
 #include <filesystem>
 
 #include "fil/circuit/fallback_post.hpp"
+#include "fil/circuit/stacked.hpp"
+#include "fil/ids.hpp"
+#include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
 #include "fil/merkle/verify.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
+#include "fil/stacked/public_inputs.hpp"
 #include "zk/cs/export.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/bellperson_key.hpp"
@@ -49,7 +53,7 @@ std::string circuit_ref::vk_file() const {
 }
 unsigned circuit_ref::partitions() const { return seal ? seal->partitions : 1; }
 std::uint64_t circuit_ref::sector_size() const { return seal ? seal->sector_size : post->sector_size; }
-bool circuit_ref::implemented() const { return post != nullptr; }
+bool circuit_ref::implemented() const { return post != nullptr || seal != nullptr; }
 std::string circuit_ref::describe() const {
   return std::string(to_string(kind)) + " " + std::string(seal ? seal->name : post->name);
 }
@@ -100,9 +104,55 @@ namespace {
 circuit::tree_arities arities(const tree_shape& t) { return {t.base, t.sub, t.top}; }
 
 void require_implemented(const circuit_ref& c) {
-  if (!c.implemented())
-    throw not_implemented(c.describe() + ": PoRep C2 synthesis is not implemented yet (the PoRep circuit is not "
-                          "in this build)");
+  if (!c.implemented()) throw not_implemented(c.describe() + ": not implemented");
+}
+
+// The C1 output of a PoRep job, read and checked: its registered proof's circuit is the request's
+// (same parameter file), and its replica_id is that of the request's miner and sector (a C1 of
+// another sector would give a valid proof that the chain rejects).
+fil::c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
+  if (in.c1.empty()) throw zk::input_error("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
+  io::memory_source src(std::span<const std::uint8_t>(in.c1));
+  auto c1 = io::read_c1(src, "vanilla_proof");
+  const auto& p1 = c1.phase1_out;
+  if (!p1.registered_proof || parameter_cache_id(*p1.registered_proof) != parameter_cache_id(*c.seal))
+    throw zk::input_error("vanilla_proof: Phase1Out.registered_proof is " +
+                          std::string(p1.registered_proof ? p1.registered_proof->name : "missing") +
+                          ", the request's registered_proof " + std::string(c.seal->name));
+  if (c1.wrapped && c1.sector_num != in.sector_number)
+    throw zk::input_error("vanilla_proof: SectorNum is " + std::to_string(c1.sector_num) + ", the request's sector_number " +
+                          std::to_string(in.sector_number));
+  if (fil::replica_id(prover_id(in.miner_id), in.sector_number, p1.ticket, p1.comm_d, porep_id(*p1.registered_proof)) !=
+      p1.replica_id)
+    throw zk::input_error("vanilla_proof: Phase1Out.replica_id is not that of miner " + std::to_string(in.miner_id) +
+                          ", sector " + std::to_string(in.sector_number) + " (another miner, sector, ticket or comm_d)");
+  return c1;
+}
+
+zk::io::witness synthesize_porep(const circuit_ref& c, const job_input& in, std::uint32_t k) {
+  const auto c1 = read_porep_c1(c, in);
+  const auto& p1 = c1.phase1_out;
+  if (k >= c.seal->partitions)
+    throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(c.seal->name) + " has " +
+                          std::to_string(c.seal->partitions) + " partitions");
+  zk::cs::constraint_system cs(zk::cs::mode::witness);
+  circuit::stacked_circuit(cs, circuit::porep_partition_from(p1, k));  // checks paths and roots as it goes
+  // The inputs Filecoin's verifier computes from the seed and the sector: the circuit's must equal them.
+  stacked::stacked_bucket_graph graph(p1.registered_proof->nodes(), porep_id(*p1.registered_proof),
+                                      p1.registered_proof->version);
+  stacked::public_inputs pub;
+  pub.replica_id = p1.replica_id, pub.seed = p1.seed, pub.comm_d = p1.comm_d, pub.comm_r = p1.comm_r;
+  const auto expected = stacked::generate_public_inputs(*p1.registered_proof, graph, pub, k);
+  const auto& got = cs.inputs();
+  if (got.size() != expected.size() + 1)
+    throw zk::input_error(c.describe() + " partition " + std::to_string(k) + ": the circuit has " +
+                          std::to_string(got.size() - 1) + " public inputs, the verifier expects " +
+                          std::to_string(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (got[i + 1] != expected[i])
+      throw zk::input_error(c.describe() + " partition " + std::to_string(k) + ": public input " + std::to_string(i) +
+                            " of the C1 output differs from the verifier's (seed or challenges changed)");
+  return zk::cs::to_witness(cs, c.describe() + " partition " + std::to_string(k));
 }
 
 // The circuit's sectors for the given ones: WinningPoSt proves one challenge in each of
@@ -245,8 +295,12 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
 
 zk::io::r1cs record_circuit(const circuit_ref& c) {
   require_implemented(c);
-  const auto& p = *c.post;
   zk::cs::constraint_system cs(zk::cs::mode::record);
+  if (c.seal) {
+    circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(*c.seal)));
+    return zk::cs::to_r1cs(cs, c.describe());
+  }
+  const auto& p = *c.post;
   const auto shape = arities(p.tree);
   std::vector<circuit::post_sector> sectors(
       p.circuit_sector_count(), circuit::blank_post_sector(shape, p.sector_size / node_size, p.circuit_challenge_count()));
@@ -265,11 +319,18 @@ zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c) {
 
 void check_job_input(const circuit_ref& c, const job_input& in) {
   require_implemented(c);
+  if (c.seal) {
+    if (!in.vanilla_proofs.empty()) throw zk::input_error("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
+    read_porep_c1(c, in);
+    return;
+  }
+  if (!in.c1.empty()) throw zk::input_error("vanilla_proof: PoSt sends its sector proofs in vanilla_proofs");
   check_post(*c.post, in, false);
 }
 
 zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition) {
   require_implemented(c);
+  if (c.seal) return synthesize_porep(c, in, partition);
   const auto& p = *c.post;
   if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
   auto checked = check_post(p, in, true);

@@ -13,8 +13,10 @@
 //    so that a wrong vanilla proof fails with one line naming the sector, challenge and field rather
 //    than with a proof that does not verify; the circuit's public inputs are then compared with the
 //    ones Filecoin's verifier computes (fil/post/fallback.hpp).
-// PoRep C2 is not wired yet (the PoRep circuit is being written): its circuit resolves (params
-// file, partition count) but `implemented()` is false and synthesis throws not_implemented.
+// PoRep C2: the C1 output (Curio's wrapper) is read and checked (shape, registered proof against the
+// request's, replica_id against the miner and sector), partition k goes through the StackedDrg
+// circuit (fil/circuit/stacked.hpp, which checks every path as it goes), and the circuit's public
+// inputs are compared with generate_public_inputs'. (Each partition reads the C1 again.)
 #pragma once
 
 #include <cstdint>
@@ -38,8 +40,7 @@ namespace cuzk::fil {
 enum class proof_kind : std::uint8_t { porep_seal_commit = 1, snap_deals_update = 2, window_post_partition = 3, winning_post = 4 };
 const char* to_string(proof_kind k);  // "PoRep C2", "SnapDeals", "WindowPoSt", "WinningPoSt"
 
-// What cannot be proven yet (PoRep until its circuit lands, SnapDeals): the engine answers
-// "unimplemented: ..." for it.
+// What cannot be proven yet (SnapDeals): the engine answers "unimplemented: ..." for it.
 class not_implemented : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -60,7 +61,7 @@ struct circuit_ref {
   std::string vk_file() const;      // "v28-...vk"
   unsigned partitions() const;      // one job's partitions: PoRep the proof's (10 at 32 GiB), PoSt 1
   std::uint64_t sector_size() const;
-  bool implemented() const;         // false for PoRep until its circuit exists
+  bool implemented() const;         // PoSt and PoRep (SnapDeals never resolves)
   std::string describe() const;     // "WindowPoSt StackedDrgWindow2KiBV1_2"
 };
 
@@ -102,7 +103,7 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
 
 // Reads and checks the job's vanilla proofs without synthesizing or hashing (cheap: what a service
 // does before it accepts a job): counts, shapes, comm_r, leaf indices against the challenges.
-// Throws zk::input_error naming the field, not_implemented for PoRep.
+// PoRep: the C1 is parsed and its claims checked (not its paths). Throws zk::input_error naming the field.
 void check_job_input(const circuit_ref& c, const job_input& in);
 
 // Partition `partition` of the job (PoSt: 0) in witness mode, its vanilla proofs checked first (see

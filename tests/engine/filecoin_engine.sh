@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest engine.filecoin: Filecoin PoSt jobs through the engine (tests/engine/filecoin_test.cpp, the
 # hidden [filecoin] cases) with fil-oracle's 2 KiB fixtures, then the engine's proofs are handed to
-# `fil-oracle verify-post`: the judge is Filecoin's own verifier.
+# `fil-oracle verify-post` / `verify-seal`: the judge is Filecoin's own verifier.
 #   filecoin_engine.sh SOURCE_DIR BUILD_DIR
 # Fixtures: $CUZK_FIL_FIXTURES (a tests/oracle/fixtures.sh OUTDIR), else made by that script with
 # BUILD_DIR/bin/fil-oracle (cached under ~/.cache/cuzk); fil-oracle: $FIL_ORACLE or
@@ -39,4 +39,10 @@ for kind in window winning; do
     echo "not ok - fil-oracle accepted a damaged $kind proof"; fail=1
   fi
 done
+if [[ ! -s $OUT/porep-1.bin ]]; then echo "not ok - no PoRep proof from the engine"; fail=1
+elif "$ORACLE" verify-seal --c1 "$FIX/sector-1/c1.json" --miner-id 1000 --proof "$OUT/porep-1.bin" --cache "$FIX/params"; then
+  echo "ok - fil-oracle verify-seal accepts the engine's 2 KiB PoRep C2 proof of sector 1"
+else
+  echo "not ok - fil-oracle verify-seal rejects the engine's PoRep proof"; fail=1
+fi
 exit $fail

@@ -1,12 +1,13 @@
-// Filecoin jobs through the engine (CPU backend) with fil-oracle's 2 KiB fixtures: WindowPoSt and
-// WinningPoSt proofs (written to $CUZK_FIL_OUT for tests/engine/filecoin_engine.sh to hand to
-// `fil-oracle verify-post`), a WinningPoSt overtaking queued WindowPoSt jobs (from the jobs' device
+// Filecoin jobs through the engine (CPU backend) with fil-oracle's 2 KiB fixtures: WindowPoSt,
+// WinningPoSt and PoRep C2 proofs (written to $CUZK_FIL_OUT for tests/engine/filecoin_engine.sh to
+// hand to `fil-oracle verify-post` / `verify-seal`), a WinningPoSt overtaking queued WindowPoSt jobs (from the jobs' device
 // start times), cancel and evict returning every budget to zero, and bad input (one line naming the
 // field, never a proof). Hidden ([.]): they need $CUZK_FIL_FIXTURES (tests/oracle/fixtures.sh's
 // OUTDIR: params/, window/, winning/), which that script provides.
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -46,6 +47,19 @@ engine::filecoin_request post_request(const std::string& kind) {
   r.input.randomness = fil::domain_from_hex(j.at("randomness").get<std::string>(), "randomness");
   for (const auto& s : j.at("sectors")) r.input.vanilla_proofs.push_back(read_bytes(dir / s.at("vanilla").get<std::string>()));
   r.sector_size = j.at("sector_size").get<std::uint64_t>();
+  return r;
+}
+
+// An oracle-sealed 2 KiB sector's C2 request (sector-N/c1.json: Curio's wrapper; miner 1000).
+engine::filecoin_request porep_request(int sector) {
+  const auto dir = std::filesystem::path(fixtures()) / ("sector-" + std::to_string(sector));
+  engine::filecoin_request r;
+  r.input.kind = fil::proof_kind::porep_seal_commit;
+  r.input.registered_proof = "StackedDrg2KiBV1_1";
+  r.input.miner_id = 1000;
+  r.input.sector_number = std::uint64_t(sector);
+  r.input.c1 = read_bytes(dir / "c1.json");
+  r.sector_size = 2048;
   return r;
 }
 
@@ -106,6 +120,9 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
     REQUIRE(r->compressed.size() == 192);
     REQUIRE(r->timings.device_start > 0);
     write_out(kind + ".bin", r->compressed);
+    std::printf("engine 2 KiB %s PoSt (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, total %.1f\n",
+                kind.c_str(), r->timings.queue, r->timings.key_load, r->timings.synthesis, r->timings.device,
+                r->timings.total);
   }
   // Both keys went through the key store by their parameter-cache paths.
   auto s = e.status();
@@ -113,6 +130,20 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
   for (auto& k : s.keys)
     if (k.path.ends_with(".params") && k.tier == engine::key_tier::hot) ++params_keys;
   REQUIRE(params_keys == 2);
+  REQUIRE(budgets_drain(e));
+}
+
+TEST_CASE("Filecoin PoRep C2 job: a 2 KiB sector's proof", "[.][filecoin]") {
+  auto e = engine::engine::start(fil_config(2));
+  auto id = e.submit(porep_request(1));
+  auto r = e.await(id, 30min);
+  REQUIRE(r);
+  INFO((r->reasons.empty() ? std::string() : r->reasons.front()));
+  REQUIRE(r->state == engine::job_state::succeeded);
+  REQUIRE(r->compressed.size() == 192);  // one partition at 2 KiB
+  write_out("porep-1.bin", r->compressed);
+  std::printf("engine 2 KiB PoRep C2 (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, total %.1f\n",
+              r->timings.queue, r->timings.key_load, r->timings.synthesis, r->timings.device, r->timings.total);
   REQUIRE(budgets_drain(e));
 }
 
@@ -219,11 +250,20 @@ TEST_CASE("Filecoin: bad input is refused with one line naming the field; never 
     r.sector_size = 8 << 20;
     REQUIRE(submit_error(e, r).starts_with("bad_input: sector_size"));
   }
-  SECTION("PoRep C2 and SnapDeals are refused as unimplemented") {
+  SECTION("PoRep without a C1, a C1 of another miner; SnapDeals is refused as unimplemented") {
     auto r = window;
     r.input.kind = fil::proof_kind::porep_seal_commit;
     r.input.registered_proof = "StackedDrg2KiBV1_1";
-    REQUIRE(submit_error(e, r).starts_with("unimplemented: "));
+    r.input.vanilla_proofs.clear();
+    REQUIRE(submit_error(e, r).starts_with("bad_input: vanilla_proof: empty"));
+    auto p = porep_request(1);
+    p.input.miner_id = 1001;
+    auto msg = submit_error(e, p);
+    INFO(msg);
+    REQUIRE(msg.starts_with("bad_input: vanilla_proof: Phase1Out.replica_id is not that of miner 1001"));
+    p = porep_request(1);
+    p.input.c1.resize(p.input.c1.size() / 2);
+    REQUIRE(submit_error(e, p).starts_with("bad_input: vanilla_proof"));
     r.input.kind = fil::proof_kind::snap_deals_update;
     REQUIRE(submit_error(e, r).starts_with("unimplemented: "));
   }
