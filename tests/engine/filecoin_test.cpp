@@ -133,7 +133,7 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
   REQUIRE(budgets_drain(e));
 }
 
-TEST_CASE("Filecoin PoRep C2 job: a 2 KiB sector's proof", "[.][filecoin]") {
+TEST_CASE("Filecoin PoRep C2 job: a 2 KiB sector's proof", "[.][filecoin-porep]") {
   auto e = engine::engine::start(fil_config(2));
   auto id = e.submit(porep_request(1));
   auto r = e.await(id, 30min);
