@@ -1,6 +1,19 @@
-// Structurally valid vanilla proofs with random hashes, for tests, fuzz seeds and benchmarks at sizes
-// the oracle cannot seal here (32 GiB): the challenges, parents, tree shapes and counts are the real
-// ones for the given ids, the hashes are random (so nothing verifies cryptographically).
+// Vanilla proofs for sectors never sealed, for tests and benchmarks at sizes the oracle cannot seal
+// here (32 GiB).
+//
+// synthetic_c1: a C1 output that verifies (fil/stacked/vanilla_verify) and whose witness satisfies the
+// PoRep R1CS, built without the 32 GiB of layers. The trick is to compute only what is opened:
+//   - data: a random block of 1024 leaves repeated over the sector, so an aligned subtree's SHA-256
+//     root is the same everywhere and comm_d is a true root, known before the challenges (which
+//     follow from replica_id, which follows from comm_d); interactive challenges only;
+//   - labels: a challenged node's label on layer l is create_label over its DRG parents' labels on
+//     l and (l > 1) its expander parents' on l - 1, computed recursively when a parent is itself
+//     challenged; every other node's labels are random (they are the opened parent columns);
+//   - comm_c and comm_r_last: sparse Poseidon trees (base, sub and top arities) over the opened
+//     leaves (column hashes; replica leaf = last label + data leaf): nodes on the opened paths are
+//     hashed once each, shared upper nodes included; every untouched subtree is a random
+//     placeholder drawn from (seed, level, index); comm_r = Poseidon(comm_c, comm_r_last).
+// synthetic_post_proof: the real challenges and shapes with random hashes (nothing verifies).
 #pragma once
 
 #include <cstdint>

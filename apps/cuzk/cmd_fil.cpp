@@ -4,8 +4,9 @@
 //   inspect-c1     read and check a C1 output (shape, replica_id, challenges; with --vanilla every
 //                  vanilla proof); print a summary
 //   public-inputs  the PoRep public-input vectors of a C1 output, as decimal strings (JSON)
-//   synth-c1 / synth-post   structurally valid vanilla proofs with random hashes (test data, fuzz
-//                  seeds, parser benchmarks at 32 GiB)
+//   synth-c1       a C1 output for a sector never sealed whose vanilla proofs verify and whose witness
+//                  satisfies the R1CS (fil/synthetic; benchmarks at 32 GiB)
+//   synth-post     structurally valid PoSt vanilla proofs with random hashes (test data)
 //   post / c2      a WindowPoSt / WinningPoSt SNARK from vanilla proofs, a PoRep from a C1 output
 //                  (fil/prove/prove.hpp): every partition synthesized and proved, all verified
 //                  before the file is written
@@ -56,6 +57,7 @@ struct fil_options {
   bool vanilla = false;
   std::vector<std::string> vanilla_files;
   std::string kind, backend = "auto";
+  std::string sector_size;  // synth-c1: "32GiB" instead of --proof-type (the V1_1 proof of that size)
 };
 
 std::vector<std::uint8_t> read_bytes(const std::string& path) {
@@ -327,7 +329,15 @@ int graph(const fil_options& o, std::uint64_t first, std::uint64_t count) {
 }
 
 int synth_c1(const fil_options& o) {
-  const auto* proof = fil::find_seal_proof(o.proof_type);
+  if (o.proof_type.empty() == o.sector_size.empty())
+    throw zk::input_error("synth-c1: give one of --proof-type and --sector-size");
+  const fil::seal_proof_info* proof = nullptr;
+  if (!o.sector_size.empty()) {
+    proof = fil::find_seal_proof("StackedDrg" + o.sector_size + "V1_1");
+    if (!proof) throw zk::input_error("--sector-size " + o.sector_size + ": not a PoRep sector size (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
+  } else {
+    proof = fil::find_seal_proof(o.proof_type);
+  }
   if (!proof) throw zk::input_error("--proof-type " + o.proof_type + ": not a registered seal proof (e.g. StackedDrg32GiBV1_1)");
   if (proof->challenges == fil::porep_challenges::synthetic)
     throw zk::input_error("--proof-type " + o.proof_type + ": synthetic PoRep is not supported yet");
@@ -499,12 +509,14 @@ void register_fil(CLI::App& app) {
   gr->add_option("--count", *count, "number of nodes (default 64)");
   gr->callback([o, first, count] { run_command([&] { return graph(*o, *first, *count); }); });
 
-  auto* sc1 = fil->add_subcommand("synth-c1", "Write a structurally valid C1 output with random hashes (test data)");
-  sc1->add_option("out", o->out, "output file")->required();
-  sc1->add_option("--proof-type", o->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1")->required();
-  sc1->add_option("--miner-id", o->miner_id, "miner actor id")->required();
+  auto* sc1 = fil->add_subcommand(
+      "synth-c1", "Write a consistent C1 output for a sector never sealed (every path reaches its root; test data)");
+  sc1->add_option("out,--out", o->out, "output file")->required();
+  sc1->add_option("--proof-type", o->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1");
+  sc1->add_option("--sector-size", o->sector_size, "instead of --proof-type: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB (V1_1)");
+  sc1->add_option("--miner-id", o->miner_id, "miner actor id (default 0)");
   sc1->add_option("--sector-id", o->sector_id, "sector number (default 1)");
-  sc1->add_option("--seed", o->seed, "seed of the random hashes");
+  sc1->add_option("--seed", o->seed, "seed of the random data, labels and placeholder hashes");
   sc1->add_flag("--bare", o->bare, "write the SealCommitPhase1Output JSON without Curio's wrapper");
   sc1->callback([o] { run_command([&] { return synth_c1(*o); }); });
 

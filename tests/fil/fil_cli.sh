@@ -40,14 +40,18 @@ echo '[{"sector_number": 77, "comm_r": "4afb"' >"$T/broken.json"
 expect_exit 2 "verify-post: broken sectors JSON" post --randomness $R --sectors "$T/broken.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
 expect_exit 2 "verify-post: unknown proof type" "$CUZK" fil verify-post --proof-type StackedDrgWindow3KiBV1 --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
 
-# C1 outputs: synthetic 2 KiB (real challenges and parents, random hashes).
+# C1 outputs: synthetic 2 KiB (a sector never sealed; its vanilla proofs verify).
 quiet "$CUZK" fil synth-c1 "$T/c1.json" --proof-type StackedDrg2KiBV1_1 --miner-id 1000 --sector-id 5
 quiet "$CUZK" fil synth-c1 "$T/bare.json" --proof-type StackedDrg2KiBV1_1 --miner-id 1000 --sector-id 5 --bare
 expect_exit 0 "inspect-c1: the miner it was made for" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1000
 expect_exit 1 "inspect-c1: another miner" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1001
 expect_exit 0 "inspect-c1: bare output with --sector-id" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000 --sector-id 5
 expect_exit 1 "inspect-c1: bare output, another sector" "$CUZK" fil inspect-c1 "$T/bare.json" --miner-id 1000 --sector-id 6
-expect_exit 1 "inspect-c1 --vanilla: random hashes fail the vanilla checks" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1000 --vanilla
+expect_exit 0 "inspect-c1 --vanilla: a synthetic C1 passes the vanilla checks" "$CUZK" fil inspect-c1 "$T/c1.json" --miner-id 1000 --vanilla
+quiet "$CUZK" fil synth-c1 --sector-size 2KiB --seed 3 --miner-id 1000 --sector-id 5 --out "$T/c1s.json"
+expect_exit 0 "synth-c1 --sector-size: passes the vanilla checks" "$CUZK" fil inspect-c1 "$T/c1s.json" --miner-id 1000 --vanilla
+expect_exit 2 "synth-c1: unknown sector size" "$CUZK" fil synth-c1 --sector-size 3KiB --out "$T/x.json"
+expect_exit 2 "synth-c1: both --proof-type and --sector-size" "$CUZK" fil synth-c1 --sector-size 2KiB --proof-type StackedDrg2KiBV1_1 --out "$T/x.json"
 O="$SRC/tests/fixtures/filecoin/oracle-2k/c1.json"
 expect_exit 0 "inspect-c1 --vanilla: fil-oracle's real C1 output" "$CUZK" fil inspect-c1 "$O" --miner-id 1000 --vanilla
 expect_exit 1 "inspect-c1: fil-oracle's C1 output, another miner" "$CUZK" fil inspect-c1 "$O" --miner-id 1001

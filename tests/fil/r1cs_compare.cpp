@@ -217,13 +217,15 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (argc == 3 && (std::string(argv[1]) == "--count" || std::string(argv[1]) == "--witness")) {
+  if (argc == 3 && (std::string(argv[1]) == "--count" || std::string(argv[1]) == "--witness" ||
+                    std::string(argv[1]) == "--check")) {
     // --count: counts only (mode::count: nothing stored), for shapes too big to record here
     // (porep:32GiB). --witness: witness mode alone, timed (a C1 partition: PATH/c1.json#K, its
-    // challenges on as many threads as there are cores).
+    // challenges on as many threads as there are cores). --check: mode::check, every constraint
+    // evaluated on the witness as it is enforced, none stored (one thread); exit 1 when one fails.
     try {
-      const bool count = std::string(argv[1]) == "--count";
-      constraint_system cs(count ? zk::cs::mode::count : zk::cs::mode::witness);
+      const bool count = std::string(argv[1]) == "--count", check = std::string(argv[1]) == "--check";
+      constraint_system cs(count ? zk::cs::mode::count : check ? zk::cs::mode::check : zk::cs::mode::witness);
       const std::string shape = argv[2];
       std::optional<fil::c1_output> c1;
       if (const auto hash = shape.rfind('#'); hash != std::string::npos)
@@ -239,8 +241,13 @@ int main(int argc, char** argv) {
       }
       std::printf("%s: %llu inputs, %llu aux, %llu constraints (%s in %.2f s)\n", argv[2],
                   (unsigned long long)cs.num_inputs(), (unsigned long long)cs.num_aux(),
-                  (unsigned long long)cs.num_constraints(), count ? "counted" : "witness",
+                  (unsigned long long)cs.num_constraints(), count ? "counted" : check ? "checked" : "witness",
                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      if (check) {
+        std::printf("%llu unsatisfied constraints%s%s\n", (unsigned long long)cs.num_unsatisfied(),
+                    cs.num_unsatisfied() ? ", the first: " : "", cs.first_unsatisfied().c_str());
+        return cs.num_unsatisfied() ? 1 : 0;
+      }
       return 0;
     } catch (const std::exception& e) {
       std::cerr << "cuzk_r1cs_compare: " << e.what() << "\n";
@@ -248,7 +255,7 @@ int main(int argc, char** argv) {
     }
   }
   if (argc != 3) {
-    std::cerr << "usage: cuzk_r1cs_compare SHAPE DUMP | --count SHAPE\n"
+    std::cerr << "usage: cuzk_r1cs_compare SHAPE DUMP | --count|--witness|--check SHAPE\n"
                  "  SHAPE: post-test-8|post-test-8-4|post-test-8-4-2|window-post:SIZE|winning-post:SIZE|DIR/post.json\n"
                  "         porep-test-2|porep-test-8|porep-test-8-4|porep-test-8-4-2|porep:SIZE|DIR/c1.json[#PARTITION]\n";
     return 2;

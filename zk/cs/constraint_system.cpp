@@ -18,6 +18,11 @@ variable constraint_system::alloc_input(const fr& value) {
 
 void constraint_system::enforce(linear_combination a, linear_combination b, linear_combination c) {
   ++num_constraints_;
+  if (mode_ == mode::check) {
+    if (!(eval(a) * eval(b) == eval(c)) && num_unsatisfied_++ == 0)
+      first_unsatisfied_ = "constraint " + std::to_string(num_constraints_ - 1) + " (" + ns_ + ")";
+    return;
+  }
   if (mode_ != mode::record) return;
   if (scope_changed_) {
     scope_paths_.push_back(ns_);
@@ -27,7 +32,7 @@ void constraint_system::enforce(linear_combination a, linear_combination b, line
 }
 
 void constraint_system::append(const constraint_system& part) {
-  if (mode_ == mode::record || part.mode_ != mode_)
+  if (mode_ == mode::record || mode_ == mode::check || part.mode_ != mode_)
     throw std::logic_error("constraint_system::append: only between witness (or count) systems");
   if (mode_ == mode::witness) {
     inputs_.insert(inputs_.end(), part.inputs_.begin() + 1, part.inputs_.end());
@@ -39,7 +44,7 @@ void constraint_system::append(const constraint_system& part) {
 }
 
 void constraint_system::push_namespace(std::string_view name) {
-  if (mode_ != mode::record) return;
+  if (mode_ != mode::record && mode_ != mode::check) return;
   ns_lengths_.push_back(ns_.size());
   if (!ns_.empty()) ns_ += '/';
   ns_ += name;
@@ -47,7 +52,7 @@ void constraint_system::push_namespace(std::string_view name) {
 }
 
 void constraint_system::pop_namespace() {
-  if (mode_ != mode::record) return;
+  if (mode_ != mode::record && mode_ != mode::check) return;
   ns_.resize(ns_lengths_.back());
   ns_lengths_.pop_back();
   scope_changed_ = true;

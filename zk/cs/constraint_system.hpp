@@ -4,7 +4,11 @@
 //    comparison can name the gadget of the first difference; this is the circuit's structure;
 //  - witness: keeps only the values (enforce costs nothing);
 //  - count: keeps nothing but the numbers of inputs, aux and constraints (a 32 GiB PoRep partition,
-//    130M constraints, counted without storing them or its 4 GB of values).
+//    130M constraints, counted without storing them or its 4 GB of values);
+//  - check: builds every constraint as record does and keeps the values as witness does, but
+//    evaluates <A,w> * <B,w> == <C,w> as each constraint is enforced and then drops it: a witness is
+//    checked against the R1CS with the memory of the values only (a 32 GiB partition's 130M
+//    constraints never stored). The first failing constraint is named by index and namespace.
 // Values are computed in both modes; a blank circuit (no witness, as parameter generation uses) simply
 // carries zeros, which leaves the structure unchanged because no gadget branches on a value.
 #pragma once
@@ -18,7 +22,7 @@
 
 namespace cuzk::zk::cs {
 
-enum class mode { record, witness, count };
+enum class mode { record, witness, count, check };
 
 struct constraint {
   linear_combination a, b, c;
@@ -36,7 +40,7 @@ class constraint_system {
   // Whether constraints are kept (record mode). The hot bit gadgets build no linear combination when
   // not, and count the constraint with enforce_unrecorded() instead: the witness is the same, and
   // witness mode skips the allocations that dominated it.
-  bool recording() const { return mode_ == mode::record; }
+  bool recording() const { return mode_ == mode::record || mode_ == mode::check; }
   void enforce_unrecorded() { ++num_constraints_; }
   // Witness and count modes: appends what `part` (a system of the same mode, synthesized on its own,
   // e.g. on another thread) allocated after its ONE, as if its gadgets had run here. Variables live
@@ -66,6 +70,10 @@ class constraint_system {
   std::uint64_t num_aux() const { return num_aux_; }
   const std::vector<constraint>& constraints() const { return constraints_; }
   const std::vector<std::string>& scope_paths() const { return scope_paths_; }
+  // Check mode: the constraints that did not hold, and the first of them ("" when none): its index
+  // and namespace path.
+  std::uint64_t num_unsatisfied() const { return num_unsatisfied_; }
+  const std::string& first_unsatisfied() const { return first_unsatisfied_; }
   // The namespace path of constraint k in record mode ("" in witness mode).
   const std::string& scope_of(std::uint64_t k) const;
 
@@ -78,6 +86,8 @@ class constraint_system {
   std::string ns_;
   std::vector<std::string> scope_paths_;
   bool scope_changed_ = true;
+  std::uint64_t num_unsatisfied_ = 0;
+  std::string first_unsatisfied_;
 };
 
 }  // namespace cuzk::zk::cs
