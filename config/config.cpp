@@ -234,6 +234,9 @@ const std::map<std::string, section_schema>& schema() {
          }},
         {"file", [](daemon_config& c, const toml::node& n) { c.logging.file = str(n); }}}},
       {"chaos", {{"enabled", [](daemon_config& c, const toml::node& n) { c.chaos.enabled = boolean(n); }}}},
+      {"filecoin",
+       {{"param_cache", [](daemon_config& c, const toml::node& n) { c.filecoin.param_cache = str(n); }},
+        {"verify_params", [](daemon_config& c, const toml::node& n) { c.filecoin.verify_params = boolean(n); }}}},
       {"cluster",
        {{"listen",
          [](daemon_config& c, const toml::node& n) {
@@ -346,12 +349,16 @@ default_places default_places::from(const std::function<const char*(const char*)
   else if (auto x = get("XDG_RUNTIME_DIR"); !x.empty() && x[0] == '/') sock = x + "/cuzk/cuzk.sock";
   else if (!p.state_dir.empty()) sock = p.state_dir + "/cuzk.sock";
   if (!sock.empty()) p.listen = "unix://" + sock;
+  // filecoin-proofs' own rule (storage-proofs-core settings: the variable, else its default).
+  p.param_cache = get("FIL_PROOFS_PARAMETER_CACHE");
+  if (p.param_cache.empty()) p.param_cache = "/var/tmp/filecoin-proof-parameters";
   return p;
 }
 
 void daemon_config::use_default_places(const default_places& p) {
   if (daemon.state_dir.empty()) daemon.state_dir = p.state_dir;
   if (daemon.listen.empty()) daemon.listen = p.listen;
+  if (filecoin.param_cache.empty()) filecoin.param_cache = p.param_cache;
 }
 
 void daemon_config::validate() const {
@@ -409,6 +416,7 @@ std::string daemon_config::to_toml() const {
       {"keys", toml::table{{"dir", keys.dir}, {"preload", preload}}},
       {"logging", toml::table{{"level", logging.level}, {"file", logging.file}}},
       {"chaos", toml::table{{"enabled", chaos.enabled}}},
+      {"filecoin", toml::table{{"param_cache", filecoin.param_cache}, {"verify_params", filecoin.verify_params}}},
       {"cluster", toml::table{{"listen", cluster.listen},
                               {"join", cluster.join},
                               {"secret", cluster.secret.empty() ? "" : "<set>"},

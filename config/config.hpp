@@ -44,6 +44,7 @@ struct listen_address {
 struct default_places {
   std::string state_dir;  // "" when there is no home to put it in
   std::string listen;     // "unix://PATH"
+  std::string param_cache;  // FIL_PROOFS_PARAMETER_CACHE, else filecoin-proofs' default directory
   // `env` is the caller's getenv (this library reads no environment itself).
   static default_places from(const std::function<const char*(const char*)>& env, bool root);
 };
@@ -113,6 +114,12 @@ struct cluster_section {
   std::uint32_t max_peers = 64;
 };
 
+// Filecoin parameters (.params / .vk by their parameters.json names, fil/parameter_cache.hpp).
+struct filecoin_section {
+  std::string param_cache;     // "": FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters
+  bool verify_params = false;  // check each file's digest against parameters.json at first use
+};
+
 struct daemon_config {
   daemon_section daemon;
   memory_section memory;
@@ -123,6 +130,7 @@ struct daemon_config {
   logging_section logging;
   chaos_section chaos;
   cluster_section cluster;
+  filecoin_section filecoin;
 
   // Defaults overridden by the file; throws config_error("FILE:LINE: key 'a.b': expected ..., got ...").
   static daemon_config load(const std::string& path);

@@ -136,9 +136,13 @@ void write_results(const pb::AwaitProofResponse& r, const std::string& dir) {
     write_file_atomically((fs::path(dir) / ("proof-" + std::to_string(k) + ".json")).string(), r.partitions(k).proof_json());
     write_file_atomically((fs::path(dir) / ("public-" + std::to_string(k) + ".json")).string(), r.partitions(k).public_json());
   }
-  const std::string& bin = r.proofs_compressed();
+  const std::string& bin = r.proof();
   write_file_atomically((fs::path(dir) / "proof.bin").string(),
                         std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(bin.data()), bin.size()));
+}
+
+const char* tier_name(pb::SRSStatus::Tier t) {
+  return t == pb::SRSStatus::HOT ? "hot" : t == pb::SRSStatus::WARM ? "warm" : "cold";
 }
 
 const char* status_name(pb::AwaitProofResponse::Status s) {
@@ -180,17 +184,17 @@ int await_job(pb::ProvingEngine::Stub& stub, const client_options& o, const std:
                              {"error", r.error_message()},
                              {"invalid_input", r.invalid_input()},
                              {"timings_ms",
-                              {{"queue", r.timings().queue_ms()},
-                               {"key_load", r.timings().key_load_ms()},
-                               {"synthesis", r.timings().synthesis_ms()},
-                               {"device", r.timings().device_ms()},
-                               {"total", r.timings().total_ms()}}}};
+                              {{"queue", r.queue_wait_ms()},
+                               {"key_load", r.srs_load_ms()},
+                               {"synthesis", r.synthesis_ms()},
+                               {"device", r.gpu_compute_ms()},
+                               {"total", r.total_ms()}}}};
     if (!out_dir.empty()) j["out"] = out_dir;
     std::cout << j.dump() << "\n";
   } else if (r.status() == pb::AwaitProofResponse::COMPLETED) {
     std::cout << "job " << r.job_id() << ": completed, " << r.partitions_size() << " partition(s), total "
-              << r.timings().total_ms() << " ms (queue " << r.timings().queue_ms() << ", synthesis "
-              << r.timings().synthesis_ms() << ", device " << r.timings().device_ms() << ")"
+              << r.total_ms() << " ms (queue " << r.queue_wait_ms() << ", synthesis " << r.synthesis_ms()
+              << ", device " << r.gpu_compute_ms() << ")"
               << (out_dir.empty() ? "" : ", written to " + out_dir) << "\n";
   } else {
     std::cout << "job " << r.job_id() << ": " << status_name(r.status())
@@ -287,19 +291,20 @@ void register_client(CLI::App& app) {
         }
         std::cout << "cuzk-daemon pid " << s.pid() << ", version " << s.version() << " (" << s.build_id()
                   << "), up " << s.uptime_seconds() << " s, config " << s.config_hash() << "\n";
-        std::cout << "jobs: " << s.jobs_running() << " active, " << s.jobs_completed() << " completed, "
-                  << s.jobs_failed() << " failed; retries " << s.retries() << ", faults " << s.faults() << "\n";
-        for (auto& d : s.devices())
+        std::cout << "jobs: " << s.jobs_running() << " active, " << s.total_proofs_completed() << " completed, "
+                  << s.total_proofs_failed() << " failed; retries " << s.retries() << ", faults " << s.faults() << "\n";
+        for (auto& d : s.gpus())
           std::cout << "device " << d.name() << " (" << d.kind() << ", " << d.node() << "): " << d.partitions_done()
                     << " partitions, busy " << d.busy_seconds() << " s\n";
         for (auto& b : s.budgets())
           std::cout << "budget " << b.name() << ": " << b.reserved_bytes() << " / " << b.limit_bytes()
                     << " bytes reserved, peak " << b.peak_bytes() << ", " << b.waiting() << " waiting\n";
-        for (auto& k : s.keys())
-          std::cout << "key " << k.circuit() << ": " << k.tier() << ", " << k.bytes() << " bytes in memory, "
-                    << k.leases() << " lease(s), file " << k.file_bytes() << " bytes\n";
+        for (auto& k : s.loaded_srs())
+          std::cout << "key " << k.circuit_id() << ": " << tier_name(k.tier()) << ", " << k.size_bytes()
+                    << " bytes in memory, " << k.ref_count() << " lease(s), file " << k.file_bytes() << " bytes\n";
         for (auto& q : s.queues())
-          std::cout << "queue " << pb::Priority_Name(q.priority()) << ": " << q.partitions_queued() << " partitions\n";
+          std::cout << "queue " << q.proof_kind() << ": " << q.pending() << " jobs pending (" << q.partitions_queued()
+                    << " partitions), " << q.in_progress() << " running\n";
         if (s.cluster_role() == "coordinator") {
           std::cout << "cluster: coordinator; " << s.node_joins() << " joins, " << s.node_refusals() << " refused, "
                     << s.node_losses() << " lost, " << s.stale_results() << " stale results dropped\n";
@@ -375,21 +380,21 @@ void register_client(CLI::App& app) {
     line = "job " + job + (r.was_running() ? ": cancelled" : ": not running (already finished)");
     return st;
   });
-  simple("preload", "load a circuit's key before jobs need it", "circuit",
-         [](auto& stub, auto& ctx, const std::string& c, std::string& line) {
-           pb::PreloadKeyRequest req;
-           req.set_circuit(c);
-           pb::PreloadKeyResponse r;
-           auto st = stub.PreloadKey(&ctx, req, &r);
-           line = "key " + c + ": loaded in " + std::to_string(r.load_ms()) + " ms";
+  simple("preload", "load a key before jobs need it: a circuit NAME, or Filecoin's (porep-32g, wpost-2k, v28-...)",
+         "circuit", [](auto& stub, auto& ctx, const std::string& c, std::string& line) {
+           pb::PreloadSrsRequest req;
+           req.set_circuit_id(c);
+           pb::PreloadSrsResponse r;
+           auto st = stub.PreloadSRS(&ctx, req, &r);
+           line = "key " + c + ": loaded in " + std::to_string(r.load_time_ms()) + " ms";
            return st;
          });
-  simple("evict", "drop a circuit's key from memory", "circuit",
+  simple("evict", "drop a key from memory (names as for preload)", "circuit",
          [](auto& stub, auto& ctx, const std::string& c, std::string& line) {
-           pb::EvictKeyRequest req;
-           req.set_circuit(c);
-           pb::EvictKeyResponse r;
-           auto st = stub.EvictKey(&ctx, req, &r);
+           pb::EvictSrsRequest req;
+           req.set_circuit_id(c);
+           pb::EvictSrsResponse r;
+           auto st = stub.EvictSRS(&ctx, req, &r);
            line = "key " + c + ": evicted";
            return st;
          });
@@ -532,10 +537,10 @@ void register_client(CLI::App& app) {
             return stub->GetStatus(&ctx, pb::GetStatusRequest{}, &s);
           }
           if (*rpc == "prove") {
-            pb::AwaitProofResponse r;
+            pb::ProveResponse r;
             auto st = stub->Prove(&ctx, prove_req, &r);
-            if (st.ok() && r.status() != pb::AwaitProofResponse::COMPLETED)
-              return grpc::Status(grpc::StatusCode::INTERNAL, "prove did not complete: " + r.error_message());
+            if (st.ok() && r.result().status() != pb::AwaitProofResponse::COMPLETED)
+              return grpc::Status(grpc::StatusCode::INTERNAL, "prove did not complete: " + r.result().error_message());
             return st;
           }
           pb::AwaitProofRequest req;
@@ -583,4 +588,8 @@ void register_client(CLI::App& app) {
   }
 }
 
+}  // namespace cuzk::cli
+
+namespace cuzk::cli {
+std::string daemon_target(const std::string& addr) { return grpc_target(addr); }
 }  // namespace cuzk::cli

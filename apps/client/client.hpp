@@ -2,6 +2,7 @@
 // metrics, chaos) and the remote form of `cuzk prove`.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -21,5 +22,23 @@ struct remote_prove_options {
 };
 bool remote_prove_requested(const remote_prove_options& r);
 int run_remote_prove(const remote_prove_options& r);
+
+// The gRPC target of a daemon address (unix:///path, HOST:PORT, [v6]:PORT).
+std::string daemon_target(const std::string& addr);
+
+// `cuzk bench fil`: Filecoin proofs against a daemon, as Curio sends them (bench_fil.cpp).
+//   single  `count` proofs one after another (latency)
+//   batch   `count` proofs submitted at once (a burst: queueing and overlap)
+//   stress  `concurrency` proofs kept in flight for `duration_s` seconds (throughput)
+// Writes OUT (JSON: per job its client times, the daemon's stage times and partition timings;
+// proofs per hour, per-partition stage medians, each device's busy fraction) and OUT with .svg
+// (the timeline, client/timeline_svg.hpp). Returns the exit status.
+struct bench_fil_options {
+  std::string addr, token, mode = "single", kind = "wpost", dir, c1, out = "bench-fil.json";
+  std::uint64_t miner = 1000;
+  unsigned count = 1, concurrency = 2;
+  double duration_s = 60;
+};
+int run_bench_fil(const bench_fil_options& o);
 
 }  // namespace cuzk::cli

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "client/client.hpp"
 #include "commands.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/groth16/prover.hpp"
@@ -154,10 +155,31 @@ void register_prove_bench(CLI::App* sub) {
 
 }  // namespace
 
+// `cuzk bench fil --addr A --kind wpost|winning|porep (--dir D | --c1 F) --mode single|batch|stress`
+void register_fil_bench(CLI::App* bench) {
+  auto o = std::make_shared<bench_fil_options>();
+  auto* fil = bench->add_subcommand("fil", "Filecoin proofs against a daemon, as Curio sends them: proofs/hour, stage times, "
+                                           "device busy, and a timeline SVG next to the JSON results");
+  fil->add_option("--addr", o->addr, "daemon address: unix:///path/to.sock or HOST:PORT")->required();
+  fil->add_option("--token", o->token, "bearer token (or $CUZK_TOKEN)");
+  fil->add_option("--mode", o->mode, "single (one after another) | batch (--count at once) | stress (--concurrency in flight for --duration)")
+      ->capture_default_str();
+  fil->add_option("--kind", o->kind, "wpost | winning | porep")->capture_default_str();
+  fil->add_option("--dir", o->dir, "wpost/winning: fil-oracle post output (post.json, vanilla-*.bin)");
+  fil->add_option("--c1", o->c1, "porep: Curio's C1 wrapper JSON");
+  fil->add_option("--miner", o->miner, "porep: miner actor id")->capture_default_str();
+  fil->add_option("--count", o->count, "single/batch: proofs")->capture_default_str();
+  fil->add_option("--concurrency", o->concurrency, "stress: proofs in flight")->capture_default_str();
+  fil->add_option("--duration", o->duration_s, "stress: seconds")->capture_default_str();
+  fil->add_option("--out", o->out, "results JSON (the SVG goes next to it)")->capture_default_str();
+  fil->callback([o] { run_command([o] { return run_bench_fil(*o); }); });
+}
+
 void register_bench(CLI::App& app) {
   auto* sub = app.add_subcommand("bench", "Benchmark the GPU primitives (MSM, NTT, compute_h) and whole proofs");
   sub->require_subcommand(1);
   register_prove_bench(sub);
+  register_fil_bench(sub);
 #ifdef CUZK_HAVE_GPU
   auto opt = std::make_shared<gpu::bench_options>();
   auto add_common = [opt](CLI::App* c) {

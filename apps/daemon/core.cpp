@@ -18,6 +18,7 @@
 #include <random>
 #include <sstream>
 
+#include "fil_request.hpp"
 #include "lifecycle.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
@@ -51,6 +52,10 @@ std::vector<std::string> device_names(const config::gpus_section& g) {
     for (int d : g.devices) out.push_back(backend + ":" + std::to_string(d));
   }
   return out;
+}
+
+std::string tier_name(pb::SRSStatus::Tier t) {
+  return t == pb::SRSStatus::HOT ? "hot" : t == pb::SRSStatus::WARM ? "warm" : "cold";
 }
 
 std::int64_t unix_ms() {
@@ -385,7 +390,7 @@ void core::complete(finished_job f) {
   }
   std::error_code ec;
   if (journaled) fs::remove_all(witness_dir(j->id), ec);  // else the job runs again at the next start
-  spdlog::info("job {}: {} ({} partitions, total {} ms)", j->id, state, j->partitions, result.timings().total_ms());
+  spdlog::info("job {}: {} ({} partitions, total {} ms)", j->id, state, j->partitions, result.total_ms());
   std::vector<await_fn> to_answer;
   {
     std::lock_guard lock(mu_);
@@ -425,7 +430,7 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
       pp->set_proof_json(zk::io::snarkjs::dump(zk::io::snarkjs::proof_to_json(p.proof)));
       pp->set_public_json(zk::io::snarkjs::dump(zk::io::snarkjs::public_to_json(p.public_inputs)));
     }
-    out.set_proofs_compressed(std::string(r.compressed.begin(), r.compressed.end()));
+    out.set_proof(std::string(r.compressed.begin(), r.compressed.end()));
     out.set_partitions_done(std::uint32_t(r.partitions.size()));
   }
   std::string reasons;
@@ -433,12 +438,11 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
   if (r.state != engine::job_state::succeeded) out.set_error_message(reasons.empty() ? "job failed" : reasons);
   if (r.state == engine::job_state::failed && r.bad_input) out.set_invalid_input(true);
   out.set_stage(engine::to_string(r.state));
-  auto* t = out.mutable_timings();
-  t->set_queue_ms(std::uint64_t(r.timings.queue));
-  t->set_key_load_ms(std::uint64_t(r.timings.key_load));
-  t->set_synthesis_ms(std::uint64_t(r.timings.synthesis));
-  t->set_device_ms(std::uint64_t(r.timings.device));
-  t->set_total_ms(std::uint64_t(r.timings.total));
+  out.set_queue_wait_ms(std::uint64_t(r.timings.queue));
+  out.set_srs_load_ms(std::uint64_t(r.timings.key_load));
+  out.set_synthesis_ms(std::uint64_t(r.timings.synthesis));
+  out.set_gpu_compute_ms(std::uint64_t(r.timings.device));
+  out.set_total_ms(std::uint64_t(r.timings.total));
   return out;
 }
 
@@ -467,6 +471,10 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
       return resp;
     }
   }
+  if (req.proof_kind() != pb::PROOF_KIND_UNSPECIFIED) return submit_fil(req);
+  if (req.circuit().empty())
+    throw request_error(StatusCode::INVALID_ARGUMENT,
+                        "proof_kind/circuit: neither is set (a Filecoin proof_kind, or a circom circuit name)");
   if (!pb::Priority_IsValid(req.priority()))
     throw request_error(StatusCode::INVALID_ARGUMENT, "priority: " + std::to_string(req.priority()) +
                                                           " is not a priority (LOW, NORMAL, HIGH, CRITICAL)");
@@ -529,6 +537,15 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
   }
   resp.set_job_id(row.id);
   return resp;
+}
+
+pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
+  // Everything is checked before anything is queued: a refusal leaves no trace.
+  auto checked = check_fil_request(req, cfg_.filecoin.param_cache);
+  throw request_error(StatusCode::UNIMPLEMENTED,
+                      "proof_kind " + pb::ProofKind_Name(checked.kind) + ": the request is valid (" +
+                          std::to_string(checked.partitions) + " partition(s), parameters " + checked.params_path +
+                          ") but this engine does not run Filecoin jobs yet");
 }
 
 pb::AwaitProofResponse core::pending_answer(const std::string& job_id, std::uint32_t partitions) const {
@@ -616,21 +633,25 @@ pb::GetStatusResponse core::status() {
   s.set_start_time_unix_ms(std::uint64_t(info_.start_unix_ms));
   s.set_uptime_seconds(std::uint64_t((unix_ms() - info_.start_unix_ms) / 1000));
   auto es = engine_->status();
-  for (auto& d : es.devices) {
-    auto* dev = s.add_devices();
+  for (std::size_t i = 0; i < es.devices.size(); ++i) {
+    const auto& d = es.devices[i];
+    auto* dev = s.add_gpus();
+    dev->set_ordinal(std::uint32_t(i));
     dev->set_name(d.name);
     dev->set_kind(d.name.rfind("cuda", 0) == 0 ? "cuda" : "cpu");
     dev->set_busy_seconds(d.busy_ms / 1000.0);
     dev->set_partitions_done(d.proofs);
     dev->set_alive(true);
     dev->set_node("local");
-  }
-  for (std::size_t i = 0; i < es.vram.size(); ++i) {
-    if (i < std::size_t(s.devices_size())) {
-      s.mutable_devices(int(i))->set_vram_budget_bytes(es.vram[i].capacity);
-      s.mutable_devices(int(i))->set_vram_reserved_bytes(es.vram[i].in_use);
+    if (i < es.vram.size()) {
+      dev->set_vram_total_bytes(es.vram[i].capacity);
+      dev->set_vram_free_bytes(es.vram[i].capacity - std::min(es.vram[i].capacity, es.vram[i].in_use));
+      dev->set_vram_budget_bytes(es.vram[i].capacity);
+      dev->set_vram_reserved_bytes(es.vram[i].in_use);
     }
   }
+  s.set_pinned_memory_bytes(es.host.in_use);
+  s.set_pinned_memory_limit_bytes(es.host.capacity);
   auto add_budget = [&](const engine::budget_usage& b) {
     auto* out = s.add_budgets();
     out->set_name(b.name);
@@ -649,37 +670,56 @@ pb::GetStatusResponse core::status() {
     auto ca = fs::weakly_canonical(a, ec1), cb = fs::weakly_canonical(b, ec2);
     return !ec1 && !ec2 && ca == cb;
   };
+  auto tier = [](engine::key_tier t) {
+    return t == engine::key_tier::hot ? pb::SRSStatus::HOT : t == engine::key_tier::warm ? pb::SRSStatus::WARM
+                                                                                          : pb::SRSStatus::COLD;
+  };
   for (auto& [name, c] : catalog_.known()) {
-    auto* k = s.add_keys();
-    k->set_circuit(name);
-    k->set_tier(engine::to_string(engine::key_tier::cold));
+    auto* k = s.add_loaded_srs();
+    k->set_circuit_id(name);
+    k->set_tier(pb::SRSStatus::COLD);
     k->set_file_bytes(c.file_bytes);
     for (auto& key : es.keys)
       if (key.path == name || same_file(key.path, c.path)) {
-        k->set_tier(engine::to_string(key.tier));
-        k->set_bytes(key.bytes);
-        k->set_leases(key.leases);
+        k->set_tier(tier(key.tier));
+        k->set_size_bytes(key.bytes);
+        k->set_ref_count(key.leases);
         break;
       }
   }
-  std::map<engine::priority, std::uint32_t> queued;
+  // Jobs by proof kind, as Curio reads them for back-pressure (pending + in_progress).
+  std::map<engine::job_id, std::string> kinds;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, j] : jobs_)
+      if (!j->finished) kinds[j->engine_id] = j->kind;
+  }
+  struct counts {
+    std::uint32_t pending = 0, running = 0, partitions = 0;
+  };
+  std::map<std::string, counts> by_kind;
   std::uint64_t running = 0;
   for (auto& j : es.jobs) {
-    if (j.state == engine::job_state::queued) queued[j.prio] += j.partitions;
+    auto it = kinds.find(j.id);
+    auto& c = by_kind[it == kinds.end() ? "circom" : it->second];
+    if (j.state == engine::job_state::queued) {
+      ++c.pending;
+      c.partitions += j.partitions;
+    }
+    if (j.state == engine::job_state::running) ++c.running;
     if (j.state == engine::job_state::running || j.state == engine::job_state::queued) ++running;
   }
-  for (auto p : {engine::priority::critical, engine::priority::high, engine::priority::normal, engine::priority::low}) {
+  for (const char* k : {"winning", "wpost", "porep", "circom"}) {
     auto* q = s.add_queues();
-    q->set_priority(p == engine::priority::critical ? pb::CRITICAL
-                    : p == engine::priority::high   ? pb::HIGH
-                    : p == engine::priority::normal ? pb::NORMAL
-                                                    : pb::LOW);
-    q->set_partitions_queued(queued[p]);
+    q->set_proof_kind(k);
+    q->set_pending(by_kind[k].pending);
+    q->set_in_progress(by_kind[k].running);
+    q->set_partitions_queued(by_kind[k].partitions);
   }
   {
     std::lock_guard lock(mu_);
-    s.set_jobs_completed(completed_);
-    s.set_jobs_failed(failed_);
+    s.set_total_proofs_completed(completed_);
+    s.set_total_proofs_failed(failed_);
   }
   s.set_jobs_running(running);
   s.set_retries(es.retries);
@@ -731,33 +771,37 @@ std::string core::prometheus_metrics() {
   metric("cuzk_uptime_seconds", "Seconds since the daemon started", "gauge");
   m << "cuzk_uptime_seconds " << s.uptime_seconds() << "\n";
   metric("cuzk_jobs_completed_total", "Jobs finished with verified proofs", "counter");
-  m << "cuzk_jobs_completed_total " << s.jobs_completed() << "\n";
+  m << "cuzk_jobs_completed_total " << s.total_proofs_completed() << "\n";
   metric("cuzk_jobs_failed_total", "Jobs that failed or were cancelled", "counter");
-  m << "cuzk_jobs_failed_total " << s.jobs_failed() << "\n";
+  m << "cuzk_jobs_failed_total " << s.total_proofs_failed() << "\n";
   metric("cuzk_jobs_active", "Jobs queued or running", "gauge");
   m << "cuzk_jobs_active " << s.jobs_running() << "\n";
   metric("cuzk_partition_retries_total", "Partitions re-queued after a fault", "counter");
   m << "cuzk_partition_retries_total " << s.retries() << "\n";
   metric("cuzk_faults_total", "Worker faults seen by the supervisor", "counter");
   m << "cuzk_faults_total " << s.faults() << "\n";
-  metric("cuzk_partitions_queued", "Partitions waiting, by priority", "gauge");
-  for (auto& q : s.queues()) m << "cuzk_partitions_queued{priority=\"" << pb::Priority_Name(q.priority()) << "\"} " << q.partitions_queued() << "\n";
+  metric("cuzk_partitions_queued", "Partitions waiting, by proof kind", "gauge");
+  for (auto& q : s.queues()) m << "cuzk_partitions_queued{proof_kind=\"" << q.proof_kind() << "\"} " << q.partitions_queued() << "\n";
+  metric("cuzk_jobs_queued", "Jobs waiting, by proof kind", "gauge");
+  for (auto& q : s.queues()) m << "cuzk_jobs_queued{proof_kind=\"" << q.proof_kind() << "\"} " << q.pending() << "\n";
+  metric("cuzk_jobs_running", "Jobs running, by proof kind", "gauge");
+  for (auto& q : s.queues()) m << "cuzk_jobs_running{proof_kind=\"" << q.proof_kind() << "\"} " << q.in_progress() << "\n";
   metric("cuzk_budget_reserved_bytes", "Bytes reserved from each memory budget", "gauge");
   for (auto& b : s.budgets()) m << "cuzk_budget_reserved_bytes{budget=\"" << b.name() << "\"} " << b.reserved_bytes() << "\n";
   metric("cuzk_budget_limit_bytes", "Size of each memory budget", "gauge");
   for (auto& b : s.budgets()) m << "cuzk_budget_limit_bytes{budget=\"" << b.name() << "\"} " << b.limit_bytes() << "\n";
   metric("cuzk_key_tier", "1 for each circuit's current key tier (cold, warm, hot)", "gauge");
-  for (auto& k : s.keys())
+  for (auto& k : s.loaded_srs())
     for (const char* t : {"cold", "warm", "hot"})
-      m << "cuzk_key_tier{circuit=\"" << k.circuit() << "\",tier=\"" << t << "\"} " << (k.tier() == t ? 1 : 0) << "\n";
+      m << "cuzk_key_tier{circuit=\"" << k.circuit_id() << "\",tier=\"" << t << "\"} " << (tier_name(k.tier()) == t ? 1 : 0) << "\n";
   metric("cuzk_key_bytes", "Host bytes the engine holds for each circuit's key (its evaluator)", "gauge");
-  for (auto& k : s.keys()) m << "cuzk_key_bytes{circuit=\"" << k.circuit() << "\"} " << k.bytes() << "\n";
+  for (auto& k : s.loaded_srs()) m << "cuzk_key_bytes{circuit=\"" << k.circuit_id() << "\"} " << k.size_bytes() << "\n";
   metric("cuzk_key_leases", "Partitions holding each circuit's key now", "gauge");
-  for (auto& k : s.keys()) m << "cuzk_key_leases{circuit=\"" << k.circuit() << "\"} " << k.leases() << "\n";
+  for (auto& k : s.loaded_srs()) m << "cuzk_key_leases{circuit=\"" << k.circuit_id() << "\"} " << k.ref_count() << "\n";
   metric("cuzk_device_busy_seconds_total", "Seconds each device spent proving", "counter");
-  for (auto& d : s.devices()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
+  for (auto& d : s.gpus()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
   metric("cuzk_device_partitions_total", "Partitions each device proved", "counter");
-  for (auto& d : s.devices()) m << "cuzk_device_partitions_total{device=\"" << d.name() << "\"} " << d.partitions_done() << "\n";
+  for (auto& d : s.gpus()) m << "cuzk_device_partitions_total{device=\"" << d.name() << "\"} " << d.partitions_done() << "\n";
   if (s.cluster_role() == "coordinator") {
     metric("cuzk_cluster_node_up", "1 while a worker node is a member, 0 once lost", "gauge");
     for (auto& n : s.nodes())
@@ -801,16 +845,18 @@ std::string core::status_json() {
   j["config_hash"] = s.config_hash();
   j["start_time_unix_ms"] = s.start_time_unix_ms();
   j["uptime_seconds"] = s.uptime_seconds();
-  j["jobs"] = {{"completed", s.jobs_completed()}, {"failed", s.jobs_failed()}, {"active", s.jobs_running()},
+  j["jobs"] = {{"completed", s.total_proofs_completed()}, {"failed", s.total_proofs_failed()}, {"active", s.jobs_running()},
                {"retries", s.retries()}, {"faults", s.faults()}};
-  for (auto& d : s.devices())
+  for (auto& d : s.gpus())
     j["devices"].push_back({{"name", d.name()}, {"kind", d.kind()}, {"busy_seconds", d.busy_seconds()},
                             {"partitions", d.partitions_done()}, {"vram_budget_bytes", d.vram_budget_bytes()},
                             {"vram_reserved_bytes", d.vram_reserved_bytes()}, {"node", d.node()}});
-  for (auto& k : s.keys())
-    j["keys"].push_back({{"circuit", k.circuit()}, {"tier", k.tier()}, {"bytes", k.bytes()}, {"leases", k.leases()},
-                         {"file_bytes", k.file_bytes()}});
-  for (auto& q : s.queues()) j["queues"][pb::Priority_Name(q.priority())] = q.partitions_queued();
+  for (auto& k : s.loaded_srs())
+    j["keys"].push_back({{"circuit", k.circuit_id()}, {"tier", tier_name(k.tier())}, {"bytes", k.size_bytes()},
+                         {"leases", k.ref_count()}, {"file_bytes", k.file_bytes()}});
+  for (auto& q : s.queues())
+    j["queues"][q.proof_kind()] = {{"pending", q.pending()}, {"in_progress", q.in_progress()},
+                                   {"partitions_queued", q.partitions_queued()}};
   for (auto& b : s.budgets())
     j["budgets"].push_back({{"name", b.name()}, {"limit_bytes", b.limit_bytes()},
                             {"reserved_bytes", b.reserved_bytes()}, {"peak_bytes", b.peak_bytes()},
@@ -841,7 +887,10 @@ std::string core::status_json() {
   return j.dump(1);
 }
 
-pb::PreloadKeyResponse core::preload(const std::string& circuit) {
+pb::PreloadSrsResponse core::preload(const std::string& circuit) {
+  if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache))
+    throw request_error(StatusCode::UNIMPLEMENTED, "circuit_id " + circuit + ": " + *params +
+                                                       " is there, but this engine does not load Filecoin parameters yet");
   auto c = catalog_.find(circuit);
   auto t0 = std::chrono::steady_clock::now();
   // Reading the whole file warms the page cache (the "warm" tier); the engine's key store parses and
@@ -850,17 +899,20 @@ pb::PreloadKeyResponse core::preload(const std::string& circuit) {
   std::vector<char> buf(1 << 20);
   while (in.read(buf.data(), std::streamsize(buf.size())) || in.gcount() > 0) {
   }
-  pb::PreloadKeyResponse r;
-  r.set_load_ms(std::uint64_t(
+  pb::PreloadSrsResponse r;
+  r.set_load_time_ms(std::uint64_t(
       std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count()));
-  spdlog::info("keys: preloaded {} ({} bytes) in {} ms", circuit, c.file_bytes, r.load_ms());
+  spdlog::info("keys: preloaded {} ({} bytes) in {} ms", circuit, c.file_bytes, r.load_time_ms());
   return r;
 }
 
-pb::EvictKeyResponse core::evict(const std::string& circuit) {
+pb::EvictSrsResponse core::evict(const std::string& circuit) {
+  if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache))
+    throw request_error(StatusCode::UNIMPLEMENTED, "circuit_id " + circuit + ": " + *params +
+                                                       " is there, but this engine does not load Filecoin parameters yet");
   catalog_.find(circuit);
   engine_->evict_idle_keys();
-  pb::EvictKeyResponse r;
+  pb::EvictSrsResponse r;
   r.set_was_loaded(true);
   return r;
 }

@@ -92,8 +92,9 @@ class core {
   pb::GetStatusResponse status();
   std::string prometheus_metrics();
   std::string status_json();
-  pb::PreloadKeyResponse preload(const std::string& circuit);
-  pb::EvictKeyResponse evict(const std::string& circuit);
+  // A circom circuit name, or Filecoin parameters by Curio's circuit id or file name.
+  pb::PreloadSrsResponse preload(const std::string& circuit);
+  pb::EvictSrsResponse evict(const std::string& circuit);
   pb::ChaosResponse chaos(const pb::ChaosRequest& req);
 
   const config::daemon_config& config() const { return cfg_; }
@@ -106,6 +107,7 @@ class core {
     engine::job_id engine_id = 0;
     std::uint32_t partitions = 0;
     std::int64_t submitted_ms = 0;
+    std::string kind = "circom";  // the status queues' proof kind (fil_request.hpp kind_name)
     bool finished = false;
     pb::AwaitProofResponse result;
   };
@@ -122,6 +124,7 @@ class core {
     await_fn done;
   };
 
+  pb::SubmitProofResponse submit_fil(const pb::SubmitProofRequest& req);
   std::string new_job_id();
   // Opens the journal (a damaged one goes aside) and returns its unfinished rows.
   std::vector<journal_job> open_journal();

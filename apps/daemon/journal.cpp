@@ -148,6 +148,20 @@ void journal::open_schema() {
       " witness_dir TEXT NOT NULL DEFAULT '')");
   exec("CREATE INDEX IF NOT EXISTS jobs_request_id ON jobs(request_id) WHERE request_id != ''");
   exec("CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state)");
+  // Results are serialized cuzk.v1.AwaitProofResponse. Format 2 renumbered it for the Curio
+  // contract; results kept by an earlier build would read wrongly, so they are dropped (the job's
+  // state and error stay; awaiting it says why).
+  int format = 0;
+  {
+    statement v(db_, "PRAGMA user_version", path_);
+    if (v.step(path_)) format = int(v.col_int(0));
+  }
+  if (format < 2) {
+    exec("UPDATE jobs SET result = NULL, error = CASE WHEN error = '' THEN"
+         " 'the result was kept by an earlier cuzk build in another format; prove again' ELSE error END"
+         " WHERE result IS NOT NULL");
+    exec("PRAGMA user_version = 2");
+  }
 }
 
 journal::~journal() {

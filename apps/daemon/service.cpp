@@ -43,7 +43,11 @@ class await_reactor final : public grpc::ServerUnaryReactor {
     std::unique_lock lock(mu_);
     if (finished_) return;
     finished_ = true;
-    if (raw_) *raw_ = to_byte_buffer(r);
+    if (raw_) {  // Prove: the answer inside ProveResponse{result}, as the contract has it
+      pb::ProveResponse wrapped;
+      *wrapped.mutable_result() = std::move(r);
+      *raw_ = to_byte_buffer(wrapped);
+    }
     else *resp_ = std::move(r);
     lock.unlock();
     Finish(grpc::Status::OK);  // `this` may be gone from here on
@@ -181,14 +185,14 @@ proving_service::reactor* proving_service::GetMetrics(context* ctx, const pb::Ge
   return answer_now(ctx, "GetMetrics", [&] { resp->set_prometheus_text(core_.prometheus_metrics()); });
 }
 
-proving_service::reactor* proving_service::PreloadKey(context* ctx, const pb::PreloadKeyRequest* req,
-                                                      pb::PreloadKeyResponse* resp) {
-  return answer_now(ctx, "PreloadKey", [&] { *resp = core_.preload(req->circuit()); });
+proving_service::reactor* proving_service::PreloadSRS(context* ctx, const pb::PreloadSrsRequest* req,
+                                                      pb::PreloadSrsResponse* resp) {
+  return answer_now(ctx, "PreloadSRS", [&] { *resp = core_.preload(req->circuit_id()); });
 }
 
-proving_service::reactor* proving_service::EvictKey(context* ctx, const pb::EvictKeyRequest* req,
-                                                    pb::EvictKeyResponse* resp) {
-  return answer_now(ctx, "EvictKey", [&] { *resp = core_.evict(req->circuit()); });
+proving_service::reactor* proving_service::EvictSRS(context* ctx, const pb::EvictSrsRequest* req,
+                                                    pb::EvictSrsResponse* resp) {
+  return answer_now(ctx, "EvictSRS", [&] { *resp = core_.evict(req->circuit_id()); });
 }
 
 proving_service::reactor* proving_service::Chaos(context* ctx, const pb::ChaosRequest* req, pb::ChaosResponse* resp) {

@@ -32,8 +32,8 @@ class proving_service final
   reactor* CancelProof(context*, const pb::CancelProofRequest*, pb::CancelProofResponse*) override;
   reactor* GetStatus(context*, const pb::GetStatusRequest*, pb::GetStatusResponse*) override;
   reactor* GetMetrics(context*, const pb::GetMetricsRequest*, pb::GetMetricsResponse*) override;
-  reactor* PreloadKey(context*, const pb::PreloadKeyRequest*, pb::PreloadKeyResponse*) override;
-  reactor* EvictKey(context*, const pb::EvictKeyRequest*, pb::EvictKeyResponse*) override;
+  reactor* PreloadSRS(context*, const pb::PreloadSrsRequest*, pb::PreloadSrsResponse*) override;
+  reactor* EvictSRS(context*, const pb::EvictSrsRequest*, pb::EvictSrsResponse*) override;
   reactor* Chaos(context*, const pb::ChaosRequest*, pb::ChaosResponse*) override;
 
  private:

@@ -43,7 +43,7 @@ check "the job completes without w1" "$CUZK" await --addr "$C" "$job" --out "$T/
 check "all 24 proofs verify" verify_job "$T/j2" 24 "$K/vk.json"
 check "w1 is reported lost" bash -c "'$CUZK' status --addr '$C' | grep -q '^node #[0-9]* w1: LOST'"
 check "the coordinator logged the loss" grep -q "node w1 .* lost" "$T/coord/daemon.log"
-completed=$("$CUZK" status --addr "$C" --json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0)).jobsCompleted)')
+completed=$("$CUZK" status --addr "$C" --json | node -e 'console.log(JSON.parse(require("fs").readFileSync(0)).totalProofsCompleted)')
 check "each job answered once (2 completed)" test "$completed" = 2
 
 # ---- w1 comes back and takes work again ----

@@ -42,6 +42,17 @@ TEST_CASE("default places are private directories, never the shared /tmp", "[con
   c.use_default_places(unit);
   CHECK(c.daemon.state_dir == "/srv/s");  // the file's own choice stays
   CHECK(c.daemon.listen == "unix:///run/cuzk/cuzk.sock");
+  // Filecoin parameters: filecoin-proofs' rule, unless the file names a directory.
+  CHECK(c.filecoin.param_cache == "/var/tmp/filecoin-proof-parameters");
+  env["FIL_PROOFS_PARAMETER_CACHE"] = "/data/params";
+  daemon_config f = daemon_config::parse("[filecoin]\nverify_params = true\n", "t.toml");
+  f.use_default_places(default_places::from(getenv, false));
+  CHECK(f.filecoin.param_cache == "/data/params");
+  CHECK(f.filecoin.verify_params);
+  daemon_config g = daemon_config::parse("[filecoin]\nparam_cache = \"/p\"\n", "t.toml");
+  g.use_default_places(default_places::from(getenv, false));
+  CHECK(g.filecoin.param_cache == "/p");
+  CHECK_FALSE(g.filecoin.verify_params);
 }
 
 TEST_CASE("sizes, durations and addresses parse", "[config]") {
