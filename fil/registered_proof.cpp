@@ -113,15 +113,6 @@ const post_proof_info* find_post_proof(std::string_view name) {
   return nullptr;
 }
 
-const seal_proof_info* seal_proof_by_number(std::uint64_t n) {
-  for (const auto& p : seal_table)
-    if (p.id == n) return &p;
-  return nullptr;
-}
-
-// post_table is in abi.RegisteredPoStProof order: the number is the index.
-const post_proof_info* post_proof_by_number(std::uint64_t n) { return n < post_table.size() ? &post_table[n] : nullptr; }
-
 std::string_view to_string(api_version v) {
   switch (v) {
     case api_version::v1_0_0: return "1.0.0";

@@ -62,12 +62,6 @@ struct post_proof_info {
 std::span<const post_proof_info> post_proofs();
 const post_proof_info* find_post_proof(std::string_view name);
 
-// By the numbers Lotus and Curio send (go-state-types abi.RegisteredSealProof /
-// abi.RegisteredPoStProof): seal proofs by their id; PoSt proofs Winning 2KiB..64GiB 0-4, Window V1
-// 5-9, Window V1_1 10-14 (Go's V1_1 is the Rust API's V1_2). nullptr for a number with no proof.
-const seal_proof_info* seal_proof_by_number(std::uint64_t n);
-const post_proof_info* post_proof_by_number(std::uint64_t n);
-
 std::string_view to_string(api_version v);
 
 }  // namespace cuzk::fil

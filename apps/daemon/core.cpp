@@ -195,6 +195,8 @@ void core::start() {
   ec.max_attempts = cfg_.scheduler.max_attempts;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;
   ec.max_partitions = cfg_.scheduler.max_partitions;
+  ec.filecoin.param_cache = cfg_.filecoin.param_cache;
+  ec.filecoin.verify_params = cfg_.filecoin.verify_params;
   for (auto& [name, c] : circuits) ec.circuits[name] = c.path;
   const auto& cl = cfg_.cluster;
   ec.cluster.listen = cl.listen;
@@ -245,11 +247,15 @@ void core::start() {
       }
       continue;
     }
-    std::vector<engine::witness_input> ws;
-    for (std::uint32_t k = 0; k < row.partitions; ++k)
-      ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
     try {
-      launch(row, std::move(ws));
+      if (row.circuit.rfind(kFilecoinPrefix, 0) == 0) {
+        launch_fil(row, read_fil_request(row.id));
+      } else {
+        std::vector<engine::witness_input> ws;
+        for (std::uint32_t k = 0; k < row.partitions; ++k)
+          ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
+        launch(row, std::move(ws));
+      }
       spdlog::info("journal: re-queued job {} ({} partitions) from an earlier run", row.id, row.partitions);
     } catch (const std::exception& e) {
       spdlog::error("journal: job {} could not be re-queued: {}", row.id, e.what());
@@ -305,15 +311,22 @@ std::shared_ptr<core::job> core::launch(const journal_job& row, std::vector<engi
   req.circuit = catalog_.find(row.circuit).path;
   req.prio = to_engine(static_cast<pb::Priority>(row.priority));
   req.partitions = std::move(witnesses);
+  engine::job_id id = 0;
+  try {
+    id = engine_->submit(req);
+  } catch (const engine::engine_error& e) {
+    throw request_error(StatusCode::RESOURCE_EXHAUSTED, e.what());
+  }
+  return track(row, id, "circom");
+}
+
+std::shared_ptr<core::job> core::track(const journal_job& row, engine::job_id engine_id, std::string kind) {
   auto j = std::make_shared<job>();
   j->id = row.id;
   j->partitions = row.partitions;
   j->submitted_ms = row.submitted_ms;
-  try {
-    j->engine_id = engine_->submit(req);
-  } catch (const engine::engine_error& e) {
-    throw request_error(StatusCode::RESOURCE_EXHAUSTED, e.what());
-  }
+  j->engine_id = engine_id;
+  j->kind = std::move(kind);
   {
     std::lock_guard lock(mu_);
     jobs_[j->id] = j;
@@ -540,12 +553,73 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
 }
 
 pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
-  // Everything is checked before anything is queued: a refusal leaves no trace.
+  // Everything is checked before anything is queued or journaled: a refusal leaves no trace.
   auto checked = check_fil_request(req, cfg_.filecoin.param_cache);
-  throw request_error(StatusCode::UNIMPLEMENTED,
-                      "proof_kind " + pb::ProofKind_Name(checked.kind) + ": the request is valid (" +
-                          std::to_string(checked.partitions) + " partition(s), parameters " + checked.params_path +
-                          ") but this engine does not run Filecoin jobs yet");
+  journal_job row;
+  row.id = new_job_id();
+  row.request_id = req.request_id();
+  row.circuit = kFilecoinPrefix + std::string(kind_name(checked.kind));
+  row.priority = checked.priority;
+  row.partitions = checked.circuit.partitions();
+  row.submitted_ms = unix_ms();
+  row.witness_dir = witness_dir(row.id).string();
+  // The request itself is what a restart runs again (a private file, like witnesses).
+  try {
+    make_private_dir(witness_dir(row.id), "daemon.state_dir");
+    write_bytes(witness_dir(row.id) / "request.pb", req.SerializeAsString());
+    journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::remove_all(witness_dir(row.id), ec);
+    spdlog::error("submit: {}", e.what());
+    throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
+  }
+  try {
+    launch_fil(row, checked);
+  } catch (const request_error& e) {
+    try {
+      journal_->finish(row.id, "failed", "", e.what(), unix_ms());
+    } catch (const std::exception& e2) {
+      spdlog::error("submit: {}", e2.what());
+    }
+    throw;
+  }
+  pb::SubmitProofResponse resp;
+  resp.set_job_id(row.id);
+  return resp;
+}
+
+fil_request core::read_fil_request(const std::string& job_id) {
+  const auto path = witness_dir(job_id) / "request.pb";
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  pb::SubmitProofRequest req;
+  if (!in.good() && !in.eof()) throw std::runtime_error(path.string() + ": cannot read");
+  if (bytes.empty() || !req.ParseFromString(bytes)) throw std::runtime_error(path.string() + ": not a SubmitProofRequest");
+  return check_fil_request(req, cfg_.filecoin.param_cache);
+}
+
+std::shared_ptr<core::job> core::launch_fil(const journal_job& row, const fil_request& checked) {
+  engine::filecoin_request req;
+  req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
+  req.input = checked.input;
+  req.sector_size = checked.sector_size;
+  if (checked.priority != pb::PRIORITY_UNSPECIFIED) req.prio = to_engine(checked.priority);
+  engine::job_id id = 0;
+  try {
+    id = engine_->submit(req);
+  } catch (const engine::engine_error& e) {
+    // The engine's class prefix becomes the status code; the rest is the line.
+    static const std::pair<const char*, StatusCode> codes[] = {
+        {"bad_input: ", StatusCode::INVALID_ARGUMENT},      {"unimplemented: ", StatusCode::UNIMPLEMENTED},
+        {"not_found: ", StatusCode::NOT_FOUND},             {"failed_precondition: ", StatusCode::FAILED_PRECONDITION},
+        {"shutting_down: ", StatusCode::UNAVAILABLE}};
+    std::string what = e.what();
+    for (auto [prefix, code] : codes)
+      if (what.rfind(prefix, 0) == 0) throw request_error(code, what.substr(std::strlen(prefix)));
+    throw request_error(StatusCode::RESOURCE_EXHAUSTED, what);
+  }
+  return track(row, id, kind_name(checked.kind));
 }
 
 pb::AwaitProofResponse core::pending_answer(const std::string& job_id, std::uint32_t partitions) const {
@@ -686,6 +760,18 @@ pb::GetStatusResponse core::status() {
         k->set_ref_count(key.leases);
         break;
       }
+  }
+  // Filecoin parameters the key store has seen (they are not in the keys directory's catalog).
+  for (auto& key : es.keys) {
+    auto name = fs::path(key.path).filename().string();
+    if (name.rfind("v28-", 0) != 0) continue;
+    auto* k = s.add_loaded_srs();
+    k->set_circuit_id(fs::path(name).stem().string());
+    k->set_tier(tier(key.tier));
+    k->set_size_bytes(key.bytes);
+    k->set_ref_count(key.leases);
+    std::error_code ec;
+    k->set_file_bytes(fs::file_size(key.path, ec));
   }
   // Jobs by proof kind, as Curio reads them for back-pressure (pending + in_progress).
   std::map<engine::job_id, std::string> kinds;
@@ -888,9 +974,22 @@ std::string core::status_json() {
 }
 
 pb::PreloadSrsResponse core::preload(const std::string& circuit) {
-  if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache))
-    throw request_error(StatusCode::UNIMPLEMENTED, "circuit_id " + circuit + ": " + *params +
-                                                       " is there, but this engine does not load Filecoin parameters yet");
+  if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache)) {
+    // Through the key store to the hot tier, under the host budget, like a zkey a job loads.
+    pb::PreloadSrsResponse r;
+    for (auto& k : engine_->status().keys)
+      if (k.path == *params && k.tier == engine::key_tier::hot) r.set_already_loaded(true);
+    auto t0 = std::chrono::steady_clock::now();
+    try {
+      engine_->preload_key(*params);
+    } catch (const engine::engine_error& e) {
+      throw request_error(StatusCode::FAILED_PRECONDITION, "circuit_id " + circuit + ": " + e.what());
+    }
+    r.set_load_time_ms(std::uint64_t(
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count()));
+    spdlog::info("keys: preloaded {} ({}) in {} ms", circuit, *params, r.load_time_ms());
+    return r;
+  }
   auto c = catalog_.find(circuit);
   auto t0 = std::chrono::steady_clock::now();
   // Reading the whole file warms the page cache (the "warm" tier); the engine's key store parses and
@@ -907,9 +1006,15 @@ pb::PreloadSrsResponse core::preload(const std::string& circuit) {
 }
 
 pb::EvictSrsResponse core::evict(const std::string& circuit) {
-  if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache))
-    throw request_error(StatusCode::UNIMPLEMENTED, "circuit_id " + circuit + ": " + *params +
-                                                       " is there, but this engine does not load Filecoin parameters yet");
+  if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache)) {
+    pb::EvictSrsResponse r;
+    std::uint64_t bytes = 0;
+    for (auto& k : engine_->status().keys)
+      if (k.path == *params) bytes = k.bytes;
+    r.set_was_loaded(engine_->evict_key(*params));
+    if (r.was_loaded()) r.set_freed_bytes(bytes);
+    return r;
+  }
   catalog_.find(circuit);
   engine_->evict_idle_keys();
   pb::EvictSrsResponse r;

@@ -22,6 +22,7 @@
 #include "config/config.hpp"
 #include "cuzk/v1/proving.pb.h"
 #include "engine/engine.hpp"
+#include "fil_request.hpp"
 #include "journal.hpp"
 
 namespace cuzk::daemon {
@@ -131,6 +132,12 @@ class core {
   // Where a job's witnesses are kept: derived from its id (never read back from the journal).
   std::filesystem::path witness_dir(const std::string& job_id) const;
   std::shared_ptr<job> launch(const journal_job& row, std::vector<engine::witness_input> witnesses);
+  // Filecoin jobs: journaled with circuit "filecoin.KIND" and their request in the job's directory.
+  static constexpr const char* kFilecoinPrefix = "filecoin.";
+  std::shared_ptr<job> launch_fil(const journal_job& row, const fil_request& checked);
+  fil_request read_fil_request(const std::string& job_id);
+  // Registers an engine job as the daemon's (status, completion).
+  std::shared_ptr<job> track(const journal_job& row, engine::job_id engine_id, std::string kind);
   // The completion thread: the one thread that journals finished jobs, answers waiters (finished,
   // timed out, draining) and expires old results every result_ttl / 4 (at most a minute apart).
   void completion_loop();

@@ -7,8 +7,8 @@
 #include "core.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/json_stream.hpp"
-#include "fil/io/post_bincode.hpp"
 #include "fil/parameter_cache.hpp"
+#include "fil/registered_proof.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::daemon {
@@ -34,13 +34,8 @@ std::string size_name(std::uint64_t s) {  // "2k", "32g": Curio's circuit-id suf
                               "prove SnapDeals updates with the Rust engine or filecoin-ffi");
 }
 
-struct param_files {
-  std::string params, vk;
-};
-
-param_files param_paths(const std::string& cache_id, const std::string& param_cache) {
-  fs::path dir(param_cache);
-  return {(dir / (cache_id + ".params")).string(), (dir / (cache_id + ".vk")).string()};
+std::string params_path(const std::string& file, const std::string& param_cache) {
+  return fs::absolute(fs::path(param_cache) / file).lexically_normal().string();
 }
 
 void require_file(const std::string& path, const std::string& what) {
@@ -48,6 +43,18 @@ void require_file(const std::string& path, const std::string& what) {
   if (!fs::is_regular_file(path, ec))
     throw request_error(StatusCode::NOT_FOUND, "parameters: " + path + " not found (" + what +
                                                    "; [filecoin] param_cache / FIL_PROOFS_PARAMETER_CACHE)");
+}
+
+// fil/'s checks, as gRPC statuses.
+template <class F>
+auto fil_checked(F&& f) {
+  try {
+    return f();
+  } catch (const fil::not_implemented& e) {
+    throw request_error(StatusCode::UNIMPLEMENTED, e.what());
+  } catch (const zk::input_error& e) {
+    throw request_error(StatusCode::INVALID_ARGUMENT, e.what());
+  }
 }
 
 }  // namespace
@@ -75,45 +82,20 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
            ") carries vanilla proofs, not a circom circuit and witnesses");
   if (!v1::Priority_IsValid(req.priority()))
     refuse("priority: " + std::to_string(req.priority()) + " is not a priority (LOW, NORMAL, HIGH, CRITICAL)");
+  out.priority = req.priority();
+  out.sector_size = req.sector_size();
 
-  const std::string kind_str = v1::ProofKind_Name(out.kind);
-  const std::uint64_t rp = req.registered_proof();
-  std::uint64_t proof_size = 0;
-  std::string proof_name, cache_id;
-  if (out.kind == v1::POREP_SEAL_COMMIT) {
-    out.seal = fil::seal_proof_by_number(rp);
-    if (!out.seal) refuse("registered_proof: " + std::to_string(rp) + " is not a RegisteredSealProof (PoRep: 0..19)");
-    proof_size = out.seal->sector_size;
-    proof_name = out.seal->name;
-    cache_id = fil::parameter_cache_id(*out.seal);
-    out.partitions = out.seal->partitions;
-  } else {
-    out.post = fil::post_proof_by_number(rp);
-    const auto want = out.kind == v1::WINNING_POST ? fil::post_type::winning : fil::post_type::window;
-    if (!out.post) refuse("registered_proof: " + std::to_string(rp) + " is not a RegisteredPoStProof (0..14)");
-    if (out.post->type != want)
-      refuse("registered_proof: " + std::to_string(rp) + " (" + std::string(out.post->name) + ") is not a " +
-             (want == fil::post_type::winning ? "WinningPoSt proof (0..4)" : "WindowPoSt proof (5..14)") + " for " +
-             kind_str);
-    proof_size = out.post->sector_size;
-    proof_name = out.post->name;
-    cache_id = fil::parameter_cache_id(*out.post);
-  }
-  if (req.sector_size() != proof_size)
-    refuse("sector_size: " + std::to_string(req.sector_size()) + " does not match registered_proof " +
-           std::to_string(rp) + " (" + proof_name + ", " + std::to_string(proof_size) + "-byte sectors)");
-  out.priority = req.priority() != v1::PRIORITY_UNSPECIFIED ? req.priority()
-                 : out.kind == v1::WINNING_POST             ? v1::CRITICAL
-                 : out.kind == v1::WINDOW_POST_PARTITION    ? v1::HIGH
-                                                            : v1::NORMAL;
+  auto& in = out.input;
+  in.kind = static_cast<fil::proof_kind>(kind);  // fil::proof_kind has Curio's numbers
+  in.registered_proof = std::string(fil_checked([&] { return fil::registered_proof_name(in.kind, req.registered_proof()); }));
+  out.circuit = fil_checked([&] { return fil::resolve_circuit(in.kind, in.registered_proof, req.sector_size()); });
+  in.miner_id = req.miner_id();
+  in.sector_number = req.sector_number();
+  in.partition_index = req.partition_index();
+
   // The parameter file before the payload: a cheap check first (a PoRep payload is ~50 MB at 32 GiB).
-  auto files = param_paths(cache_id, param_cache);
-  require_file(files.params, "registered_proof " + std::to_string(rp) + " " + proof_name);
-  out.params_path = files.params;
-  out.vk_path = files.vk;
-  out.miner_id = req.miner_id();
-  out.sector_number = req.sector_number();
-  out.partition_index = req.partition_index();
+  out.params_path = params_path(out.circuit.params_file(), param_cache);
+  require_file(out.params_path, "registered_proof " + std::to_string(req.registered_proof()) + " " + in.registered_proof);
 
   if (out.kind == v1::POREP_SEAL_COMMIT) {
     if (req.vanilla_proof().empty()) refuse("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
@@ -127,74 +109,62 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
     }
     if (!c1.wrapped)
       refuse("vanilla_proof: a bare SealCommitPhase1Output; send Curio's wrapper {\"SectorNum\", \"Phase1Out\", \"SectorSize\"}");
-    if (c1.phase1_out.registered_proof->sector_size != out.seal->sector_size)
-      refuse("vanilla_proof: Phase1Out is " + std::string(c1.phase1_out.registered_proof->name) +
-             ", registered_proof " + std::to_string(rp) + " is " + proof_name);
+    if (c1.phase1_out.registered_proof->sector_size != out.circuit.sector_size())
+      refuse("vanilla_proof: Phase1Out is " + std::string(c1.phase1_out.registered_proof->name) + ", registered_proof " +
+             std::to_string(req.registered_proof()) + " is " + in.registered_proof);
     if (req.sector_number() != 0 && c1.sector_num != req.sector_number())
       refuse("vanilla_proof: SectorNum " + std::to_string(c1.sector_num) + " but sector_number is " +
              std::to_string(req.sector_number()));
-    out.sector_number = c1.sector_num;
-    out.c1 = std::make_shared<const fil::c1_output>(std::move(c1));
+    in.sector_number = c1.sector_num;
+    in.c1.assign(req.vanilla_proof().begin(), req.vanilla_proof().end());
   } else {
     if (!req.vanilla_proof().empty()) refuse("vanilla_proof: PoSt sends one vanilla proof per sector in vanilla_proofs");
     if (req.randomness().size() != 32)
       refuse("randomness: " + std::to_string(req.randomness().size()) + " bytes, a PoSt challenge seed is 32");
-    std::copy(req.randomness().begin(), req.randomness().end(), out.randomness.begin());
-    try {
-      fil::domain_to_fr(out.randomness, "randomness");
-    } catch (const zk::input_error& e) {
-      refuse(e.what());
-    }
-    const int n = req.vanilla_proofs_size();
-    const unsigned most = out.kind == v1::WINNING_POST ? 1 : out.post->sector_count;
-    if (n == 0) refuse("vanilla_proofs: empty (one bincode FallbackPoStSectorProof per challenged sector)");
-    if (unsigned(n) > most)
-      refuse("vanilla_proofs: " + std::to_string(n) + " sectors, " + proof_name + " takes at most " +
-             std::to_string(most) + (out.kind == v1::WINNING_POST ? "" : " per partition"));
-    for (int i = 0; i < n; ++i) {
-      const std::string origin = "vanilla_proofs[" + std::to_string(i) + "]";
-      const auto& b = req.vanilla_proofs(i);
-      try {
-        auto p = fil::io::read_post_vanilla_proof({reinterpret_cast<const std::uint8_t*>(b.data()), b.size()}, origin);
-        fil::io::check_post_shape(p, *out.post, {}, origin);
-        out.sectors.push_back(std::move(p));
-      } catch (const zk::input_error& e) {
-        refuse(e.what());
-      }
-    }
+    std::copy(req.randomness().begin(), req.randomness().end(), in.randomness.begin());
+    fil_checked([&] { return fil::domain_to_fr(in.randomness, "randomness"); });
+    if (req.vanilla_proofs_size() == 0)
+      refuse("vanilla_proofs: empty (one bincode FallbackPoStSectorProof per challenged sector)");
+    for (const auto& b : req.vanilla_proofs()) in.vanilla_proofs.emplace_back(b.begin(), b.end());
   }
+  // Counts, shapes, comm_r and the challenged leaves, as the engine checks them (cheap: no hashing).
+  fil_checked([&] {
+    fil::check_job_input(out.circuit, in);
+    return 0;
+  });
   return out;
 }
 
 std::optional<std::string> fil_params_for_circuit_id(const std::string& id, const std::string& param_cache) {
   if (id.rfind("v28-", 0) == 0) {
-    std::string stem = id;
-    if (stem.size() > 7 && stem.ends_with(".params")) stem.resize(stem.size() - 7);
-    if (stem.find('/') != std::string::npos || stem.find("..") != std::string::npos)
-      refuse("circuit_id: " + id + " is not a parameter file name");
-    auto files = param_paths(stem, param_cache);
-    require_file(files.params, "circuit_id " + id);
-    return files.params;
+    std::string file = id.ends_with(".params") ? id : id + ".params";
+    if (file.find('/') != std::string::npos || !fil::circuit_for_params(file))
+      refuse("circuit_id: " + id + " is not the parameter file of a registered proof");
+    auto path = params_path(file, param_cache);
+    require_file(path, "circuit_id " + id);
+    return path;
   }
   const auto dash = id.find('-');
   if (dash == std::string::npos) return std::nullopt;
   const std::string kind = id.substr(0, dash), size = id.substr(dash + 1);
   if (kind != "porep" && kind != "wpost" && kind != "winning" && kind != "snap") return std::nullopt;
   if (kind == "snap") snap_unimplemented("circuit_id " + id);
-  std::string cache_id;
+  std::string file;
   if (kind == "porep") {
     for (const auto& p : fil::seal_proofs())
-      if (p.version == fil::api_version::v1_1_0 && size_name(p.sector_size) == size) cache_id = fil::parameter_cache_id(p);
+      if (p.version == fil::api_version::v1_1_0 && size_name(p.sector_size) == size)
+        file = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, p.name).params_file();
   } else {
     const auto want = kind == "winning" ? fil::post_type::winning : fil::post_type::window;
+    const auto pk = kind == "winning" ? fil::proof_kind::winning_post : fil::proof_kind::window_post_partition;
     for (const auto& p : fil::post_proofs())
-      if (p.type == want && size_name(p.sector_size) == size) cache_id = fil::parameter_cache_id(p);
+      if (p.type == want && size_name(p.sector_size) == size) file = fil::resolve_circuit(pk, p.name).params_file();
   }
-  if (cache_id.empty())
+  if (file.empty())
     refuse("circuit_id: " + id + ": no " + kind + " proof for sector size '" + size + "' (2k, 8m, 512m, 32g, 64g)");
-  auto files = param_paths(cache_id, param_cache);
-  require_file(files.params, "circuit_id " + id);
-  return files.params;
+  auto path = params_path(file, param_cache);
+  require_file(path, "circuit_id " + id);
+  return path;
 }
 
 }  // namespace cuzk::daemon

@@ -9,6 +9,8 @@
 //	curio-client -addr A porep -c1 F -miner M -out F   PoRep C2 from Curio's C1 wrapper JSON
 //	curio-client -addr A bad-inputs -sample D  each malformed request gets its gRPC code and a one-line message
 //	curio-client -addr A cancel -dir D         submit a WindowPoSt, cancel it, await: CANCELLED (or done first)
+//	curio-client -addr A submit -dir D         SubmitProof only; prints the job id
+//	curio-client -addr A await -job J -out F   AwaitProof to the end; writes the proof
 //
 // Exit status: 0 success, 1 a check failed, 2 unusable input.
 package main
@@ -28,7 +30,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: curio-client [-addr HOST:PORT|unix:PATH] contract|status|post|porep|bad-inputs|cancel [flags]")
+	fmt.Fprintln(os.Stderr, "usage: curio-client [-addr HOST:PORT|unix:PATH] contract|status|post|porep|bad-inputs|cancel|submit|await [flags]")
 	os.Exit(2)
 }
 
@@ -78,6 +80,10 @@ func main() {
 		rc = runBadInputs(ctx, client, args)
 	case "cancel":
 		rc = runCancel(ctx, client, args)
+	case "submit":
+		rc = runSubmit(ctx, client, args)
+	case "await":
+		rc = runAwait(ctx, client, args)
 	default:
 		usage()
 	}

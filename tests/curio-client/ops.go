@@ -144,6 +144,50 @@ func runPost(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 	return prove(ctx, c, postRequest(*dir), *out)
 }
 
+// submit: SubmitProof only, prints the job id (for the restart test: the daemon dies after this).
+func runSubmit(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
+	fs := flag.NewFlagSet("submit", flag.ExitOnError)
+	dir := fs.String("dir", "", "fil-oracle post output (post.json, vanilla-*.bin)")
+	fs.Parse(args)
+	if *dir == "" {
+		fail(2, "submit: -dir is required")
+	}
+	req := postRequest(*dir)
+	req.RequestId = fmt.Sprintf("curio-client-%d", time.Now().UnixNano())
+	r, err := c.SubmitProof(ctx, req)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "not ok: SubmitProof: %v\n", err)
+		return 1
+	}
+	fmt.Println(r.GetJobId())
+	return 0
+}
+
+// await: AwaitProof until the job ends; writes its proof.
+func runAwait(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
+	fs := flag.NewFlagSet("await", flag.ExitOnError)
+	job := fs.String("job", "", "job id")
+	out := fs.String("out", "", "where the proof goes")
+	fs.Parse(args)
+	if *job == "" || *out == "" {
+		fail(2, "await: -job and -out are required")
+	}
+	r, err := c.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: *job})
+	if err != nil {
+		fmt.Printf("not ok: AwaitProof: %v\n", err)
+		return 1
+	}
+	if r.GetStatus() != pb.AwaitProofResponse_COMPLETED || len(r.GetProof()) == 0 {
+		fmt.Printf("not ok: job %s %v: %s\n", *job, r.GetStatus(), r.GetErrorMessage())
+		return 1
+	}
+	if err := os.WriteFile(*out, r.GetProof(), 0o644); err != nil {
+		fail(2, "%v", err)
+	}
+	fmt.Printf("ok: job %s completed: %d-byte proof -> %s\n", *job, len(r.GetProof()), *out)
+	return 0
+}
+
 func runPoRep(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 	fs := flag.NewFlagSet("porep", flag.ExitOnError)
 	c1 := fs.String("c1", "", "Curio's C1 wrapper JSON")
@@ -184,7 +228,8 @@ func runStatus(ctx context.Context, c pb.ProvingEngineClient) int {
 }
 
 // Submits a job, cancels it at once, awaits it: CANCELLED (or COMPLETED when it won the race); then
-// the daemon must come back to idle: no job pending or running, the host budget's reservations at zero.
+// the daemon must come back to idle: no job pending or running, and the host budget holding nothing
+// but the loaded keys (its reservations equal the keys' bytes: every partition's memory returned).
 func runCancel(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 	fs := flag.NewFlagSet("cancel", flag.ExitOnError)
 	dir := fs.String("dir", "", "fil-oracle post output to submit (post.json, vanilla-*.bin)")
@@ -229,16 +274,21 @@ func runCancel(ctx context.Context, c pb.ProvingEngineClient, args []string) int
 		for _, q := range s.GetQueues() {
 			busy += q.GetPending() + q.GetInProgress()
 		}
-		if busy == 0 && s.GetPinnedMemoryBytes() == 0 {
+		keys := uint64(0)
+		for _, k := range s.GetLoadedSrs() {
+			keys += k.GetSizeBytes()
+		}
+		if busy == 0 && s.GetPinnedMemoryBytes() == keys {
 			break
 		}
 		if time.Now().After(deadline) {
-			fmt.Printf("not ok: 30 s after the cancel: %d jobs busy, %d host bytes reserved\n", busy, s.GetPinnedMemoryBytes())
+			fmt.Printf("not ok: 30 s after the cancel: %d jobs busy, %d host bytes reserved, %d of them keys\n", busy,
+				s.GetPinnedMemoryBytes(), keys)
 			return 1
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	fmt.Printf("ok: job %s cancelled (was running: %v), ended %v; the daemon is idle, host budget back to 0\n",
+	fmt.Printf("ok: job %s cancelled (was running: %v), ended %v; the daemon is idle, the host budget holds only keys\n",
 		sub.GetJobId(), cr.GetWasRunning(), r.GetStatus())
 	return 0
 }
@@ -269,11 +319,11 @@ func runBadInputs(ctx context.Context, c pb.ProvingEngineClient, args []string) 
 	r = window()
 	r.RegisteredProof = 13 // StackedDrgWindow32GiBV1_1
 	cases = append(cases, badCase{"registered_proof for 32 GiB, sector_size 2 KiB", r, codes.InvalidArgument,
-		[]string{"sector_size", "2048", "registered_proof 13"}})
+		[]string{"sector_size", "2048", "StackedDrgWindow32GiBV1_2"}})
 	r = window()
 	r.RegisteredProof = 0 // a WinningPoSt proof
 	cases = append(cases, badCase{"a WinningPoSt registered_proof for WINDOW_POST_PARTITION", r, codes.InvalidArgument,
-		[]string{"registered_proof", "StackedDrgWinning2KiBV1", "not a WindowPoSt proof"}})
+		[]string{"registered_proof", "StackedDrgWinning2KiBV1", "WindowPoSt"}})
 	r = window()
 	r.Randomness = r.Randomness[:31]
 	cases = append(cases, badCase{"randomness of 31 bytes", r, codes.InvalidArgument, []string{"randomness", "31"}})
