@@ -18,8 +18,11 @@ mkdir -p "$GOBIN"
 stamp=$GOBIN/.versions
 if [[ $(cat "$stamp" 2>/dev/null) != "$PROTOC_GEN_GO $PROTOC_GEN_GO_GRPC" ]]; then
   echo "curio-client: installing protoc-gen-go $PROTOC_GEN_GO and protoc-gen-go-grpc $PROTOC_GEN_GO_GRPC into $GOBIN"
-  GOFLAGS= go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO"
-  GOFLAGS= go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC"
+  if ! GOFLAGS= go install "google.golang.org/protobuf/cmd/protoc-gen-go@$PROTOC_GEN_GO" ||
+     ! GOFLAGS= go install "google.golang.org/grpc/cmd/protoc-gen-go-grpc@$PROTOC_GEN_GO_GRPC"; then
+    echo "curio-client: SKIPPED: cannot install the protoc plugins (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+    exit 77
+  fi
   echo "$PROTOC_GEN_GO $PROTOC_GEN_GO_GRPC" >"$stamp"
 fi
 rm -rf "$OUT/src"
@@ -31,5 +34,9 @@ PATH=$GOBIN:$PATH protoc -I "$SRC/apps/proto" \
   --go-grpc_out="$OUT/src/cuzkpb" --go-grpc_opt=paths=source_relative --go-grpc_opt="Mcuzk/v1/proving.proto=$pkg" \
   cuzk/v1/proving.proto
 mv "$OUT"/src/cuzkpb/cuzk/v1/*.go "$OUT/src/cuzkpb/"
+if ! (cd "$OUT/src" && go mod download); then
+  echo "curio-client: SKIPPED: cannot download the Go modules (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
+  exit 77
+fi
 (cd "$OUT/src" && go vet ./... && go build -o "$OUT/curio-client" .)
 echo "curio-client: built $OUT/curio-client"
