@@ -20,5 +20,21 @@ b prove24_plain $R cuzk bench prove --backend cuda --warmup 1 --reps 3 "$c.zkey"
 b prove24_shifted $R cuzk bench prove --backend cuda --shifted-bases auto --warmup 1 --reps 5 "$c.zkey" "$c.wtns" \
   --proof "$OUT/proof24.json" --public "$OUT/public24.json"
 $R cuzk zkey export-vk "$c.zkey" "$OUT/vk24.json" >/dev/null 2>&1
+# The same 2^24 key in Filecoin's layout: first proof after open, snarkjs form against bellperson form
+# (both read the circuit: the zkey holds it, the .params need the .r1cs beside them).
+$R chain_circuit $(((1 << 24) - 3)) "$c.r1cs" /dev/null 24 >/dev/null 2>&1
+b setup24_bellperson $R cuzk setup "$c.r1cs" "$c.params" --format bellperson --seed 24
+b first24_snarkjs $R cuzk prove --backend cuda --timings "$c.zkey" "$c.wtns" /tmp/check/p.json /tmp/check/pub.json
+b first24_bellperson $R cuzk prove --backend cuda --timings --params "$c.params" --r1cs "$c.r1cs" "$c.wtns" "$OUT/proof24b.bin"
+b first24_bellperson_again $R cuzk prove --backend cuda --timings --params "$c.params" --r1cs "$c.r1cs" "$c.wtns" /tmp/check/b2.bin
+cp "$c.vk" "$OUT/vk24b.vk" 2>/dev/null
 rm -rf /tmp/check
+# Filecoin WindowPoSt on the GPU when the 2 KiB fixtures travel in .device/fil (params/, window/):
+# the proof comes back in $OUT for fil-oracle verify-post on the host.
+if [[ -d .device/fil/window ]]; then
+  P=.device/fil/window
+  rnd=$(python3 -c "import json; print(json.load(open('$P/post.json'))['randomness'])")
+  b fil_post_window $R cuzk fil post --kind window --miner-id 1000 --params-dir .device/fil/params --backend cuda \
+    --vanilla "$P"/vanilla-*.bin --randomness "$rnd" --out "$OUT/window-cuda.bin"
+fi
 dev_finish
