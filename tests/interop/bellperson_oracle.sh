@@ -3,10 +3,13 @@
 # WindowPoSt circuit: our readers load the oracle's .params/.vk (and `params check` agrees with its
 # digests); `cuzk verify --vk` (and @noble/curves) accept the oracle's proof and refuse a flipped bit;
 # `cuzk prove --params` on the oracle's R1CS dump makes a proof that the oracle's verify-post accepts.
-# Needs fil-oracle: $CUZK_FIL_ORACLE, or fil-oracle on PATH; skipped (exit 77) without it. Params
-# and the sealed sector are cached under ${CUZK_CACHE:-~/.cache/cuzk}/bellperson-oracle.
+# Needs fil-oracle: $CUZK_FIL_ORACLE, else the one test.sh builds (BUILD/bin/fil-oracle, as the other
+# oracle tests), else fil-oracle on PATH; skipped (exit 77) without it. Params and the sealed sector
+# are cached under ${CUZK_CACHE:-~/.cache/cuzk}/bellperson-oracle.
 source "$(dirname "$0")/lib.sh"
-ORACLE=${CUZK_FIL_ORACLE:-$(command -v fil-oracle || true)}
+ORACLE=${CUZK_FIL_ORACLE:-}
+[[ -n $ORACLE || ! -x $BUILD/bin/fil-oracle ]] || ORACLE=$BUILD/bin/fil-oracle
+[[ -n $ORACLE ]] || ORACLE=$(command -v fil-oracle || true)
 [[ -n $ORACLE && -x $ORACLE ]] || { echo "skip: fil-oracle not found (set CUZK_FIL_ORACLE)"; exit 77; }
 require_cuzk
 C=${CUZK_CACHE:-$HOME/.cache/cuzk}/bellperson-oracle
