@@ -13,6 +13,7 @@
 #include "fil/post/fallback.hpp"
 #include "fil/stacked/challenges.hpp"
 #include "fil/stacked/graph.hpp"
+#include "fil/stacked/label.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::fil {
@@ -179,19 +180,6 @@ struct lc_tree {
   }
 };
 
-domain create_label(const domain& replica_id, std::uint32_t layer, std::uint64_t node, const std::vector<domain>& parents) {
-  crypto::sha256 h;
-  std::uint8_t buf[64] = {};
-  std::copy(replica_id.begin(), replica_id.end(), buf);
-  for (int i = 0; i < 4; ++i) buf[32 + i] = std::uint8_t(layer >> (24 - 8 * i));
-  for (int i = 0; i < 8; ++i) buf[36 + i] = std::uint8_t(node >> (56 - 8 * i));
-  h.update(buf);
-  for (const auto& p : parents) h.update(p);
-  return fr32_safe(h.finish());
-}
-
-
-
 // The data: a random block of `period` leaves repeated over the sector, so every aligned subtree of
 // `period` leaves has the same root and comm_d is a genuine binary SHA-256 root over real data,
 // known before the challenges (which depend on it through replica_id).
@@ -284,7 +272,7 @@ seal_commit_phase1_output synthetic_c1(const seal_proof_info& proof, std::uint64
         for (unsigned i = 0; i < stacked::exp_degree; ++i) ps.push_back(label(p[base_degree + i], l - 1));
       const std::size_t distinct = ps.size();
       while (ps.size() < stacked::total_parents) ps.push_back(ps[ps.size() % distinct]);
-      v = create_label(c1.replica_id, l, n, ps);
+      v = stacked::create_label(c1.replica_id, l, n, ps);
       label_parents[{n, l}] = std::move(ps);
     }
     labels[{n, l}] = v;

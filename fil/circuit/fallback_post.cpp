@@ -1,8 +1,6 @@
 #include "fil/circuit/fallback_post.hpp"
 
 #include <string>
-#include <type_traits>
-#include <variant>
 
 #include "zk/error.hpp"
 
@@ -20,23 +18,6 @@ post_sector blank_post_sector(const tree_arities& shape, std::uint64_t leaves, s
   return s;
 }
 
-namespace {
-
-void append_levels(std::vector<path_level>& out, const merkle::inclusion_path& p, unsigned arity,
-                   const std::string& what) {
-  for (std::size_t l = 0; l < p.path.size(); ++l) {
-    const auto& e = p.path[l];
-    if (e.hashes.size() + 1 != arity || e.index >= arity)
-      throw zk::input_error(what + " level " + std::to_string(l) + ": " + std::to_string(e.hashes.size()) +
-                            " siblings, index " + std::to_string(e.index) + " for arity " + std::to_string(arity));
-    path_level lv{arity, e.index, {}};
-    for (const auto& h : e.hashes) lv.siblings.push_back(domain_to_fr(h, what + " sibling"));
-    out.push_back(std::move(lv));
-  }
-}
-
-}  // namespace
-
 post_sector post_sector_from(const post::fallback_post_sector_proof& p, const tree_arities& shape) {
   const std::string id = "sector " + std::to_string(p.sector_id);
   if (p.vanilla_proof.sectors.size() != 1)
@@ -51,28 +32,7 @@ post_sector post_sector_from(const post::fallback_post_sector_proof& p, const tr
     const auto& mp = sp.inclusion_proofs[i];
     const std::string what = id + " challenge " + std::to_string(i);
     s.leafs.push_back(domain_to_fr(mp.leaf(), what + " leaf"));
-    std::vector<path_level> levels;
-    std::visit(
-        [&](const auto& q) {
-          using T = std::decay_t<decltype(q)>;
-          const unsigned want = std::is_same_v<T, merkle::single_proof> ? 0 : std::is_same_v<T, merkle::sub_tree_proof> ? 1 : 2;
-          const unsigned have = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
-          if (want != have)
-            throw zk::input_error(what + ": a Merkle proof of kind " + std::to_string(want) + " for a tree of " +
-                                  std::to_string(have) + " upper levels");
-          if constexpr (std::is_same_v<T, merkle::single_proof>) {
-            append_levels(levels, q.path, shape.base, what + " path");
-          } else if constexpr (std::is_same_v<T, merkle::sub_tree_proof>) {
-            append_levels(levels, q.base_proof, shape.base, what + " base path");
-            append_levels(levels, q.sub_proof, shape.sub, what + " sub path");
-          } else {
-            append_levels(levels, q.base_proof, shape.base, what + " base path");
-            append_levels(levels, q.sub_proof, shape.sub, what + " sub path");
-            append_levels(levels, q.top_proof, shape.top, what + " top path");
-          }
-        },
-        mp.data);
-    s.paths.push_back(std::move(levels));
+    s.paths.push_back(path_levels(mp, shape, what));
   }
   return s;
 }

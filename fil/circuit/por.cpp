@@ -98,8 +98,7 @@ void append_levels(std::vector<path_level>& out, const merkle::inclusion_path& p
 
 }  // namespace
 
-std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tree_arities& shape,
-                                         std::uint64_t leaves, const std::string& what) {
+std::vector<path_level> path_levels(const merkle::merkle_proof& p, const tree_arities& shape, const std::string& what) {
   const unsigned have = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
   if (p.kind() != have)
     throw zk::input_error(what + ": a Merkle proof of kind " + std::to_string(p.kind()) + " for a tree of " +
@@ -120,6 +119,13 @@ std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tr
         }
       },
       p.data);
+  return levels;
+}
+
+std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tree_arities& shape,
+                                         std::uint64_t leaves, const std::string& what) {
+  const unsigned have = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
+  std::vector<path_level> levels = path_levels(p, shape, what);
   const std::size_t want = blank_path(shape, leaves).size();
   if (levels.size() != want)
     throw zk::input_error(what + ": a path of " + std::to_string(levels.size()) + " levels, the tree has " +

@@ -42,7 +42,11 @@ void por(zk::cs::constraint_system& cs, const tree_arities& shape, tree_hash has
          const zk::cs::gadgets::allocated_num& leaf, const std::vector<path_level>& path,
          const zk::cs::gadgets::allocated_num& root, const std::string* check = nullptr);
 
-// A Merkle proof as path levels for a tree of `shape` over `leaves` leaves; throws zk::input_error
+// A Merkle proof as path levels for a tree of `shape`; throws zk::input_error naming `what` when
+// its kind (single/sub/top), a level's arity or index, or a sibling (not a field element) does not fit.
+std::vector<path_level> path_levels(const merkle::merkle_proof& p, const tree_arities& shape, const std::string& what);
+
+// The same for a tree of `shape` over `leaves` leaves, also checking the number of levels; throws zk::input_error
 // naming `what` when its kind (single/sub/top), a level's arity or index, the number of levels or a
 // sibling (not a field element) does not fit.
 std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tree_arities& shape,

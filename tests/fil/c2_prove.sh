@@ -10,22 +10,9 @@
 # (exit 77, said why) without one. A 2 KiB C2 takes minutes on the CPU (2^22 domain).
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
-FIX=${3:-}
+source "$(dirname "$0")/lib.sh"
 BACKEND=${4:-cpu}
-ORACLE=${FIL_ORACLE:-$BUILD/bin/fil-oracle}
-[[ -x $ORACLE || -z $FIX ]] || ORACLE=$FIX/bin/fil-oracle
-if [[ -z $FIX ]]; then
-  if [[ ! -x $SRC/tests/oracle/fixtures.sh ]]; then
-    echo "SKIPPED: tests/oracle/fixtures.sh is not in this checkout"
-    exit 77
-  fi
-  FIX=$BUILD/tests/fil/c2-fixtures
-  rc=0
-  bash "$SRC/tests/oracle/fixtures.sh" "$BUILD" "$FIX" || rc=$?
-  ((rc == 77)) && { echo "SKIPPED: fil-oracle not built (cargo absent)"; exit 77; }
-  ((rc == 0)) || { echo "FAIL - tests/oracle/fixtures.sh exit $rc"; exit 1; }
-fi
-[[ -x $ORACLE ]] || { echo "SKIPPED: no fil-oracle binary to judge the proofs ($ORACLE; set FIL_ORACLE)"; exit 77; }
+fil_fixtures "${3:-}" c2-fixtures
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 MINER=1000
 S1=$FIX/sector-1 S2=$FIX/sector-2

@@ -12,22 +12,9 @@
 # skipped (exit 77, said why) without one.
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
-FIX=${3:-}
+source "$(dirname "$0")/lib.sh"
 BACKEND=${4:-cpu}
-ORACLE=${FIL_ORACLE:-$BUILD/bin/fil-oracle}
-[[ -x $ORACLE || -z $FIX ]] || ORACLE=$FIX/bin/fil-oracle  # /work/oracle-sample's layout
-if [[ -z $FIX ]]; then
-  if [[ ! -x $SRC/tests/oracle/fixtures.sh ]]; then
-    echo "SKIPPED: tests/oracle/fixtures.sh is not in this checkout"
-    exit 77
-  fi
-  FIX=$BUILD/tests/fil/post-fixtures
-  rc=0
-  bash "$SRC/tests/oracle/fixtures.sh" "$BUILD" "$FIX" || rc=$?
-  ((rc == 77)) && { echo "SKIPPED: fil-oracle not built (cargo absent)"; exit 77; }
-  ((rc == 0)) || { echo "FAIL - tests/oracle/fixtures.sh exit $rc"; exit 1; }
-fi
-[[ -x $ORACLE ]] || { echo "SKIPPED: no fil-oracle binary to judge the proofs ($ORACLE; set FIL_ORACLE)"; exit 77; }
+fil_fixtures "${3:-}" post-fixtures
 T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 MINER=1000
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
