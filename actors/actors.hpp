@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "messages/interfaces.hpp"
+#include "zk/groth16/backend_registry.hpp"
 
 namespace caf {
 class actor_system;
@@ -38,7 +39,8 @@ struct remote_endpoint {
 struct engine_settings {
   std::uint64_t host_budget_bytes = 0;
   std::vector<std::string> devices{"cpu"};  // backend names, one device actor each
-  std::uint64_t device_budget_bytes = 0;    // per device
+  zk::groth16::backend_settings backend;    // the tuning every device backend is made with
+  std::uint64_t device_budget_bytes = 0;    // per device: its VRAM budget (resident keys and staged partitions)
   unsigned synthesizers = 1;
   std::vector<remote_endpoint> remote_synthesizers;
   unsigned max_attempts = 3;
@@ -64,8 +66,11 @@ struct budget_ledger;
 std::shared_ptr<budget_ledger> make_budget_ledger();
 budget_actor spawn_budget(caf::actor_system& sys, std::string name, std::uint64_t capacity,
                           std::shared_ptr<budget_ledger> ledger);
+// The key store, with each device and its VRAM budget (devices[d], vram_budgets[d]) for the
+// resident tier.
 key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
-                                std::shared_ptr<const std::map<std::string, std::string>> param_digests = {});
+                                std::shared_ptr<const std::map<std::string, std::string>> param_digests = {},
+                                std::vector<device_actor> devices = {}, std::vector<budget_actor> vram_budgets = {});
 // A proving key by path: a snarkjs .zkey, or a Filecoin .params file named as parameters.json names
 // it (its circuit recorded, fil/partition.hpp; its digest checked first when `param_digests` lists
 // digests). Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
@@ -73,8 +78,8 @@ std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
                                                      const std::map<std::string, std::string>* param_digests);
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
                                     std::uint64_t generation);
-device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend, fault_settings faults,
-                          std::uint64_t generation);
+device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend,
+                          zk::groth16::backend_settings settings, fault_settings faults, std::uint64_t generation);
 // The stager of device `slot`, for that device's backend; spawned detached (uploads block).
 stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::string backend);
 assembler_actor spawn_assembler(caf::actor_system& sys);

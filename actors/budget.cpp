@@ -172,6 +172,8 @@ budget_actor::behavior_type budget(budget_ptr self, std::string name, std::uint6
         if (req.holder && !watch(self, req.holder))
           return make_error(errc::worker_failed, "budget " + st.name + ": holder of " + req.purpose + " is gone");
         if (st.queue.empty() && st.fits(req.bytes)) return st.take(req);
+        if (req.no_wait)
+          return make_error(errc::over_budget, "budget " + st.name + ": " + req.purpose + " does not fit now");
         auto rp = self->make_response_promise<reservation>();
         st.queue.push_back({std::move(req), rp});
         return rp;

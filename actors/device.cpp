@@ -4,9 +4,10 @@
 // one VRAM budget each (the scheduler reserves a partition's device bytes there before dispatch).
 //
 // The inputs arrive staged by the device's stager actor (uploaded while the previous partition
-// computed). The key's points on the device are a device key (backend::load_key) that this actor
-// holds for the key it proved last, made again when another key comes (or this one was evicted
-// from the key store and loaded anew); the backend itself keeps no copies.
+// computed). The key's points on the device come with the request: a lease of the key store's
+// resident tier, which this actor made for it (load: backend::load_key, after the key store got
+// the grant that describe sized). The backend keeps no copies of its own; a request without a
+// lease (a key too large for the VRAM budget) uploads the points for that proof only.
 #include "actors/actors.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
@@ -27,21 +28,18 @@ struct device_state {
   std::unique_ptr<fault_coin> alloc_coin;
   std::uint32_t forced_alloc_failures = 0;  // fail_alloc_atom: the next N allocations fail
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
-  // The device key of the key proved last; `resident_for` watches that key without holding it
-  // (a lease held here would keep the key store from evicting it).
-  std::weak_ptr<const circuit_key> resident_for;
-  std::unique_ptr<zk::groth16::resident_key> resident;
 };
 
 using device_ptr = device_actor::stateful_pointer<device_state>;
 
 device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::string backend_name,
-                                   fault_settings faults, std::uint64_t generation) {
+                                   zk::groth16::backend_settings settings, fault_settings faults,
+                                   std::uint64_t generation) {
   auto& st = self->state;
   st.slot = slot;
   st.backend_name = backend_name;
   const std::uint64_t seed = faults.seed ^ (0xd1b54a32d192ed03ULL * (slot + 1)) ^ (generation << 24);
-  st.backend = zk::groth16::make_backend(backend_name);
+  st.backend = zk::groth16::make_backend(backend_name, settings);
   if (faults.device_kernel_fail > 0)
     st.backend = std::make_unique<faulty_backend>(std::move(st.backend), faults.device_kernel_fail, seed);
   st.alloc_coin = std::make_unique<fault_coin>(faults.device_alloc_fail, seed ^ 0x5bd1e995);
@@ -62,13 +60,10 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           device_result r;
           r.task = req.task;
           r.started_us = t0;
-          if (st.resident_for.expired() || st.resident_for.lock() != req.key.ptr) {
-            st.resident.reset();  // its device memory back before the next key's
-            st.resident_for.reset();
-            st.resident = st.backend->load_key(zk::groth16::points_of(key));
-            st.resident_for = req.key.ptr;
-          }
-          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend, nullptr, st.resident.get());
+          const zk::groth16::resident_key* resident =
+              req.resident.ptr && req.resident.device == st.slot ? req.resident.ptr->key.get() : nullptr;
+          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend, nullptr, resident);
+          req.resident = {};  // the lease goes back now
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
           req.staged = {};  // the device memory and its VRAM grant go back now
           r.elapsed_us = now_us() - t0;
@@ -85,6 +80,26 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           return make_error(errc::worker_failed, "device " + std::to_string(st.slot) + ": " + e.what());
         }
       },
+      [self](describe_atom, const key_handle& k, bool sets) -> caf::result<std::uint64_t> {
+        if (!k.ptr || !k.ptr->zkey) return make_error(errc::worker_failed, "device: describe of a key that is not loaded");
+        try {
+          return self->state.backend->resident_bytes(zk::groth16::points_of(*k.ptr->zkey), sets);
+        } catch (const std::exception& e) {
+          return make_error(errc::worker_failed, "device " + std::to_string(self->state.slot) + ": " + e.what());
+        }
+      },
+      [self](load_atom, const key_handle& k, bool sets) -> caf::result<resident_handle> {
+        auto& st = self->state;
+        if (!k.ptr || !k.ptr->zkey) return make_error(errc::worker_failed, "device: load of a key that is not loaded");
+        try {
+          auto res = std::make_shared<device_resident>();
+          res->key = st.backend->load_key(zk::groth16::points_of(*k.ptr->zkey), nullptr, sets);
+          res->bytes = res->key ? res->key->bytes() : 0;
+          return resident_handle{k.path, st.slot, std::move(res)};
+        } catch (const std::exception& e) {
+          return make_error(errc::worker_failed, "device " + std::to_string(st.slot) + ": load " + k.path + ": " + e.what());
+        }
+      },
       [self](fail_alloc_atom, std::uint32_t n) -> std::uint32_t {
         return self->state.forced_alloc_failures += n;
       },
@@ -98,9 +113,9 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
 
 }  // namespace
 
-device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend, fault_settings faults,
-                          std::uint64_t generation) {
-  return sys.spawn<caf::detached>(device, slot, std::move(backend), faults, generation);
+device_actor spawn_device(caf::actor_system& sys, std::uint32_t slot, std::string backend,
+                          zk::groth16::backend_settings settings, fault_settings faults, std::uint64_t generation) {
+  return sys.spawn<caf::detached>(device, slot, std::move(backend), settings, faults, generation);
 }
 
 }  // namespace cuzk::actors

@@ -50,12 +50,13 @@ class faulty_backend final : public zk::groth16::backend {
     return inner_->prove_sums(key, in, t);
   }
   std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points& key,
-                                                      const zk::groth16::constraint_evaluator* pce) override {
+                                                      const zk::groth16::constraint_evaluator* pce,
+                                                      bool sets) override {
     kernel("load_key");
-    return inner_->load_key(key, pce);
+    return inner_->load_key(key, pce, sets);
   }
-  std::uint64_t resident_bytes(const zk::groth16::key_points& key) const override {
-    return inner_->resident_bytes(key);
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets) const override {
+    return inner_->resident_bytes(key, sets);
   }
 
  private:

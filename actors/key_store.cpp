@@ -1,10 +1,21 @@
 // Key store (SRS manager): proving keys by path, in tiers.
-//   cold: not loaded;  warm: zkey parsed (points mapped);  hot: constraint evaluator built.
+//   cold: not loaded;  warm: zkey parsed (points mapped);  hot: constraint evaluator built;
+//   resident (per device, above hot): the key's points on that device, made by the device's
+//   backend (load_key) only after that device's VRAM budget granted the bytes the device said it
+//   needs (describe). The grant rides in the resident entry and returns when the last lease goes.
 // acquire() answers with a lease (a key_handle sharing the entry's pointer) once the key is hot.
 // The first acquire of a cold key starts ONE load and ONE evaluator build, the latter only after
 // the host budget granted its estimated bytes; every other acquire of that key waits for it.
 // Leases are reference counts: a hot key is evictable when nobody but the store holds its pointer.
 // Eviction is LRU among unleased keys, when the hot keys exceed key_cache_bytes, or on evict_atom.
+// Residency is acquired per partition (the scheduler, before it stages one on a device) and leased
+// the same way: a resident handle's copies. Room on a device is made by evicting that device's
+// unleased residents, LRU, then asked for without queueing (reserve_request::no_wait): a grant that
+// queued would hold up the staging grants of the partitions whose proofs release the leases it
+// waits for. What does not fit yet is asked for again on a tick (every 20 ms while any waits). A
+// key larger than the whole budget with its shifted sets is made without them; larger still, the
+// waiters get no residency (an empty handle) and the device uploads the points for each proof.
+// A hot key that is evicted (or dropped) takes its unleased residents with it.
 // A Filecoin key is a `.params` path: the same tiers, with its circuit recorded at load
 // (load_proving_key) and its parameters.json digest checked there when [filecoin] verify_params.
 #include <filesystem>
@@ -102,9 +113,30 @@ struct key_entry {
   std::vector<caf::typed_response_promise<key_handle>> waiters;
 };
 
+// The tier above hot: one key's points on one device.
+struct resident_entry {
+  enum class stage { idle, sizing, waiting, loading, resident };
+  stage st = stage::idle;
+  resident_handle handle;  // resident: the lease the store keeps
+  key_handle key;          // while sizing and loading: the hot key it is made from (a lease)
+  std::weak_ptr<const zk::io::zkey> made_from;  // resident: that key (no lease: it does not pin hot)
+  bool sets = true;        // with shifted sets (false once the sized grant exceeded the budget)
+  std::uint64_t bytes = 0, last_used = 0, ticket = 0;
+  std::vector<caf::typed_response_promise<resident_handle>> waiters;
+};
+
+struct device_tier {
+  device_actor device;
+  budget_actor vram;
+  std::map<std::string, resident_entry> keys;
+  std::uint64_t loads = 0, evictions = 0;
+};
+
 struct key_store_state {
   key_store_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
   budget_actor host_budget;
+  std::vector<device_tier> devices;
+  bool tick_pending = false;
   std::uint64_t cache_bytes = 0;
   key_worker_actor worker;
   std::map<std::string, key_entry> keys;
@@ -125,6 +157,27 @@ void fail_waiters(key_entry& e, const caf::error& err) {
 std::uint32_t leases(const key_entry& e) {
   return e.handle.ptr ? static_cast<std::uint32_t>(e.handle.ptr.use_count() - 1) : 0;
 }
+std::uint32_t leases(const resident_entry& r) {
+  return r.handle.ptr ? static_cast<std::uint32_t>(r.handle.ptr.use_count() - 1) : 0;
+}
+
+void drop_resident(device_tier& dev, resident_entry& r) {
+  r.st = resident_entry::stage::idle;
+  r.handle = {};  // the grant returns with the last lease
+  r.key = {};
+  r.made_from.reset();
+  r.bytes = 0;
+  ++dev.evictions;
+}
+
+// A hot key leaves: its unleased residents go (a leased one goes with its last lease).
+void drop_residents_of(key_store_state& st, const std::string& path) {
+  for (auto& dev : st.devices) {
+    auto it = dev.keys.find(path);
+    if (it == dev.keys.end()) continue;
+    if (it->second.st == resident_entry::stage::resident) drop_resident(dev, it->second);
+  }
+}
 
 void evict(store_ptr self, bool everything_unleased) {
   auto& st = self->state;
@@ -140,6 +193,8 @@ void evict(store_ptr self, bool everything_unleased) {
     for (auto& [p, e] : st.keys)
       if (e.st == key_entry::stage::hot && leases(e) == 0 && (!lru || e.last_used < lru->last_used)) lru = &e;
     if (!lru) return;
+    for (auto& [p, e] : st.keys)
+      if (&e == lru) drop_residents_of(st, p);
     lru->st = key_entry::stage::idle;
     lru->handle = {};
     lru->reservation = {};  // returns the bytes to the host budget
@@ -210,10 +265,181 @@ void reserve_and_build(store_ptr self, const std::string& path) {
           });
 }
 
+void fail_residency(resident_entry& r, const caf::error& err) {
+  for (auto& w : r.waiters) w.deliver(err);
+  r.waiters.clear();
+  r.st = resident_entry::stage::idle;
+  r.key = {};
+}
+
+void answer_residency(resident_entry& r, const resident_handle& h) {
+  for (auto& w : r.waiters) w.deliver(h);
+  r.waiters.clear();
+}
+
+void schedule_tick(store_ptr self) {
+  if (self->state.tick_pending) return;
+  self->state.tick_pending = true;
+  self->delayed_send(self, std::chrono::milliseconds(20), tick_atom::value);
+}
+
+void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant);
+
+// Room on device d for entry `path` (sized): its unleased residents go, LRU first, until the budget
+// has the bytes free; then the grant, asked for without queueing. Not yet: waits for the tick.
+void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
+  auto& st = self->state;
+  auto& dev = st.devices[d];
+  auto& r = dev.keys[path];
+  r.st = resident_entry::stage::waiting;
+  auto ticket = r.ticket = st.next_ticket++;
+  auto vram = dev.vram;
+  self->request(vram, caf::infinite, status_atom::value)
+      .then(
+          [self, d, path, ticket, vram](budget_status& b) {
+            auto& st = self->state;
+            if (d >= st.devices.size()) return;
+            auto& dev = st.devices[d];
+            auto& r = dev.keys[path];
+            if (r.ticket != ticket) return;
+            std::uint64_t free = b.capacity > b.in_use ? b.capacity - b.in_use : 0;
+            while (free < r.bytes) {
+              resident_entry* lru = nullptr;
+              for (auto& [p, e] : dev.keys)
+                if (e.st == resident_entry::stage::resident && leases(e) == 0 && (!lru || e.last_used < lru->last_used))
+                  lru = &e;
+              if (!lru) break;
+              free += lru->bytes;
+              drop_resident(dev, *lru);
+            }
+            reserve_request req{r.bytes, caf::actor_cast<caf::actor_addr>(self), "resident points of " + path, true};
+            auto t2 = r.ticket = st.next_ticket++;
+            self->request(vram, caf::infinite, std::move(req))
+                .then(
+                    [self, d, path, t2, vram](reservation& grant) {
+                      auto token = make_reservation_token(vram, grant);
+                      auto& st = self->state;
+                      if (d >= st.devices.size()) return;
+                      auto& r = st.devices[d].keys[path];
+                      if (r.ticket != t2) return;  // the token dies here: the grant goes back
+                      load_resident(self, d, path, std::move(token));
+                    },
+                    [self, d, path, t2](caf::error&) {
+                      auto& st = self->state;
+                      if (d >= st.devices.size()) return;
+                      auto& r = st.devices[d].keys[path];
+                      if (r.ticket != t2) return;
+                      schedule_tick(self);  // leases still hold the room: asked again on the tick
+                    });
+          },
+          [self, d, path, ticket](caf::error&) {
+            auto& st = self->state;
+            if (d >= st.devices.size()) return;
+            auto& r = st.devices[d].keys[path];
+            if (r.ticket == ticket) schedule_tick(self);  // the budget is being replaced
+          });
+}
+
+void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant) {
+  auto& st = self->state;
+  auto& dev = st.devices[d];
+  auto& r = dev.keys[path];
+  r.st = resident_entry::stage::loading;
+  auto ticket = r.ticket = st.next_ticket++;
+  ++dev.loads;
+  self->request(dev.device, caf::infinite, load_atom::value, r.key, r.sets)
+      .then(
+          [self, d, path, ticket, grant](resident_handle& made) {
+            auto& st = self->state;
+            if (d >= st.devices.size()) return;
+            auto& r = st.devices[d].keys[path];
+            if (r.ticket != ticket) return;
+            auto res = std::make_shared<device_resident>();
+            res->key = made.ptr ? made.ptr->key : nullptr;
+            res->bytes = r.bytes;
+            res->grant = grant;
+            r.handle = resident_handle{path, d, std::move(res)};
+            r.made_from = r.key.ptr ? r.key.ptr->zkey : nullptr;
+            r.key = {};
+            r.st = resident_entry::stage::resident;
+            r.last_used = now_us();
+            answer_residency(r, r.handle);
+          },
+          [self, d, path, ticket](caf::error& err) {
+            auto& st = self->state;
+            if (d >= st.devices.size()) return;
+            auto& r = st.devices[d].keys[path];
+            if (r.ticket == ticket) fail_residency(r, err);  // the grant's token dies with the lambda
+          });
+}
+
+// Sizes entry `path` on device d (the device's backend says what its resident points and proof
+// scratch take), then makes room for it.
+void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
+  auto& st = self->state;
+  auto& dev = st.devices[d];
+  auto& r = dev.keys[path];
+  r.st = resident_entry::stage::sizing;
+  auto ticket = r.ticket = st.next_ticket++;
+  auto vram = dev.vram;
+  self->request(dev.device, caf::infinite, describe_atom::value, r.key, r.sets)
+      .then(
+          [self, d, path, ticket, vram](std::uint64_t bytes) {
+            auto& st = self->state;
+            if (d >= st.devices.size()) return;
+            auto& r = st.devices[d].keys[path];
+            if (r.ticket != ticket) return;
+            r.bytes = bytes;
+            if (bytes == 0) {  // the backend keeps nothing (a CPU): resident at no cost
+              load_resident(self, d, path, keepalive{});
+              return;
+            }
+            auto t2 = r.ticket = st.next_ticket++;
+            self->request(vram, caf::infinite, status_atom::value)
+                .then(
+                    [self, d, path, t2](budget_status& b) {
+                      auto& st = self->state;
+                      if (d >= st.devices.size()) return;
+                      auto& r = st.devices[d].keys[path];
+                      if (r.ticket != t2) return;
+                      if (r.bytes <= b.capacity) {
+                        try_reserve(self, d, path);
+                      } else if (r.sets) {
+                        r.sets = false;  // too large with its shifted sets: sized again without
+                        start_residency(self, d, path);
+                      } else {
+                        // Larger than the whole budget: no residency; the device uploads the
+                        // points for each proof (and the proof fails there if they do not fit).
+                        r.st = resident_entry::stage::idle;
+                        answer_residency(r, resident_handle{path, d, nullptr});
+                        r.key = {};
+                      }
+                    },
+                    [self, d, path, t2](caf::error&) {
+                      auto& st = self->state;
+                      if (d >= st.devices.size()) return;
+                      auto& r = st.devices[d].keys[path];
+                      if (r.ticket == t2) {
+                        r.st = resident_entry::stage::waiting;
+                        schedule_tick(self);
+                      }
+                    });
+          },
+          [self, d, path, ticket](caf::error& err) {
+            auto& st = self->state;
+            if (d >= st.devices.size()) return;
+            auto& r = st.devices[d].keys[path];
+            if (r.ticket == ticket) fail_residency(r, err);
+          });
+}
+
 key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes,
-                                         std::shared_ptr<const std::map<std::string, std::string>> digests) {
+                                         std::shared_ptr<const std::map<std::string, std::string>> digests,
+                                         std::vector<device_actor> devices, std::vector<budget_actor> vram) {
   self->state.host_budget = std::move(host_budget);
   self->state.cache_bytes = cache_bytes;
+  for (std::size_t d = 0; d < devices.size(); ++d)
+    self->state.devices.push_back(device_tier{devices[d], d < vram.size() ? vram[d] : budget_actor{}, {}, 0, 0});
   self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker, std::move(digests));
   return {
       [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
@@ -228,12 +454,39 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
           e.bytes = 0;
           ++self->state.evictions;
           self->state.summaries.erase(path);
+          drop_residents_of(self->state, path);
         }
         if (e.st == key_entry::stage::hot) return e.handle;
         auto rp = self->make_response_promise<key_handle>();
         e.waiters.push_back(rp);
         if (e.st == key_entry::stage::idle) start_load(self, path);
         return rp;
+      },
+      [self](acquire_atom, key_handle& k, std::uint32_t d) -> caf::result<resident_handle> {
+        auto& st = self->state;
+        if (d >= st.devices.size() || !st.devices[d].device)
+          return make_error(errc::worker_failed, "key store: no device " + std::to_string(d));
+        if (!k.ptr || !k.ptr->zkey) return make_error(errc::worker_failed, "key store: residency of a key that is not hot");
+        auto& r = st.devices[d].keys[k.path];
+        r.last_used = now_us();
+        // Made from another load of the key (evicted and loaded again since): made anew.
+        if (r.st == resident_entry::stage::resident && r.made_from.lock() != k.ptr->zkey) drop_resident(st.devices[d], r);
+        if (r.st == resident_entry::stage::resident) return r.handle;
+        auto rp = self->make_response_promise<resident_handle>();
+        r.waiters.push_back(rp);
+        if (r.st == resident_entry::stage::idle) {
+          r.key = std::move(k);
+          r.sets = true;
+          start_residency(self, d, r.key.path);
+        }
+        return rp;
+      },
+      [self](tick_atom) {
+        auto& st = self->state;
+        st.tick_pending = false;
+        for (std::uint32_t d = 0; d < st.devices.size(); ++d)
+          for (auto& [path, r] : st.devices[d].keys)
+            if (r.st == resident_entry::stage::waiting) try_reserve(self, d, path);
       },
       [self](describe_atom, const std::string& path) -> caf::result<key_summary> {
         auto& st = self->state;
@@ -250,12 +503,16 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
       },
       [self](evict_atom) {
         self->state.summaries.clear();  // a key file replaced on disk is read again
+        for (auto& dev : self->state.devices)
+          for (auto& [p, r] : dev.keys)
+            if (r.st == resident_entry::stage::resident && leases(r) == 0) drop_resident(dev, r);
         evict(self, true);
       },
       [self](evict_atom, const std::string& path) -> bool {
         auto it = self->state.keys.find(path);
         self->state.summaries.erase(path);
         if (it == self->state.keys.end() || it->second.st != key_entry::stage::hot || leases(it->second) > 0) return false;
+        drop_residents_of(self->state, path);
         auto& e = it->second;
         e.st = key_entry::stage::idle;
         e.handle = {};
@@ -265,8 +522,25 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         return true;
       },
       [self](worker_replaced& r) {
-        if (r.who != role::host_budget || !r.fresh) return;
         auto& st = self->state;
+        if (r.who == role::device && r.slot < st.devices.size()) {
+          // A new device: what the old one made stays valid while leased (device memory outlives
+          // the actor); loads in flight there died with it and start again on the new one.
+          auto& dev = st.devices[r.slot];
+          dev.device = caf::actor_cast<device_actor>(r.fresh);
+          for (auto& [path, e] : dev.keys)
+            if (e.st == resident_entry::stage::sizing || e.st == resident_entry::stage::loading) {
+              if (dev.device) start_residency(self, r.slot, path);
+              else fail_residency(e, make_error(errc::worker_failed, "device " + std::to_string(r.slot) + " is gone"));
+            }
+          return;
+        }
+        if (r.who == role::vram_budget && r.slot < st.devices.size()) {
+          st.devices[r.slot].vram = caf::actor_cast<budget_actor>(r.fresh);  // it inherits the grants
+          schedule_tick(self);
+          return;
+        }
+        if (r.who != role::host_budget || !r.fresh) return;
         st.host_budget = caf::actor_cast<budget_actor>(r.fresh);
         // The new budget inherits the dead one's grants (the supervisor hands it the ledger), so
         // the hot keys stay accounted as they are; only reservations that were waiting in the
@@ -280,9 +554,28 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         s.loads = st.loads;
         s.evaluator_builds = st.builds;
         s.evictions = st.evictions;
+        for (std::uint32_t d = 0; d < st.devices.size(); ++d) {
+          residency_status rs;
+          rs.device = d;
+          rs.loads = st.devices[d].loads;
+          rs.evictions = st.devices[d].evictions;
+          for (auto& [path, r] : st.devices[d].keys) {
+            if (r.st == resident_entry::stage::resident) {
+              ++rs.keys;
+              rs.resident_bytes += r.bytes;
+              if (leases(r)) ++rs.leased;
+            }
+            rs.waiting += static_cast<std::uint32_t>(r.waiters.size());
+          }
+          s.devices.push_back(rs);
+        }
         for (auto& [path, e] : st.keys) {
           key_status k;
           k.path = path;
+          for (std::uint32_t d = 0; d < st.devices.size(); ++d) {
+            auto it = st.devices[d].keys.find(path);
+            if (it != st.devices[d].keys.end() && it->second.st == resident_entry::stage::resident) k.resident_on.push_back(d);
+          }
           k.tier = e.st == key_entry::stage::hot  ? key_tier::hot
                    : e.handle.ptr                 ? key_tier::warm
                                                   : key_tier::cold;
@@ -299,8 +592,10 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
 }  // namespace
 
 key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
-                                std::shared_ptr<const std::map<std::string, std::string>> param_digests) {
-  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes, std::move(param_digests));
+                                std::shared_ptr<const std::map<std::string, std::string>> param_digests,
+                                std::vector<device_actor> devices, std::vector<budget_actor> vram_budgets) {
+  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes, std::move(param_digests), std::move(devices),
+                   std::move(vram_budgets));
 }
 
 }  // namespace cuzk::actors

@@ -1,6 +1,7 @@
 // Scheduler: partitions of every accepted job, dispatched through the pipeline
 //   queued -> keying (key store lease) -> reserving (host budget, for the synthesis buffers)
-//          -> synthesizing -> device_wait -> device_reserving (that device's VRAM budget)
+//          -> synthesizing -> device_wait -> device_resident (the key's points on that device: a
+//          lease of the key store's resident tier) -> device_reserving (that device's VRAM budget)
 //          -> staging (that device's stager) -> staged -> proving -> proved -> assembling
 //          (verification) -> assembled
 // Each device has a stager: while the device proves partition k, its stager uploads k+1 (one
@@ -52,8 +53,8 @@ struct slot_t {
   std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
 };
 
-enum class stage { queued, keying, reserving, synthesizing, device_wait, device_reserving, staging, staged, proving,
-                   remote, proved, assembling, assembled };
+enum class stage { queued, keying, reserving, synthesizing, device_wait, device_resident, device_reserving, staging,
+                   staged, proving, remote, proved, assembling, assembled };
 
 struct node_slot {
   std::string name;
@@ -73,6 +74,7 @@ struct task_t {
   bool back_to_back = false;  // dispatched to its device the moment the previous partition ended
   std::uint64_t node = 0;  // stage::remote: the node proving it
   key_handle key;
+  resident_handle resident;  // the key's points on its device, leased until the device is done
   keepalive host_reservation;
   synthesis_handle synthesis;
   staged_handle staged;
@@ -173,7 +175,8 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
       st.staged[t.device].erase(order_of(j, t.index));
     // Slots only waiting (for a key or a reservation) are free now; a worker that is computing
     // stays busy until its answer, which is then dropped.
-    if (t.ticket && (t.st == stage::keying || t.st == stage::reserving || t.st == stage::device_reserving))
+    if (t.ticket && (t.st == stage::keying || t.st == stage::reserving || t.st == stage::device_resident ||
+                     t.st == stage::device_reserving))
       release_ticket(self, t.ticket);
   }
   if (out.state != job_state::succeeded && st.assembler_alive)
@@ -204,6 +207,7 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
   t.synth = t.device = -1;
   t.node = 0;
   t.key = {};
+  t.resident = {};
   t.host_reservation = {};
   t.synthesis = {};
   t.staged = {};
@@ -299,6 +303,7 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   prove_request preq;
   preq.task = task_ref{job, index, t.attempt, ticket};
   preq.key = t.key;
+  preq.resident = std::move(t.resident);  // the device drops the lease when done
   preq.staged = std::move(t.staged);  // the device becomes the only holder
   preq.witness = t.witness;
   preq.fixed_randomness = j.spec.fixed_randomness;
@@ -346,13 +351,43 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
           });
 }
 
-// Device d's stager takes a synthesized partition: VRAM first (that device's budget), then the
-// upload; the partition then waits in the device's staged queue.
+void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d);
+
+// Device d's stager takes a synthesized partition: the key's points on that device first (the key
+// store's resident tier: a lease, made under a grant from the device's VRAM budget), then VRAM
+// for the inputs, then the upload; the partition then waits in the device's staged queue.
 void stage_for(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
-  t.st = stage::device_reserving;
+  t.st = stage::device_resident;
   t.device = d;
   st.stagers[d].ticket = t.ticket;
+  auto step = ++t.step;
+  auto ticket = t.ticket;
+  auto job = j.id;
+  auto index = t.index;
+  auto store = st.key_store;
+  self->request(store, caf::infinite, acquire_atom::value, t.key, static_cast<std::uint32_t>(d))
+      .then(
+          [self, job, index, ticket, step, d](resident_handle& h) {
+            auto* t = current(self, job, index, ticket, step);
+            if (!t) {
+              release_slot(self->state.stagers, d, ticket);
+              pump(self);
+              return;
+            }
+            t->resident = std::move(h);
+            reserve_and_stage(self, self->state.jobs.at(job), *t, d);
+          },
+          [self, job, index, ticket, step, d, store](caf::error& e) {
+            release_slot(self->state.stagers, d, ticket);
+            if (is_receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
+            step_failed(self, job, index, ticket, step, "key store (resident)", e);
+          });
+}
+
+void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
+  auto& st = self->state;
+  t.st = stage::device_reserving;
   auto step = ++t.step;
   auto ticket = t.ticket;
   auto job = j.id;
@@ -685,7 +720,9 @@ void pump(sched_ptr self) {
     auto& dev = st.devices[d];
     auto& stg = st.stagers[d];
     if (!st.staged[d].empty()) continue;
-    if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive) continue;
+    if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive ||
+        !st.key_store_alive)
+      continue;
     auto [prio, seq, job, index] = *st.device_queue.begin();
     st.device_queue.erase(st.device_queue.begin());
     auto& j = st.jobs.at(job);
@@ -759,6 +796,7 @@ void on_replaced(sched_ptr self, worker_replaced& r) {
     case role::key_store:
       st.key_store = caf::actor_cast<key_store_actor>(r.fresh);
       st.key_store_alive = bool(r.fresh);
+      fail_where(self, [](const task_t& t) { return t.st == stage::device_resident; }, why);
       fail_where(self, [](const task_t& t) { return t.st == stage::keying; }, why);
       break;
     case role::assembler: {

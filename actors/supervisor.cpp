@@ -54,13 +54,19 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
                        spawn_budget(sys, "vram" + std::to_string(slot), s.device_budget_bytes, ledger));
     }
     case role::key_store:
-      return caf::actor_cast<caf::actor>(
-          spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget), s.key_cache_bytes,
-                          s.param_digests));
+    {
+      std::vector<device_actor> devices;
+      std::vector<budget_actor> vram;
+      for (auto& d : st.r.devices) devices.push_back(caf::actor_cast<device_actor>(d));
+      for (auto& v : st.r.vram_budgets) vram.push_back(caf::actor_cast<budget_actor>(v));
+      return caf::actor_cast<caf::actor>(spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget),
+                                                         s.key_cache_bytes, s.param_digests, std::move(devices),
+                                                         std::move(vram)));
+    }
     case role::synthesizer:
       return caf::actor_cast<caf::actor>(spawn_synthesizer(sys, slot, s.faults, gen));
     case role::device:
-      return caf::actor_cast<caf::actor>(spawn_device(sys, slot, s.devices[slot], s.faults, gen));
+      return caf::actor_cast<caf::actor>(spawn_device(sys, slot, s.devices[slot], s.backend, s.faults, gen));
     case role::stager:
       return caf::actor_cast<caf::actor>(spawn_stager(sys, slot, s.devices[slot]));
     case role::assembler:
@@ -109,7 +115,10 @@ void on_down(sup_ptr self, caf::down_msg& dm) {
     ++st.respawns;
   }
   if (st.r.scheduler) self->send(caf::actor_cast<scheduler_actor>(st.r.scheduler), note);
-  if (who == role::host_budget && st.r.key_store) self->send(caf::actor_cast<key_store_actor>(st.r.key_store), note);
+  // The key store holds the host budget's grants and, per device, the resident tier (the device
+  // makes the points, that device's VRAM budget grants them).
+  if ((who == role::host_budget || who == role::device || who == role::vram_budget) && st.r.key_store)
+    self->send(caf::actor_cast<key_store_actor>(st.r.key_store), note);
 }
 
 caf::behavior supervisor(sup_ptr self, engine_settings settings) {

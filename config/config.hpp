@@ -70,7 +70,8 @@ struct gpus_section {
   byte_size vram_safety_margin{false, 512ull << 20};
   std::string backend = "auto";  // auto | cpu | cuda
   // Precomputed shifted copies of resident key bases (MSMs ~15% faster, one copy of the bases per
-  // MSM window): "auto" = as many as fit beside the partitions' budget; "off"; or a size (at most).
+  // MSM window, inside the resident key's VRAM grant): "auto" = as many as the budget can hold;
+  // "off"; or a size (at most, per key).
   byte_size shifted_bases{true, 0};
   bool shifted_bases_off = false;
 };

@@ -305,7 +305,9 @@ engine engine::start(const config& c) {
     std::uint64_t smallest = 0;
     for (auto& d : s.devices) {
       std::uint64_t mem = zk::groth16::backend_device_memory(d), budget = 0;
-      if (mem > 0) budget = mem > c.vram_margin_bytes ? (mem - c.vram_margin_bytes) / 2 : 0;
+      // The whole device less the margin: resident keys (their points, shifted sets and proof
+      // scratch) and staged partitions both take grants from it.
+      if (mem > 0) budget = mem > c.vram_margin_bytes ? mem - c.vram_margin_bytes : 0;
       else budget = host_memory_limit() / 4;
       if (budget == 0) throw engine_error("config: device budget auto: device '" + d + "' reports no memory");
       smallest = smallest ? std::min(smallest, budget) : budget;
@@ -315,9 +317,9 @@ engine engine::start(const config& c) {
     s.device_budget_bytes = parse_budget(c.device_budget);
   }
   {
-    // Every device backend this process makes: the shifted copies must leave the budget free.
+    // Every device backend the engine makes (passed in, no process-wide setting). The shifted
+    // sets are part of a resident key's grant, so they need leave nothing else free.
     zk::groth16::backend_settings bs;
-    bs.keep_free_bytes = s.device_budget_bytes;
     if (c.shifted_bases == "auto") bs.shifted_bases_bytes = zk::groth16::backend_settings::as_much_as_fits;
     else if (c.shifted_bases != "off") {
       try {
@@ -326,7 +328,7 @@ engine engine::start(const config& c) {
         throw engine_error(std::string("config: shifted_bases: ") + e.what() + " (or off)");
       }
     }
-    zk::groth16::set_backend_settings(bs);
+    s.backend = bs;
   }
   s.synthesizers = c.synthesizers;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
@@ -583,7 +585,22 @@ status_report engine::status() {
     r.key_evictions = k.evictions;
     r.key_reserved_bytes = k.reserved_bytes;
     for (auto& key : k.keys)
-      r.keys.push_back(key_report{key.path, static_cast<key_tier>(key.tier), key.leases, key.bytes});
+      r.keys.push_back(key_report{key.path, static_cast<key_tier>(key.tier), key.leases, key.bytes, key.resident_on});
+    for (auto& d : k.devices) {
+      device_memory m;
+      m.device = d.device;
+      m.resident = d.resident_bytes;
+      m.resident_keys = d.keys;
+      m.loads = d.loads;
+      m.evictions = d.evictions;
+      if (d.device < r.vram.size()) {
+        const auto& v = r.vram[d.device];
+        m.capacity = v.capacity;
+        m.staged = v.in_use > m.resident ? v.in_use - m.resident : 0;
+        m.free = v.capacity > v.in_use ? v.capacity - v.in_use : 0;
+      }
+      r.memory.push_back(m);
+    }
   }, msg::status_atom::value);
   return r;
 }

@@ -88,13 +88,13 @@ struct config {
   std::string host_budget = "auto";  // "auto" (MemTotal or the cgroup limit, minus the margin) or a size
   std::uint64_t host_margin_bytes = std::uint64_t{1} << 30;
   std::vector<std::string> devices{"cpu"};  // compute backend per device actor: "cpu", "cuda", "auto"
-  // Budget per device for partitions' working memory (staged inputs, h): "auto" is half of a GPU's
-  // memory less vram_margin_bytes (the other half holds the keys' resident points and MSM
-  // scratch), or for a CPU device a quarter of the host's memory; or a size such as 8GiB.
+  // VRAM budget per device: the keys resident there (points, shifted sets, a proof's MSM scratch)
+  // and the partitions staged there (inputs, h) take grants from it. "auto" is a GPU's memory less
+  // vram_margin_bytes, or for a CPU device a quarter of the host's memory; or a size such as 8GiB.
   std::string device_budget = "auto";
   std::uint64_t vram_margin_bytes = std::uint64_t{512} << 20;
   // Precomputed shifted copies of the keys' bases on GPU devices (faster MSMs for more memory):
-  // "off", "auto" (as many as fit beside the device budget) or a size such as 40GiB (at most that).
+  // "off", "auto" (as many as a resident key's grant can hold) or a size such as 40GiB (per key).
   std::string shifted_bases = "off";
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   std::vector<remote_node> remote_synthesizers;
@@ -197,6 +197,16 @@ struct key_report {
   key_tier tier = key_tier::cold;
   std::uint32_t leases = 0;  // partitions holding it now
   std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> resident_on;  // devices holding its points (the tier above hot)
+};
+
+// One device's VRAM budget by owner: keys resident there (their grants), partitions staged there,
+// and what is free; with the resident tier's loads and evictions.
+struct device_memory {
+  std::uint32_t device = 0;
+  std::uint64_t capacity = 0, resident = 0, staged = 0, free = 0;
+  std::uint32_t resident_keys = 0;
+  std::uint64_t loads = 0, evictions = 0;
 };
 
 struct job_summary {
@@ -244,6 +254,7 @@ struct status_report {
   std::uint64_t cluster_oversized = 0, cluster_turned_away = 0;
   std::optional<coordinator_report> coordinator;  // worker
   std::vector<key_report> keys;  // every key the key store has seen (an evicted one is cold)
+  std::vector<device_memory> memory;  // per device: resident / staged / free
 };
 
 // Request errors (invalid request, queue full, unknown job, engine stopped): one line.

@@ -63,17 +63,21 @@ std::string describe(const caf::error& e);
 // ---- messages with actor handles --------------------------------------------------------------
 
 // A reservation request. The budget monitors `holder` and reclaims its grants when it dies.
+// no_wait: granted now or refused (errc::over_budget), never queued (the key store's resident
+// tier asks so: a queued key grant would hold up the staging grants ahead of whose proofs it
+// waits for, and it evicts and asks again instead).
 struct reserve_request {
   std::uint64_t bytes = 0;
   caf::actor_addr holder;
   std::string purpose;
+  bool no_wait = false;
 };
 inline bool operator==(const reserve_request& a, const reserve_request& b) {
-  return a.bytes == b.bytes && a.holder == b.holder && a.purpose == b.purpose;
+  return a.bytes == b.bytes && a.holder == b.holder && a.purpose == b.purpose && a.no_wait == b.no_wait;
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, reserve_request& x) {
-  return f(caf::meta::type_name("reserve_request"), x.bytes, x.holder, x.purpose);
+  return f(caf::meta::type_name("reserve_request"), x.bytes, x.holder, x.purpose, x.no_wait);
 }
 
 // The supervisor replaced a dead worker (`fresh` is invalid when it could not: a remote node).
@@ -124,9 +128,14 @@ using key_worker_actor = caf::typed_actor<                        //
     caf::replies_to<build_atom, key_handle>::with<key_handle>>;
 
 // Proving keys by path: acquire answers once the key is hot (parsed, evaluator built); describe
-// reads only the key's header (fingerprint and verifying key), cached per path.
+// reads only the key's header (fingerprint and verifying key), cached per path. acquire with a
+// hot key's handle and a device slot answers once the key's points are resident on that device
+// (the tier above hot: a grant from that device's VRAM budget, then the device's load_key); tick
+// retries residencies that waited for VRAM.
 using key_store_actor = caf::typed_actor<                         //
     caf::replies_to<acquire_atom, std::string>::with<key_handle>,  //
+    caf::replies_to<acquire_atom, key_handle, std::uint32_t>::with<resident_handle>,  //
+    caf::reacts_to<tick_atom>,                                    //
     caf::replies_to<describe_atom, std::string>::with<key_summary>,  //
     caf::reacts_to<evict_atom>,                                   //
     caf::replies_to<evict_atom, std::string>::with<bool>,         // one key, when unleased -> evicted
@@ -135,8 +144,12 @@ using key_store_actor = caf::typed_actor<                         //
 
 using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<synth_result>>;
 
+// A device: proves partitions; for the key store, sizes (describe) and makes (load) a key's
+// resident points on its backend (bool: with shifted sets, where the backend has them).
 using device_actor = caf::typed_actor<                            //
     caf::replies_to<prove_request>::with<device_result>,          //
+    caf::replies_to<describe_atom, key_handle, bool>::with<std::uint64_t>,  //
+    caf::replies_to<load_atom, key_handle, bool>::with<resident_handle>,    //
     caf::replies_to<fail_alloc_atom, std::uint32_t>::with<std::uint32_t>,  // -> failures now pending
     caf::replies_to<status_atom>::with<device_status>>;
 

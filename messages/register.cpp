@@ -63,6 +63,8 @@ std::string describe(const caf::error& e) {
 void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<keepalive>("cuzk.keepalive");
   cfg.add_message_type<key_handle>("cuzk.key_handle");
+  cfg.add_message_type<resident_handle>("cuzk.resident_handle");
+  cfg.add_message_type<residency_status>("cuzk.residency_status");
   cfg.add_message_type<witness_handle>("cuzk.witness_handle");
   cfg.add_message_type<witness_source>("cuzk.witness_source");
   cfg.add_message_type<synthesis_handle>("cuzk.synthesis_handle");

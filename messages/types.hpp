@@ -15,6 +15,7 @@
 
 #include "fil/partition.hpp"
 #include "messages/zk_inspect.hpp"
+#include "zk/groth16/backend.hpp"
 #include "zk/groth16/pce.hpp"
 #include "zk/groth16/types.hpp"
 #include "zk/io/wtns.hpp"
@@ -60,6 +61,28 @@ struct key_handle {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_handle& x) {
   return f(caf::meta::type_name("key_handle"), x.path, x.synthesis_bytes, x.device_bytes);
+}
+
+// A key's points on one device: the key store's tier above "hot". The device's backend made them
+// (backend::load_key: for a GPU a device key holding the points, their shifted sets and the proof's
+// scratch allowance), only after that device's VRAM budget granted `bytes`; the grant travels with
+// them and returns when the last handle goes. In-process only. A handle is a lease: the key store
+// evicts an entry only when nobody else holds it.
+struct device_resident {
+  std::shared_ptr<const zk::groth16::resident_key> key;  // null where the backend keeps nothing (a CPU)
+  std::uint64_t bytes = 0;
+  keepalive grant;
+};
+
+struct resident_handle {
+  std::string path;
+  std::uint32_t device = 0;
+  std::shared_ptr<const device_resident> ptr;  // in-process only
+  bool operator==(const resident_handle& o) const { return path == o.path && device == o.device && ptr == o.ptr; }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, resident_handle& x) {
+  return f(caf::meta::type_name("resident_handle"), x.path, x.device);
 }
 
 // A verifying key, in-process only (the assembler checks every partition proof against it).
@@ -380,23 +403,24 @@ typename Inspector::result_type inspect(Inspector& f, stage_result& x) {
 }
 
 // To a device: prove one partition from the inputs its stager placed there (the staged handle
-// carries the VRAM grant).
+// carries the VRAM grant), on the key's points resident there (a lease of the key store's tier).
 struct prove_request {
   task_ref task;
   key_handle key;
+  resident_handle resident;
   staged_handle staged;
   witness_handle witness;
   bool fixed_randomness = false;
   zk::groth16::randomness randomness{};
   bool operator==(const prove_request& o) const {
-    return task == o.task && key == o.key && staged == o.staged && witness == o.witness &&
+    return task == o.task && key == o.key && resident == o.resident && staged == o.staged && witness == o.witness &&
            fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, prove_request& x) {
-  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.staged, x.witness, x.fixed_randomness,
-           x.randomness);
+  return f(caf::meta::type_name("prove_request"), x.task, x.key, x.resident, x.staged, x.witness,
+           x.fixed_randomness, x.randomness);
 }
 
 struct device_result {
@@ -454,22 +478,38 @@ struct key_status {
   key_tier tier = key_tier::cold;
   std::uint32_t leases = 0;
   std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> resident_on;  // devices holding its points (the tier above hot)
   bool operator==(const key_status&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_status& x) {
-  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes);
+  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on);
+}
+
+// The resident tier on one device: the grants of the keys resident there, and its history.
+struct residency_status {
+  std::uint32_t device = 0;
+  std::uint64_t resident_bytes = 0;
+  std::uint32_t keys = 0, leased = 0, waiting = 0;
+  std::uint64_t loads = 0, evictions = 0;
+  bool operator==(const residency_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, residency_status& x) {
+  return f(caf::meta::type_name("residency_status"), x.device, x.resident_bytes, x.keys, x.leased, x.waiting,
+           x.loads, x.evictions);
 }
 
 struct key_store_status {
   std::vector<key_status> keys;
   std::uint64_t loads = 0, evaluator_builds = 0, evictions = 0, reserved_bytes = 0;
+  std::vector<residency_status> devices;
   bool operator==(const key_store_status&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
   return f(caf::meta::type_name("key_store_status"), x.keys, x.loads, x.evaluator_builds, x.evictions,
-           x.reserved_bytes);
+           x.reserved_bytes, x.devices);
 }
 
 // gaps: partitions that were already staged when the previous one ended on the device; gap_us:

@@ -132,6 +132,30 @@ struct cuda_backend::impl {
     return sum_results<Jac, Xyzz>(0, count);
   }
 
+  // The device memory a proof on this key takes beside its device key and staged inputs, at most:
+  // both MSM lanes' scratch (for plain or shifted bases, whichever is more), the witness gathered
+  // at a bellperson key's wires, the NTT tables and the result slots.
+  std::uint64_t proof_scratch_bytes(const zk::groth16::key_points& key, const shift_policy& p) const {
+    const std::size_t n = key.bellperson ? key.h.size() + 1 : key.h.size();
+    const std::size_t nv = key.c.size() + key.n_private_from, nb = key.b2.size();
+    const std::size_t g1_len = std::max(nv, n);
+    if (g1_len == 0) return 0;
+    auto g1 = msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length));
+    auto g2 = nb ? msm_g2_scratch(make_msm_shape(nb, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length)) : 0;
+    if (p.budget && !p.window_forced && g1_len >= 2) {
+      g1 = std::max(g1, msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, shifted_window_bits(g1_len), true,
+                                                      opt.msm_segment_length)));
+      if (nb >= 2)
+        g2 = std::max(g2, msm_g2_scratch(make_msm_shape(nb, ctx.sms, shifted_window_bits(nb), true,
+                                                        opt.msm_segment_length)));
+    }
+    unsigned L = 0;
+    while ((std::size_t(1) << L) < n) ++L;
+    const std::size_t gathered = key.bellperson ? (key.a_wires.size() + key.b_wires.size()) * 32 : 0;
+    const std::size_t slots = 5 * 64 * device_context::result_slot_bytes;
+    return g1 + g2 + gathered + 2 * ntt_engine::table_bytes(L) + slots;
+  }
+
   // The device key a proof runs on: the caller's, checked, or one made for this proof only (plain
   // bases: shifted sets cost more to make than one proof saves).
   const device_key& key_for(const zk::groth16::key_points& key, std::unique_ptr<device_key>& temp) {
@@ -410,17 +434,19 @@ zk::groth16::proof_sums cuda_backend::prove_sums(const zk::groth16::key_points& 
 }
 
 std::unique_ptr<zk::groth16::resident_key> cuda_backend::load_key(const zk::groth16::key_points& key,
-                                                                  const zk::groth16::constraint_evaluator* pce) {
+                                                                  const zk::groth16::constraint_evaluator* pce,
+                                                                  bool sets) {
   auto& I = *impl_;
   std::lock_guard lock(I.ctx.mu);
   CUZK_CUDA(cudaSetDevice(I.opt.device));
-  auto dk = std::make_unique<device_key>(I.ctx, key, I.policy(), pce);
+  auto dk = std::make_unique<device_key>(I.ctx, key, sets ? I.policy() : shift_policy{}, pce);
   CUZK_CUDA(cudaStreamSynchronize(I.ctx.compute));  // loaded when this returns
   return dk;
 }
 
-std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key) const {
-  return device_key_bytes(key, impl_->policy());
+std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key, bool sets) const {
+  const shift_policy p = sets ? impl_->policy() : shift_policy{};
+  return device_key_bytes(key, p) + impl_->proof_scratch_bytes(key, p);
 }
 
 std::size_t cuda_backend::shifted_bytes(const zk::groth16::resident_key& key) {

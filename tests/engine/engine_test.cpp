@@ -3,12 +3,16 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <filesystem>
+#include <unistd.h>
 #include <future>
 #include <thread>
 
 #include "engine/engine.hpp"
 #include "fixture.hpp"
 #include "zk/groth16/compressed_proof.hpp"
+#include "zk/groth16/cpu_backend.hpp"
+#include "zk/groth16/prover.hpp"
 #include "zk/groth16/verifier.hpp"
 
 using namespace cuzk;
@@ -100,15 +104,70 @@ TEST_CASE("several devices (cpu:0, cpu:1) share a job's partitions, each with it
   REQUIRE(budgets_drain(e));
 }
 
-TEST_CASE("the engine hands its shifted-bases setting and device budget to every backend it makes", "[engine]") {
-  auto saved = zk::groth16::current_backend_settings();
+namespace {
+
+// A CPU backend that plays a GPU for the resident tier: load_key "holds" the key (counted bytes, no
+// copy) and reports them, resident_bytes says the same; it records the settings it was made with.
+struct fake_resident final : zk::groth16::resident_key {
+  explicit fake_resident(std::uint64_t b) : b_(b) { ++alive; }
+  ~fake_resident() override { --alive; }
+  std::uint64_t bytes() const override { return b_; }
+  std::uint64_t b_;
+  static inline std::atomic<int> alive{0};
+};
+
+std::uint64_t points_bytes(const zk::groth16::key_points& k) {
+  return (k.a.size() + k.b1.size() + k.c.size() + k.h.size()) * sizeof(zk::groth16::g1_affine) +
+         k.b2.size() * sizeof(zk::groth16::g2_affine);
+}
+
+class vram_fake final : public zk::groth16::cpu_backend {
+ public:
+  std::string name() const override { return "vramfake"; }
+  std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points& key,
+                                                      const zk::groth16::constraint_evaluator*, bool) override {
+    ++loads;
+    return std::make_unique<fake_resident>(points_bytes(key));
+  }
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool) const override { return points_bytes(key); }
+  zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
+                                     zk::groth16::prove_timings* t) override {
+    // Every proof comes with its key resident here, made for this key.
+    if (!key.resident || key.resident->bytes() != points_bytes(key)) ++without_resident;
+    return cpu_backend::prove_sums(key, in, t);
+  }
+  static inline std::atomic<int> loads{0}, without_resident{0};
+  static inline std::atomic<std::uint64_t> last_shifted{0};
+};
+
+void register_vram_fake() {
+  zk::groth16::register_backend(
+      "vramfake",
+      [](int, const zk::groth16::backend_settings& s) {
+        vram_fake::last_shifted = s.shifted_bases_bytes;
+        return std::unique_ptr<zk::groth16::backend>(new vram_fake);
+      },
+      [] { return 1; }, {}, [](int) { return std::uint64_t{1} << 30; });
+}
+
+}  // namespace
+
+TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; auto VRAM budget is the device less the margin",
+          "[engine]") {
+  register_vram_fake();
   auto c = small_config();
+  c.devices = {"vramfake"};
+  c.device_budget = "auto";
+  c.vram_margin_bytes = 1 << 20;
   c.shifted_bases = "3GiB";
   {
     auto e = engine::engine::start(c);
-    auto s = zk::groth16::current_backend_settings();
-    REQUIRE(s.shifted_bases_bytes == 3ull << 30);
-    REQUIRE(s.keep_free_bytes == 64ull << 20);  // the device budget stays free for partitions
+    std::mt19937_64 rng(3);
+    REQUIRE(e.await(e.submit(sample_request(rng, 1)), 60s));
+    REQUIRE(vram_fake::last_shifted == 3ull << 30);
+    auto s = e.status();
+    REQUIRE(s.vram.size() == 1);
+    REQUIRE(s.vram[0].capacity == (1ull << 30) - (1ull << 20));  // no half for the keys: they take grants
   }
   c.shifted_bases = "lots";
   try {
@@ -117,7 +176,60 @@ TEST_CASE("the engine hands its shifted-bases setting and device budget to every
   } catch (const engine::engine_error& e) {
     REQUIRE_THAT(std::string(e.what()), Catch::Contains("shifted_bases"));
   }
-  zk::groth16::set_backend_settings(saved);
+}
+
+TEST_CASE("a resident key is evicted from the device under VRAM pressure and loaded again without failing a job",
+          "[engine][resident]") {
+  register_vram_fake();
+  // Two keys (the sample key at two paths) whose points do not fit on the device together.
+  auto dir = std::filesystem::temp_directory_path() / ("cuzk_resident_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto a = (dir / "a.zkey").string(), b = (dir / "b.zkey").string();
+  std::filesystem::copy_file(test::sample_zkey(), a, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::copy_file(test::sample_zkey(), b, std::filesystem::copy_options::overwrite_existing);
+  auto key = zk::io::zkey::load(test::sample_zkey());
+  const auto kb = points_bytes(zk::groth16::points_of(key));
+  const std::uint64_t partition = 4 * std::uint64_t(key.domain_size) * 32 + std::uint64_t(key.n_vars) * 32;
+  auto c = small_config();
+  c.devices = {"vramfake"};
+  c.device_budget = std::to_string(kb + 2 * partition + kb / 2);  // one key and two staged partitions
+  vram_fake::loads = 0;
+  vram_fake::without_resident = 0;
+  std::mt19937_64 rng(7);
+  {
+    auto e = engine::engine::start(c);
+    auto job = [&](const std::string& path) {
+      auto req = sample_request(rng, 3);
+      req.circuit = path;
+      auto r = e.await(e.submit(req), 60s);
+      REQUIRE(r);
+      REQUIRE(r->state == engine::job_state::succeeded);
+      REQUIRE(r->reasons.empty());  // no attempt failed
+      require_verifies(key, *r, 3);
+      return e.status();
+    };
+    auto s = job(a);
+    REQUIRE(s.memory.size() == 1);
+    REQUIRE(s.memory[0].resident == kb);
+    REQUIRE(s.memory[0].resident_keys == 1);
+    REQUIRE(s.memory[0].loads == 1);
+    REQUIRE(s.memory[0].capacity == s.vram[0].capacity);
+    s = job(b);  // a is evicted to make room for b
+    REQUIRE(s.memory[0].evictions == 1);
+    REQUIRE(s.memory[0].loads == 2);
+    REQUIRE(s.memory[0].resident == kb);
+    for (auto& k : s.keys) REQUIRE(k.resident_on == (k.path == b ? std::vector<std::uint32_t>{0} : std::vector<std::uint32_t>{}));
+    s = job(a);  // and loaded again
+    REQUIRE(s.memory[0].evictions == 2);
+    REQUIRE(s.memory[0].loads == 3);
+    REQUIRE(s.memory[0].free + s.memory[0].resident + s.memory[0].staged == s.memory[0].capacity);
+    REQUIRE(s.retries == 0);
+    REQUIRE(vram_fake::loads == 3);
+    REQUIRE(vram_fake::without_resident == 0);
+    REQUIRE(budgets_drain(e));  // evicting the idle keys returns their grants
+    REQUIRE(fake_resident::alive == 0);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("a cold key with many partitions at once: evaluator built once and accounted memory within budget",

@@ -123,8 +123,12 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, sreq) == sreq);
   synth_result sres{tr, sh, wh, rng()};
   REQUIRE(roundtrip(sys, sres) == sres);
-  prove_request preq{tr, kh, {}, wh, true, {random_fr(rng), random_fr(rng)}};
+  prove_request preq{tr, kh, resident_handle{"/k", 2, nullptr}, {}, wh, true, {random_fr(rng), random_fr(rng)}};
   REQUIRE(roundtrip(sys, preq) == preq);
+  // A resident key is device memory of this process: its handle serializes as its name only.
+  resident_handle rh{"/k", 1, std::make_shared<const device_resident>()};
+  auto rh2 = roundtrip(sys, rh);
+  REQUIRE((rh2.path == "/k" && rh2.device == 1 && rh2.ptr == nullptr));
   stage_request stq{tr, kh, sh, wh, {}};
   REQUIRE(roundtrip(sys, stq) == stq);
   stage_result str{tr, {}, rng()};
@@ -140,9 +144,11 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, areq) == areq);
   assembly_ack ack{tr, true, {out}, std::vector<std::uint8_t>(192, 7)};
   REQUIRE(roundtrip(sys, ack) == ack);
-  key_status ks{"/k", key_tier::hot, 3, rng()};
+  key_status ks{"/k", key_tier::hot, 3, rng(), {0, 2}};
   REQUIRE(roundtrip(sys, ks) == ks);
-  key_store_status kss{{ks, key_status{"/j", key_tier::warm, 0, 0}}, 1, 2, 3, 4};
+  residency_status rsd{1, rng(), 2, 1, 0, rng(), rng()};
+  REQUIRE(roundtrip(sys, rsd) == rsd);
+  key_store_status kss{{ks, key_status{"/j", key_tier::warm, 0, 0, {}}}, 1, 2, 3, 4, {rsd}};
   REQUIRE(roundtrip(sys, kss) == kss);
   device_usage du{"cpu:0", rng(), rng(), rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, du) == du);
@@ -185,7 +191,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   // Messages with actor handles.
   auto budget = actors::spawn_budget(sys, "test", 100);
   auto budget_actor_handle = caf::actor_cast<caf::actor>(budget);
-  reserve_request rr{42, budget_actor_handle.address(), "purpose"};
+  reserve_request rr{42, budget_actor_handle.address(), "purpose", true};
   REQUIRE(roundtrip(sys, rr) == rr);
   worker_replaced wr{role::assembler, 0, budget_actor_handle.address(), budget_actor_handle, "killed"};
   REQUIRE(roundtrip(sys, wr) == wr);
@@ -301,6 +307,15 @@ TEST_CASE("budget: queued requests are granted in FIFO order as memory returns",
   REQUIRE(s.in_use == 90);
   REQUIRE(s.queued == 2);
   REQUIRE(granted_5 == 0);
+  // A no_wait request (the key store's resident tier) is refused now, neither queued nor granted
+  // ahead of the queue, even one that would fit.
+  for (std::uint64_t bytes : {std::uint64_t{50}, std::uint64_t{5}}) {
+    bool refused = false;
+    self->request(budget, caf::infinite, reserve_request{bytes, self->address(), "nw", true})
+        .receive([](reservation&) {}, [&](caf::error&) { refused = true; });
+    REQUIRE(refused);
+  }
+  REQUIRE(status().queued == 2);
   self->send(budget, release_atom::value, first.id);
   std::this_thread::sleep_for(std::chrono::milliseconds(50));
   s = status();

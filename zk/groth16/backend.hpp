@@ -132,13 +132,16 @@ class backend {
 
   // The key's points (and, given pce, its constraint matrices) copied where this backend computes,
   // for as long as the caller keeps the result; null from a host backend (nothing to copy).
-  // resident_bytes: what load_key would take at most, for a grant before loading.
-  virtual std::unique_ptr<resident_key> load_key(const key_points& key, const constraint_evaluator* pce = nullptr) {
-    (void)key, (void)pce;
+  // `sets`: with precomputed shifted sets where the backend's options allow them. resident_bytes:
+  // the device memory a proof on such a key needs beyond its staged inputs (the key's bytes at
+  // most, plus the proof's scratch), for a grant before loading; 0 from a host backend.
+  virtual std::unique_ptr<resident_key> load_key(const key_points& key, const constraint_evaluator* pce = nullptr,
+                                                 bool sets = true) {
+    (void)key, (void)pce, (void)sets;
     return nullptr;
   }
-  virtual std::uint64_t resident_bytes(const key_points& key) const {
-    (void)key;
+  virtual std::uint64_t resident_bytes(const key_points& key, bool sets = true) const {
+    (void)key, (void)sets;
     return 0;
   }
 

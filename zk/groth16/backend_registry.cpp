@@ -20,7 +20,6 @@ struct entry {
 struct registry {
   std::mutex mu;
   std::vector<entry> entries;
-  backend_settings settings;
 };
 
 // Constructed on first use, so that static initializers in other libraries may register.
@@ -108,7 +107,7 @@ std::string resolve_backend_name(const std::string& name) {
   return name;
 }
 
-std::unique_ptr<backend> make_backend(const std::string& name) { return make_backend(name, current_backend_settings()); }
+std::unique_ptr<backend> make_backend(const std::string& name) { return make_backend(name, backend_settings{}); }
 
 std::unique_ptr<backend> make_backend(const std::string& name, const backend_settings& settings) {
   std::string resolved = resolve_backend_name(name);
@@ -116,17 +115,6 @@ std::unique_ptr<backend> make_backend(const std::string& name, const backend_set
   return lookup(base).factory(ordinal, settings);
 }
 
-void set_backend_settings(const backend_settings& settings) {
-  auto& reg = the_registry();
-  std::lock_guard lock(reg.mu);
-  reg.settings = settings;
-}
-
-backend_settings current_backend_settings() {
-  auto& reg = the_registry();
-  std::lock_guard lock(reg.mu);
-  return reg.settings;
-}
 
 std::unique_ptr<stager> make_stager(const std::string& name) {
   std::string resolved = resolve_backend_name(name);

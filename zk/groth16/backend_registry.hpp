@@ -16,8 +16,9 @@
 
 namespace cuzk::zk::groth16 {
 
-// Tuning a device backend honours (a host backend ignores it). The daemon sets the process's
-// settings from its configuration once, before it makes any backend.
+// Tuning a device backend honours (a host backend ignores it), passed to make_backend by whoever
+// makes one (the engine from its configuration; `cuzk bench` from its flags): no process-wide
+// setting.
 struct backend_settings {
   static constexpr std::uint64_t as_much_as_fits = ~std::uint64_t{0};
   // Device bytes that precomputed shifted copies of resident key bases may take (0: none).
@@ -53,11 +54,9 @@ int backend_device_count(const std::string& name);
 // Throws std::invalid_argument for an unknown name or a malformed ordinal, std::runtime_error for
 // a registered backend that cannot run here (no such device).
 std::string resolve_backend_name(const std::string& name);
-// make_backend(name) uses the process's settings (default: none of the optional tuning).
+// make_backend(name): none of the optional tuning.
 std::unique_ptr<backend> make_backend(const std::string& name);
 std::unique_ptr<backend> make_backend(const std::string& name, const backend_settings& settings);
-void set_backend_settings(const backend_settings& settings);
-backend_settings current_backend_settings();
 std::unique_ptr<stager> make_stager(const std::string& name);
 std::uint64_t backend_device_memory(const std::string& name);
 

@@ -65,10 +65,12 @@ class cuda_backend : public zk::groth16::backend {
                        std::span<zk::groth16::scalar> h) override;
 
   // A device key (gpu/src/device_key.cuh): the key's points, their shifted sets as the options
-  // allow, bellperson wires, and with pce the constraint matrices; its bytes() are its device memory.
+  // allow (and `sets`), bellperson wires, and with pce the constraint matrices; its bytes() are its
+  // device memory. resident_bytes: its bytes at most plus a proof's MSM and NTT scratch.
   std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points& key,
-                                                      const zk::groth16::constraint_evaluator* pce = nullptr) override;
-  std::uint64_t resident_bytes(const zk::groth16::key_points& key) const override;
+                                                      const zk::groth16::constraint_evaluator* pce = nullptr,
+                                                      bool sets = true) override;
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets = true) const override;
   // Device bytes a device key made here spends on shifted sets beyond its plain copies.
   static std::size_t shifted_bytes(const zk::groth16::resident_key& key);
 
