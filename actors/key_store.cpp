@@ -13,8 +13,9 @@
 // unleased residents, LRU, then asked for without queueing (reserve_request::no_wait): a grant that
 // queued would hold up the staging grants of the partitions whose proofs release the leases it
 // waits for. What does not fit yet is asked for again on a tick (every 20 ms while any waits). A
-// key larger than the whole budget with its shifted sets is made without them; larger still, the
-// waiters get no residency (an empty handle) and the device uploads the points for each proof.
+// key that with its shifted sets leaves no room in the whole budget for one staged partition is
+// made without them; larger still, the waiters get no residency (an empty handle) and the device
+// uploads the points for each proof.
 // A hot key that is evicted (or dropped) takes its unleased residents with it.
 // A Filecoin key is a `.params` path: the same tiers, with its circuit recorded at load
 // (load_proving_key) and its parameters.json digest checked there when [filecoin] verify_params.
@@ -286,7 +287,10 @@ void schedule_tick(store_ptr self) {
 void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant);
 
 // Room on device d for entry `path` (sized): its unleased residents go, LRU first, until the budget
-// has the bytes free; then the grant, asked for without queueing. Not yet: waits for the tick.
+// has the key's bytes free and, beside them, one staged partition's (the partition that asked
+// holds this device's stager slot and asks for its staging grant next: a key granted into the last
+// free bytes would starve it while the idle residents kept their room). Then the grant, asked for
+// without queueing. Not yet (leases hold the room): waits for the tick.
 void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
   auto& st = self->state;
   auto& dev = st.devices[d];
@@ -303,7 +307,8 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
             auto& r = dev.keys[path];
             if (r.ticket != ticket) return;
             std::uint64_t free = b.capacity > b.in_use ? b.capacity - b.in_use : 0;
-            while (free < r.bytes) {
+            const std::uint64_t need = r.bytes + r.key.device_bytes;
+            while (free < need) {
               resident_entry* lru = nullptr;
               for (auto& [p, e] : dev.keys)
                 if (e.st == resident_entry::stage::resident && leases(e) == 0 && (!lru || e.last_used < lru->last_used))
@@ -311,6 +316,10 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
               if (!lru) break;
               free += lru->bytes;
               drop_resident(dev, *lru);
+            }
+            if (free < need) {
+              schedule_tick(self);  // leases hold the room: asked again on the tick
+              return;
             }
             reserve_request req{r.bytes, caf::actor_cast<caf::actor_addr>(self), "resident points of " + path, true};
             auto t2 = r.ticket = st.next_ticket++;
@@ -402,7 +411,9 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
                       if (d >= st.devices.size()) return;
                       auto& r = st.devices[d].keys[path];
                       if (r.ticket != t2) return;
-                      if (r.bytes <= b.capacity) {
+                      // It must leave room for one staged partition: the scheduler holds the
+                      // lease while it asks for that partition's grant.
+                      if (r.bytes + r.key.device_bytes <= b.capacity) {
                         try_reserve(self, d, path);
                       } else if (r.sets) {
                         r.sets = false;  // too large with its shifted sets: sized again without

@@ -192,7 +192,9 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
   const std::uint64_t partition = 4 * std::uint64_t(key.domain_size) * 32 + std::uint64_t(key.n_vars) * 32;
   auto c = small_config();
   c.devices = {"vramfake"};
-  c.device_budget = std::to_string(kb + 2 * partition + kb / 2);  // one key and two staged partitions
+  const std::uint64_t budget = kb + 2 * partition;  // one key and two staged partitions; not two keys
+  REQUIRE(budget < 2 * kb);
+  c.device_budget = std::to_string(budget);
   vram_fake::loads = 0;
   vram_fake::without_resident = 0;
   std::mt19937_64 rng(7);
@@ -202,6 +204,13 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
       auto req = sample_request(rng, 3);
       req.circuit = path;
       auto r = e.await(e.submit(req), 60s);
+      if (!r) {
+        auto s = e.status();
+        for (auto& j : s.jobs) UNSCOPED_INFO("job " << j.id << " state " << int(j.state) << " attempts " << j.attempts);
+        for (auto& v : s.vram) UNSCOPED_INFO("vram " << v.capacity << " in use " << v.in_use << " queued " << v.queued);
+        for (auto& m : s.memory) UNSCOPED_INFO("resident " << m.resident << " keys " << m.resident_keys << " loads " << m.loads);
+        UNSCOPED_INFO("tasks queued " << s.tasks_queued << " running " << s.tasks_running << " kb " << kb << " partition " << partition);
+      }
       REQUIRE(r);
       REQUIRE(r->state == engine::job_state::succeeded);
       REQUIRE(r->reasons.empty());  // no attempt failed
@@ -214,7 +223,18 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     REQUIRE(s.memory[0].resident_keys == 1);
     REQUIRE(s.memory[0].loads == 1);
     REQUIRE(s.memory[0].capacity == s.vram[0].capacity);
+    // Only b's grant is out once the last staged grant is back: a's went back with its eviction.
+    auto vram_settles_at = [&](std::uint64_t bytes) {
+      for (int i = 0; i < 1000; ++i) {
+        auto v = e.status();
+        if (v.vram[0].in_use == bytes && v.memory[0].resident == bytes && v.memory[0].staged == 0) return true;
+        std::this_thread::sleep_for(5ms);
+      }
+      return false;
+    };
+    REQUIRE(vram_settles_at(kb));
     s = job(b);  // a is evicted to make room for b
+    REQUIRE(vram_settles_at(kb));
     REQUIRE(s.memory[0].evictions == 1);
     REQUIRE(s.memory[0].loads == 2);
     REQUIRE(s.memory[0].resident == kb);
@@ -226,8 +246,13 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     REQUIRE(s.retries == 0);
     REQUIRE(vram_fake::loads == 3);
     REQUIRE(vram_fake::without_resident == 0);
+    REQUIRE(vram_settles_at(kb));
     REQUIRE(budgets_drain(e));  // evicting the idle keys returns their grants
     REQUIRE(fake_resident::alive == 0);
+    s = e.status();
+    REQUIRE(s.memory[0].resident == 0);
+    REQUIRE(s.memory[0].resident_keys == 0);
+    REQUIRE(s.memory[0].evictions == 3);
   }
   std::filesystem::remove_all(dir);
 }
