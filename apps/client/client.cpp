@@ -295,13 +295,22 @@ void register_client(CLI::App& app) {
                   << s.total_proofs_failed() << " failed; retries " << s.retries() << ", faults " << s.faults() << "\n";
         for (auto& d : s.gpus())
           std::cout << "device " << d.name() << " (" << d.kind() << ", " << d.node() << "): " << d.partitions_done()
-                    << " partitions, busy " << d.busy_seconds() << " s\n";
+                    << " partitions, busy " << d.busy_seconds() << " s; vram " << d.vram_resident_bytes()
+                    << " resident (" << d.resident_keys() << " keys), " << d.vram_staged_bytes() << " staged, "
+                    << d.vram_free_bytes() << " free of " << d.vram_budget_bytes() << "; " << d.resident_loads()
+                    << " loads, " << d.resident_evictions() << " evictions\n";
         for (auto& b : s.budgets())
           std::cout << "budget " << b.name() << ": " << b.reserved_bytes() << " / " << b.limit_bytes()
                     << " bytes reserved, peak " << b.peak_bytes() << ", " << b.waiting() << " waiting\n";
-        for (auto& k : s.loaded_srs())
+        for (auto& k : s.loaded_srs()) {
           std::cout << "key " << k.circuit_id() << ": " << tier_name(k.tier()) << ", " << k.size_bytes()
-                    << " bytes in memory, " << k.ref_count() << " lease(s), file " << k.file_bytes() << " bytes\n";
+                    << " bytes in memory, " << k.ref_count() << " lease(s), file " << k.file_bytes() << " bytes";
+          if (k.resident_on_size()) {
+            std::cout << "; resident on device";
+            for (auto d : k.resident_on()) std::cout << " " << d;
+          }
+          std::cout << "\n";
+        }
         for (auto& q : s.queues())
           std::cout << "queue " << q.proof_kind() << ": " << q.pending() << " jobs pending (" << q.partitions_queued()
                     << " partitions), " << q.in_progress() << " running\n";

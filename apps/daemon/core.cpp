@@ -723,6 +723,14 @@ pb::GetStatusResponse core::status() {
       dev->set_vram_budget_bytes(es.vram[i].capacity);
       dev->set_vram_reserved_bytes(es.vram[i].in_use);
     }
+    for (auto& m : es.memory)
+      if (m.device == i) {
+        dev->set_vram_resident_bytes(m.resident);
+        dev->set_vram_staged_bytes(m.staged);
+        dev->set_resident_keys(m.resident_keys);
+        dev->set_resident_loads(m.loads);
+        dev->set_resident_evictions(m.evictions);
+      }
   }
   s.set_pinned_memory_bytes(es.host.in_use);
   s.set_pinned_memory_limit_bytes(es.host.capacity);
@@ -758,6 +766,7 @@ pb::GetStatusResponse core::status() {
         k->set_tier(tier(key.tier));
         k->set_size_bytes(key.bytes);
         k->set_ref_count(key.leases);
+        for (auto d : key.resident_on) k->add_resident_on(d);
         break;
       }
   }
@@ -770,6 +779,7 @@ pb::GetStatusResponse core::status() {
     k->set_tier(tier(key.tier));
     k->set_size_bytes(key.bytes);
     k->set_ref_count(key.leases);
+    for (auto d : key.resident_on) k->add_resident_on(d);
     std::error_code ec;
     k->set_file_bytes(fs::file_size(key.path, ec));
   }
@@ -888,6 +898,13 @@ std::string core::prometheus_metrics() {
   for (auto& d : s.gpus()) m << "cuzk_device_busy_seconds_total{device=\"" << d.name() << "\"} " << d.busy_seconds() << "\n";
   metric("cuzk_device_partitions_total", "Partitions each device proved", "counter");
   for (auto& d : s.gpus()) m << "cuzk_device_partitions_total{device=\"" << d.name() << "\"} " << d.partitions_done() << "\n";
+  metric("cuzk_device_resident_bytes", "VRAM budget granted to the keys resident on each device", "gauge");
+  for (auto& d : s.gpus()) m << "cuzk_device_resident_bytes{device=\"" << d.name() << "\"} " << d.vram_resident_bytes() << "\n";
+  metric("cuzk_device_staged_bytes", "VRAM budget granted to the partitions staged on each device", "gauge");
+  for (auto& d : s.gpus()) m << "cuzk_device_staged_bytes{device=\"" << d.name() << "\"} " << d.vram_staged_bytes() << "\n";
+  metric("cuzk_device_resident_evictions_total", "Resident keys dropped from each device", "counter");
+  for (auto& d : s.gpus())
+    m << "cuzk_device_resident_evictions_total{device=\"" << d.name() << "\"} " << d.resident_evictions() << "\n";
   if (s.cluster_role() == "coordinator") {
     metric("cuzk_cluster_node_up", "1 while a worker node is a member, 0 once lost", "gauge");
     for (auto& n : s.nodes())
@@ -936,10 +953,14 @@ std::string core::status_json() {
   for (auto& d : s.gpus())
     j["devices"].push_back({{"name", d.name()}, {"kind", d.kind()}, {"busy_seconds", d.busy_seconds()},
                             {"partitions", d.partitions_done()}, {"vram_budget_bytes", d.vram_budget_bytes()},
-                            {"vram_reserved_bytes", d.vram_reserved_bytes()}, {"node", d.node()}});
+                            {"vram_reserved_bytes", d.vram_reserved_bytes()}, {"vram_resident_bytes", d.vram_resident_bytes()},
+                            {"vram_staged_bytes", d.vram_staged_bytes()}, {"vram_free_bytes", d.vram_free_bytes()},
+                            {"resident_keys", d.resident_keys()}, {"resident_loads", d.resident_loads()},
+                            {"resident_evictions", d.resident_evictions()}, {"node", d.node()}});
   for (auto& k : s.loaded_srs())
     j["keys"].push_back({{"circuit", k.circuit_id()}, {"tier", tier_name(k.tier())}, {"bytes", k.size_bytes()},
-                         {"leases", k.ref_count()}, {"file_bytes", k.file_bytes()}});
+                         {"leases", k.ref_count()}, {"file_bytes", k.file_bytes()},
+                         {"resident_on", std::vector<std::uint32_t>(k.resident_on().begin(), k.resident_on().end())}});
   for (auto& q : s.queues())
     j["queues"][q.proof_kind()] = {{"pending", q.pending()}, {"in_progress", q.in_progress()},
                                    {"partitions_queued", q.partitions_queued()}};

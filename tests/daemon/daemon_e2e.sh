@@ -23,6 +23,10 @@ status_shows() {  # status_shows REGEX: the human status has a matching line (po
   return 1
 }
 check "status: the sample key is hot after a proof, with its evaluator's bytes" status_shows '^key sample: hot, [1-9][0-9]* bytes in memory'
+check "status: the sample key resident on device 0 (the key store's tier above hot)" \
+  status_shows '^key sample: hot, .*; resident on device 0$'
+check "status: device 0's VRAM budget by owner (resident, staged, free)" \
+  status_shows '^device cpu[^ ]* .*; vram 0 resident \(1 keys\), [0-9]+ staged, [0-9]+ free of [1-9][0-9]*; 1 loads, 0 evictions$'
 job=$("$CUZK" submit --addr "$ADDR" --circuit sample --witness "$W" --request-id same-id)
 again=$("$CUZK" submit --addr "$ADDR" --circuit sample --witness "$W" --request-id same-id)
 check "a repeated request id returns the same job" test "$job" = "$again"
@@ -95,6 +99,8 @@ check "all 200 verify" test $vk_ok = 0
 check "host budget back to zero once the idle key is evicted" \
   bash -c "'$CUZK' status --addr '$ADDR' | grep -q '^budget host: 0 /'"
 check "status: the evicted sample key is cold, nothing in memory" status_shows '^key sample: cold, 0 bytes in memory'
+check "status: its residency went with it (nothing resident on device 0)" \
+  status_shows '^device cpu[^ ]* .*; vram 0 resident \(0 keys\), 0 staged, [0-9]+ free of [1-9][0-9]*; '
 check "HTTP /metrics shows the sample key cold" \
   bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_key_tier{circuit=\"sample\",tier=\"cold\"} 1'"
 
