@@ -8,22 +8,35 @@
 // devices on one GPU). kill=D kills device actor D (exit_reason::kill) once it has proved two
 // partitions of the stream: its partitions must finish on the others, every proof verified.
 //
+//   engine_stream ZKEY WTNS evict [rounds=3] [partitions=3] [backend=cuda]
+//
+// evict: the key residency check under VRAM pressure. A second path to the same key (a hard link,
+// or a copy) is a second key for the key store. One job sizes the key's resident grant R on the
+// device; then an engine whose VRAM budget is R plus two staged partitions (so the two keys never
+// fit together) proves jobs alternately on the two keys: each key is evicted from the device and
+// made resident again every round. Every job must succeed without a retry, every proof verifies
+// against the key's vk here, and the device's residency counters show every load and eviction.
+//
 // All jobs are submitted at once after one warm-up partition (key load, evaluator, resident
 // bases). Busy fraction = the device's busy time / the wall time from submission to the last
 // result (so it includes filling the pipeline: the first synthesis and upload); mean gap = (that
 // wall time - busy time) / (partitions - 1). The steady-state gap is the engine's own figure: the
 // device's idle time before each partition that was already staged when the previous one ended.
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <sstream>
-#include <thread>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/engine.hpp"
+#include "zk/groth16/verifier.hpp"
 #include "zk/io/wtns.hpp"
 #include "zk/io/zkey.hpp"
 
@@ -31,10 +44,93 @@ using namespace cuzk;
 using clk = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
+namespace {
+
+int evict_check(const std::string& zkey, std::shared_ptr<const zk::io::witness> w, int rounds, int parts,
+                const std::string& backend) {
+  namespace fs = std::filesystem;
+  auto key = zk::io::zkey::load(zkey);
+  const auto second = (fs::temp_directory_path() / ("engine_stream_evict_" + std::to_string(::getpid()) + ".zkey")).string();
+  std::error_code ec;
+  fs::create_hard_link(zkey, second, ec);
+  if (ec) fs::copy_file(zkey, second, fs::copy_options::overwrite_existing);
+  struct unlink_at_exit {
+    std::string p;
+    ~unlink_at_exit() {
+      std::error_code e;
+      fs::remove(p, e);
+    }
+  } cleanup{second};
+  auto job = [&](const std::string& path) {
+    engine::request r;
+    r.circuit = path;
+    for (int i = 0; i < parts; ++i) r.partitions.push_back({"", w});
+    return r;
+  };
+  engine::config c;
+  c.host_budget = "auto";
+  c.devices = {backend};
+  c.step_timeout = 600s;
+  // 1. The key's resident grant on this device, under the default ("auto") VRAM budget.
+  std::uint64_t resident = 0;
+  {
+    auto e = engine::engine::start(c);
+    auto r = e.await(e.submit(job(zkey)), 3600s);
+    if (!r || r->state != engine::job_state::succeeded) return std::puts("evict: sizing job failed"), 1;
+    auto s = e.status();
+    if (s.memory.empty() || s.memory[0].resident == 0) return std::puts("evict: the device keeps nothing resident"), 1;
+    resident = s.memory[0].resident;
+  }
+  // 2. A budget where one key and two staged partitions fit, two keys do not.
+  const std::uint64_t partition = 4 * std::uint64_t(key.domain_size) * 32 + std::uint64_t(key.n_vars) * 32;
+  const std::uint64_t budget = resident + 2 * partition;
+  if (budget >= 2 * resident) return std::puts("evict: the key is too small beside its partitions for this check"), 1;
+  c.device_budget = std::to_string(budget);
+  auto e = engine::engine::start(c);
+  const auto vk = zk::groth16::prepare(key.vk);
+  int proofs = 0, bad = 0;
+  double ms[2] = {0, 0};
+  for (int round = 0; round < rounds; ++round)
+    for (int k = 0; k < 2; ++k) {
+      auto t = clk::now();
+      auto r = e.await(e.submit(job(k ? second : zkey)), 3600s);
+      ms[k] += std::chrono::duration<double, std::milli>(clk::now() - t).count();
+      if (!r || r->state != engine::job_state::succeeded || !r->reasons.empty()) {
+        std::printf("evict: round %d key %d: job %s\n", round, k, r ? (r->reasons.empty() ? "failed" : r->reasons[0].c_str()) : "timed out");
+        return 1;
+      }
+      for (auto& p : r->partitions) {
+        ++proofs;
+        if (!zk::groth16::verify(vk, p.public_inputs, p.proof)) ++bad;
+      }
+    }
+  auto s = e.status();
+  const auto& m = s.memory.at(0);
+  std::printf("circuit %s: domain 2^%u; device %s; resident grant %.3f GB, partition %.3f GB, VRAM budget %.3f GB\n",
+              zkey.c_str(), key.log_domain, s.devices.at(0).name.c_str(), resident / 1e9, partition / 1e9, budget / 1e9);
+  std::printf("| rounds x keys x partitions | proofs verified | retries | resident loads | resident evictions | job ms (key 1, key 2) |\n");
+  std::printf("| %d x 2 x %d | %d of %d | %llu | %llu | %llu | %.0f, %.0f |\n", rounds, parts, proofs - bad, proofs,
+              static_cast<unsigned long long>(s.retries), static_cast<unsigned long long>(m.loads),
+              static_cast<unsigned long long>(m.evictions), ms[0] / rounds, ms[1] / rounds);
+  const bool ok = bad == 0 && s.retries == 0 && m.loads == std::uint64_t(2 * rounds) &&
+                  m.evictions == std::uint64_t(2 * rounds - 1) && m.resident_keys == 1;
+  std::printf("evict: %s\n", ok ? "every job succeeded, every proof verified, each key evicted and loaded again every round"
+                                 : "MISMATCH (counters or proofs above)");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  if (argc > 3 && std::string(argv[3]) == "evict") {
+    auto w = std::make_shared<const zk::io::witness>(zk::io::witness::load(argv[2]));
+    return evict_check(argv[1], w, argc > 4 ? std::atoi(argv[4]) : 3, argc > 5 ? std::atoi(argv[5]) : 3,
+                       argc > 6 ? argv[6] : "cuda");
+  }
   if (argc < 3) {
     std::fprintf(stderr,
-                 "usage: engine_stream ZKEY WTNS [jobs=5] [partitions=10] [backends=auto] [synthesizers=0] [kill=D]\n");
+                 "usage: engine_stream ZKEY WTNS [jobs=5] [partitions=10] [backends=auto] [synthesizers=0] [kill=D]\n"
+                 "       engine_stream ZKEY WTNS evict [rounds=3] [partitions=3] [backend=cuda]\n");
     return 2;
   }
   const std::string zkey = argv[1];

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The maintained device check (one device-tool call): the [device] tests, the G1/G2 MSM and the
 # 2^24 proof benchmarks of docs/benchmarks.md's last H200 rows ("Runs 6-9"), with
-# logs under $OUT/logs.tar and a short table last. Compare the figures with those rows.
-#   here:  scripts/build.sh build cuzk cuzk_gpu_tests chain_circuit
-#          /work/shared/tools/device-bundle -o /tmp/devb build/bin/{cuzk,cuzk_gpu_tests,chain_circuit}
+# logs under $OUT/logs.tar and a short table last. Compare the figures with those rows. Also a
+# key evicted from the GPU under VRAM pressure and made resident again (engine_stream evict).
+#   here:  scripts/build.sh build cuzk cuzk_gpu_tests chain_circuit engine_stream
+#          /work/shared/tools/device-bundle -o /tmp/devb build/bin/{cuzk,cuzk_gpu_tests,chain_circuit,engine_stream}
 #          mkdir -p .device && tar -C /tmp/devb -cJf .device/payload.tar.xz . && cp gpu/tools/device_{check,lib}.sh .device/
 #   run(command="tar -C .device -xJf .device/payload.tar.xz && bash .device/device_check.sh", carry=[".device"])
 # (the scripts travel in .device too: the device tool sends the session's main checkout)
@@ -20,6 +21,9 @@ b prove24_plain $R cuzk bench prove --backend cuda --warmup 1 --reps 3 "$c.zkey"
 b prove24_shifted $R cuzk bench prove --backend cuda --shifted-bases auto --warmup 1 --reps 5 "$c.zkey" "$c.wtns" \
   --proof "$OUT/proof24.json" --public "$OUT/public24.json"
 $R cuzk zkey export-vk "$c.zkey" "$OUT/vk24.json" >/dev/null 2>&1
+# Key residency under VRAM pressure: a VRAM budget where one 2^24 key fits, two do not; jobs on the
+# key under two paths alternately, each key evicted from the GPU and made resident again each round.
+b evict24 $R engine_stream "$c.zkey" "$c.wtns" evict 2 2 cuda
 # The same 2^24 key in Filecoin's layout: first proof after open, snarkjs form against bellperson form
 # (both read the circuit: the zkey holds it, the .params need the .r1cs beside them).
 $R chain_circuit $(((1 << 24) - 3)) "$c.r1cs" /dev/null 24 >/dev/null 2>&1
