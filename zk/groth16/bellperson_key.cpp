@@ -1,9 +1,11 @@
 #include "zk/groth16/bellperson_key.hpp"
 
+#include <atomic>
 #include <string>
 
 #include "zk/error.hpp"
 #include "zk/groth16/setup.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16 {
 
@@ -11,8 +13,8 @@ namespace {
 
 struct params_storage {
   std::shared_ptr<const io::file_bytes> file;
-  std::vector<g1_affine> a, b1, c, h;
-  std::vector<g2_affine> b2;
+  io::decoded_points<g1_affine> a, b1, c, h;
+  io::decoded_points<g2_affine> b2;
 };
 
 }  // namespace
@@ -26,14 +28,17 @@ std::uint32_t bellperson_domain_size(std::uint32_t n_constraints, std::uint32_t 
 
 query_density bellperson_density(const io::r1cs& cs) {
   const std::uint32_t n_inputs = cs.n_public() + 1;
-  std::vector<bool> in_a(cs.n_wires, false), in_b(cs.n_wires, false);
-  for (std::uint32_t w = 0; w < n_inputs && w < cs.n_wires; ++w) in_a[w] = true;
-  for (const auto& con : cs.constraints) {
-    for (const auto& t : con.a)
-      if (t.wire < cs.n_wires) in_a[t.wire] = true;
-    for (const auto& t : con.b)
-      if (t.wire < cs.n_wires) in_b[t.wire] = true;
-  }
+  // Marks set from all threads (a byte per wire; every writer stores 1).
+  std::vector<std::uint8_t> in_a(cs.n_wires, 0), in_b(cs.n_wires, 0);
+  for (std::uint32_t w = 0; w < n_inputs && w < cs.n_wires; ++w) in_a[w] = 1;
+  parallel_for(cs.constraints.size(), [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) {
+      for (const auto& t : cs.constraints[i].a)
+        if (t.wire < cs.n_wires) std::atomic_ref<std::uint8_t>(in_a[t.wire]).store(1, std::memory_order_relaxed);
+      for (const auto& t : cs.constraints[i].b)
+        if (t.wire < cs.n_wires) std::atomic_ref<std::uint8_t>(in_b[t.wire]).store(1, std::memory_order_relaxed);
+    }
+  }, 4096);
   query_density d;
   for (std::uint32_t w = 0; w < cs.n_wires; ++w) {
     if (in_a[w]) d.a_wires.push_back(w);

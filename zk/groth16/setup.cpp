@@ -1,6 +1,7 @@
 #include "zk/groth16/setup.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <random>
 #include <string>
 
@@ -212,27 +213,39 @@ fr snarkjs_root_of_unity(unsigned k) {
 std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs) {
   const std::uint32_t n_public = cs.n_public();
   const fr to_stored = fr::from_mont(fr::R2);  // the element R: coef * R is stored as coef * R^2
-  std::vector<io::zkey_coefficient> coefs;
-  std::size_t n_terms = 0;
-  for (const auto& c : cs.constraints) n_terms += c.a.size() + c.b.size();
-  coefs.reserve(n_terms + n_public + 1);
-  for (std::uint32_t c = 0; c < cs.constraints.size(); ++c) {
+  const std::size_t rows = cs.constraints.size();
+  // Where each constraint's entries start (a prefix sum), then the entries filled in parallel (a
+  // 2^24-constraint circuit has tens of millions); the first bad wire in constraint order is named.
+  std::vector<std::size_t> at(rows + 1, 0);
+  for (std::size_t c = 0; c < rows; ++c) at[c + 1] = at[c] + cs.constraints[c].a.size() + cs.constraints[c].b.size();
+  std::vector<io::zkey_coefficient> coefs(at[rows] + n_public + 1);
+  std::atomic<std::size_t> first_bad{SIZE_MAX};
+  parallel_for(rows, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t c = lo; c < hi && c < first_bad.load(std::memory_order_relaxed); ++c) {
+      const auto& con = cs.constraints[c];
+      std::size_t k = at[c];
+      for (std::uint32_t m = 0; m < 2; ++m)
+        for (const auto& t : m == 0 ? con.a : con.b) {
+          if (t.wire >= cs.n_wires) {
+            std::size_t cur = first_bad.load();
+            while (c < cur && !first_bad.compare_exchange_weak(cur, c)) {
+            }
+            return;
+          }
+          coefs[k++] = {m, std::uint32_t(c), t.wire, t.coeff * to_stored};
+        }
+    }
+  }, 4096);
+  if (const std::size_t c = first_bad.load(); c != SIZE_MAX) {
     const auto& con = cs.constraints[c];
-    for (const auto& t : con.a) {
-      if (t.wire >= cs.n_wires)
-        throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(t.wire) +
-                          " >= nWires " + std::to_string(cs.n_wires));
-      coefs.push_back({0, c, t.wire, t.coeff * to_stored});
-    }
-    for (const auto& t : con.b) {
-      if (t.wire >= cs.n_wires)
-        throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(t.wire) +
-                          " >= nWires " + std::to_string(cs.n_wires));
-      coefs.push_back({1, c, t.wire, t.coeff * to_stored});
-    }
+    std::uint32_t wire = 0;
+    for (const auto* lc : {&con.a, &con.b})
+      for (const auto& t : *lc)
+        if (t.wire >= cs.n_wires && wire == 0) wire = t.wire;
+    throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(wire) +
+                      " >= nWires " + std::to_string(cs.n_wires));
   }
-  const std::uint32_t rows = std::uint32_t(cs.constraints.size());
-  for (std::uint32_t s = 0; s <= n_public; ++s) coefs.push_back({0, rows + s, s, to_stored});
+  for (std::uint32_t s = 0; s <= n_public; ++s) coefs[at[rows] + s] = {0, std::uint32_t(rows + s), s, to_stored};
   return coefs;
 }
 
