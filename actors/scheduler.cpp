@@ -81,6 +81,7 @@ struct task_t {
   witness_handle witness;
   partition_output output;
   std::uint32_t invalid_proofs = 0;  // attempts whose proof failed verification
+  partition_timing timing;           // the stages of its latest attempt, reported with the outcome
 };
 
 struct job_t {
@@ -182,6 +183,10 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
   if (out.state != job_state::succeeded && st.assembler_alive)
     self->send(st.assembler, forget_atom::value, j.id);
   out.job = j.id;
+  for (auto& t : j.tasks) {
+    out.partition_timings.push_back(t.timing);
+    out.partition_timings.back().partition = t.index;
+  }
   out.reasons = j.reasons;
   out.attempts = j.attempts;
   j.timings.total_us = now_us() - j.t_submit;
@@ -333,6 +338,9 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
               j.timings.device_us += r.elapsed_us;
               if (!j.timings.device_start_us || r.started_us < j.timings.device_start_us)
                 j.timings.device_start_us = r.started_us;
+              t->timing.device = device_label(st.settings, d);
+              t->timing.device_start_us = r.started_us;
+              t->timing.device_end_us = r.started_us + r.elapsed_us;
               t->output = std::move(r.output);
               t->synth = t->device = -1;
               assemble(self, j, *t);
@@ -456,6 +464,9 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
   auto worker = caf::actor_cast<synthesizer_actor>(st.synths[s].handle);
   synth_request req{task_ref{job, index, t.attempt, ticket}, t.key, j.spec.partitions[index]};
   auto t0 = now_us();
+  t.timing = partition_timing{};
+  t.timing.synthesizer = "synth:" + std::to_string(s);
+  t.timing.synth_start_us = t0;
   self->request(worker, st.settings.step_timeout, std::move(req))
       .then(
           [self, job, index, ticket, step, s, t0](synth_result& r) {
@@ -466,6 +477,7 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
             if (auto* t = current(self, job, index, ticket, step)) {
               auto& j = st.jobs.at(job);
               j.timings.synthesis_us += r.elapsed_us;
+              t->timing.synth_end_us = now_us();
               t->synthesis = std::move(r.synthesis);
               t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
               t->witness = std::move(r.witness);
@@ -884,10 +896,18 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
       [self](status_atom) -> scheduler_status {
         auto& st = self->state;
         scheduler_status s;
-        for (std::size_t d = 0; d < st.devices.size(); ++d)
+        for (std::size_t d = 0; d < st.devices.size(); ++d) {
           s.devices.push_back(device_usage{device_label(st.settings, d),
                                            st.devices[d].busy_us, st.devices[d].proofs, st.devices[d].gaps,
                                            st.devices[d].gap_us, st.devices[d].gap_max_us});
+          // The job it proves now, else the one staged next on it.
+          job_id proving = 0;
+          for (auto& [id, j] : st.jobs)
+            for (auto& t : j.tasks)
+              if (t.device == static_cast<int>(d) && t.st == stage::proving) proving = id;
+          if (!proving && d < st.staged.size() && !st.staged[d].empty()) proving = std::get<2>(*st.staged[d].begin());
+          s.devices.back().current_job = proving;
+        }
         s.retries = st.retries;
         s.tasks_queued = st.queue.size();
         for (auto& [id, j] : st.jobs)

@@ -212,6 +212,11 @@ const std::map<std::string, section_schema>& schema() {
          [](daemon_config& c, const toml::node& n) {
            c.scheduler.max_attempts = u32(n);
            if (c.scheduler.max_attempts == 0) throw std::invalid_argument("at least 1");
+         }},
+        {"step_timeout",
+         [](daemon_config& c, const toml::node& n) {
+           c.scheduler.step_timeout = std::chrono::duration_cast<std::chrono::seconds>(parse_duration(n));
+           if (c.scheduler.step_timeout.count() == 0) throw std::invalid_argument("at least 1s");
          }}}},
       {"synthesis", {{"threads", [](daemon_config& c, const toml::node& n) { c.synthesis.threads = u32(n); }}}},
       {"keys",
@@ -411,7 +416,8 @@ std::string daemon_config::to_toml() const {
                            {"shifted_bases", gpus.shifted_bases_off ? std::string("off") : gpus.shifted_bases.to_string()}}},
       {"scheduler", toml::table{{"max_queued_jobs", std::int64_t(scheduler.max_queued_jobs)},
                                 {"max_partitions", std::int64_t(scheduler.max_partitions)},
-                                {"max_attempts", std::int64_t(scheduler.max_attempts)}}},
+                                {"max_attempts", std::int64_t(scheduler.max_attempts)},
+                                {"step_timeout", durs(scheduler.step_timeout)}}},
       {"synthesis", toml::table{{"threads", std::int64_t(synthesis.threads)}}},
       {"keys", toml::table{{"dir", keys.dir}, {"preload", preload}}},
       {"logging", toml::table{{"level", logging.level}, {"file", logging.file}}},

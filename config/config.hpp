@@ -80,6 +80,9 @@ struct scheduler_section {
   std::uint32_t max_queued_jobs = 1024;
   std::uint32_t max_partitions = 64;
   std::uint32_t max_attempts = 3;
+  // The longest one pipeline step (a partition's synthesis, staging or device proof) may take before
+  // it is given up and retried: large circuits on the CPU backend need more than the default.
+  std::chrono::seconds step_timeout{120};
 };
 
 struct synthesis_section {

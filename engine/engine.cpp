@@ -84,6 +84,17 @@ job_result convert(msg::job_outcome& o) {
   r.attempts = o.attempts;
   r.bad_input = o.bad_input;
   r.timings = convert(o.timings);
+  // The scheduler's steady clock (now_us) to unix milliseconds, by their offset now.
+  const double steady_now = ms(actors::now_us());
+  const double unix_now = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                                  std::chrono::system_clock::now().time_since_epoch())
+                                                  .count()) /
+                          1000.0;
+  auto unix_ms = [&](std::uint64_t us) { return us ? unix_now - (steady_now - ms(us)) : 0.0; };
+  for (auto& p : o.partition_timings)
+    r.partition_timings.push_back(partition_timing{p.partition, std::move(p.synthesizer), std::move(p.device),
+                                                   unix_ms(p.synth_start_us), unix_ms(p.synth_end_us),
+                                                   unix_ms(p.device_start_us), unix_ms(p.device_end_us)});
   r.compressed = std::move(o.compressed);
   for (std::size_t i = 0; i < o.partitions.size(); ++i) {
     partition_proof p;
@@ -526,7 +537,8 @@ status_report engine::status() {
     r.tasks_queued = s.tasks_queued;
     r.tasks_running = s.tasks_running;
     for (auto& d : s.devices)
-      r.devices.push_back(device_report{d.name, ms(d.busy_us), d.proofs, d.gaps, ms(d.gap_us), ms(d.gap_max_us)});
+      r.devices.push_back(
+          device_report{d.name, ms(d.busy_us), d.proofs, d.gaps, ms(d.gap_us), ms(d.gap_max_us), d.current_job});
   }, msg::status_atom::value);
   p_->ask(p_->supervisor, t, [&](msg::supervisor_status& s) {
     r.respawns = s.respawns;

@@ -152,6 +152,15 @@ struct job_timings {  // milliseconds
   double device_start = 0;
 };
 
+// One partition's stages in its latest attempt, in unix milliseconds (0: the stage did not run in
+// this engine, e.g. proved by a cluster node): which synthesizer ("synth:N") and device ("cpu:0",
+// "cuda:1") it ran on, for timelines and for checking priorities from outside.
+struct partition_timing {
+  std::uint32_t partition = 0;
+  std::string synthesizer, device;
+  double synth_start_unix_ms = 0, synth_end_unix_ms = 0, device_start_unix_ms = 0, device_end_unix_ms = 0;
+};
+
 struct job_result {
   job_id id = 0;
   job_state state = job_state::queued;
@@ -161,6 +170,7 @@ struct job_result {
   std::uint32_t attempts = 0;
   job_timings timings;
   bool bad_input = false;  // failed because of its input (e.g. an unsatisfiable witness): not retried
+  std::vector<partition_timing> partition_timings;  // in partition order
 };
 
 struct budget_usage {
@@ -178,6 +188,7 @@ struct device_report {
   // idle time before them: the engine's own gap between consecutive partitions.
   std::uint64_t back_to_back = 0;
   double gap_ms_total = 0, gap_ms_max = 0;
+  job_id current_job = 0;  // the job it proves now, else the one staged next on it; 0: none
 };
 
 struct fault_report {

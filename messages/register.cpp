@@ -73,6 +73,7 @@ void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<job_ticket>("cuzk.job_ticket");
   cfg.add_message_type<job_timings>("cuzk.job_timings");
   cfg.add_message_type<partition_output>("cuzk.partition_output");
+  cfg.add_message_type<partition_timing>("cuzk.partition_timing");
   cfg.add_message_type<job_outcome>("cuzk.job_outcome");
   cfg.add_message_type<reservation>("cuzk.reservation");
   cfg.add_message_type<budget_status>("cuzk.budget_status");

@@ -294,6 +294,21 @@ typename Inspector::result_type inspect(Inspector& f, partition_output& x) {
   return f(caf::meta::type_name("partition_output"), x.proof, x.publics);
 }
 
+// One partition's path through the pipeline, for timelines (now_us(), the scheduler's steady
+// clock; 0: the stage did not run here, e.g. proved by a cluster node): the synthesizer and device
+// of its last attempt ("synth:N", the device's label).
+struct partition_timing {
+  std::uint32_t partition = 0;
+  std::string synthesizer, device;
+  std::uint64_t synth_start_us = 0, synth_end_us = 0, device_start_us = 0, device_end_us = 0;
+  bool operator==(const partition_timing&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_timing& x) {
+  return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device, x.synth_start_us,
+           x.synth_end_us, x.device_start_us, x.device_end_us);
+}
+
 struct job_outcome {
   job_id job = 0;
   job_state state = job_state::queued;
@@ -303,12 +318,13 @@ struct job_outcome {
   job_timings timings;
   std::uint32_t attempts = 0;                // dispatches over all partitions
   bool bad_input = false;                    // failed because of its input: retrying cannot help
+  std::vector<partition_timing> partition_timings;  // in partition order
   bool operator==(const job_outcome&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_outcome& x) {
   return f(caf::meta::type_name("job_outcome"), x.job, x.state, x.partitions, x.compressed, x.reasons, x.timings,
-           x.attempts, x.bad_input);
+           x.attempts, x.bad_input, x.partition_timings);
 }
 
 // ---- budgets ----------------------------------------------------------------------------------
@@ -514,15 +530,19 @@ typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
 
 // gaps: partitions that were already staged when the previous one ended on the device; gap_us:
 // the device's idle time before them (previous end to this start, as the device measures it).
+// current_job: the job whose partition the device is proving now, else the job of the partition
+// staged next on it (0: none).
 struct device_usage {
   std::string name;
   std::uint64_t busy_us = 0, proofs = 0;
   std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
+  job_id current_job = 0;
   bool operator==(const device_usage&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
-  return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs, x.gaps, x.gap_us, x.gap_max_us);
+  return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs, x.gaps, x.gap_us, x.gap_max_us,
+           x.current_job);
 }
 
 // The scheduler's view of a cluster node: how much of its capacity it uses.

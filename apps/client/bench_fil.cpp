@@ -191,28 +191,40 @@ int run_bench_fil(const bench_fil_options& o) {
     jobs.push_back(rec);
   };
 
-  progress_bar bar("bench fil " + o.mode + " " + o.kind);
+  // Workers in threads; this thread draws the progress (jobs finished, or seconds of a stress run)
+  // on a terminal while they run, and nothing in a pipe.
+  progress_bar bar("bench fil " + o.mode + " " + o.kind, false);
+  const unsigned n_jobs = o.mode == "stress" ? 0u : std::max(1u, o.count);
+  const auto until = t0 + std::chrono::milliseconds(std::int64_t(o.duration_s * 1000));
+  std::atomic<unsigned> running{0};
+  std::vector<std::thread> threads;
+  auto worker = [&](auto body) {
+    ++running;
+    threads.emplace_back([&running, body] {
+      body();
+      --running;
+    });
+  };
   if (o.mode == "single") {
-    for (unsigned i = 0; i < std::max(1u, o.count); ++i) {
-      one(0);
-      bar.update(i + 1, std::max(1u, o.count));
-    }
+    worker([&] {
+      for (unsigned i = 0; i < n_jobs; ++i) one(0);
+    });
   } else {
-    const unsigned n = o.mode == "batch" ? std::max(1u, o.count) : std::max(1u, o.concurrency);
-    const auto until = t0 + std::chrono::milliseconds(std::int64_t(o.duration_s * 1000));
-    std::vector<std::thread> threads;
+    const unsigned n = o.mode == "batch" ? n_jobs : std::max(1u, o.concurrency);
     for (unsigned slot = 0; slot < n; ++slot)
-      threads.emplace_back([&, slot] {
+      worker([&, slot] {
         if (o.mode == "batch") return one(slot);
         while (std::chrono::steady_clock::now() < until) one(slot);
       });
-    while (done + failed < (o.mode == "batch" ? n : 0u) || (o.mode == "stress" && std::chrono::steady_clock::now() < until)) {
-      if (o.mode == "batch") bar.update(done + failed, n);
-      else bar.update(std::uint64_t(since()), std::uint64_t(o.duration_s * 1000));
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
-    }
-    for (auto& t : threads) t.join();
   }
+  while (running > 0) {
+    if (o.mode == "stress")
+      bar.update(std::uint64_t(std::min(since(), o.duration_s * 1000) / 1000), std::uint64_t(o.duration_s));
+    else
+      bar.update(done + failed, n_jobs);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (auto& t : threads) t.join();
   bar.done();
   const double wall_ms = since();
   const auto after = get_status();

@@ -193,6 +193,7 @@ void core::start() {
   ec.devices = device_names(cfg_.gpus);
   ec.synthesizers = cfg_.synthesis.threads;
   ec.max_attempts = cfg_.scheduler.max_attempts;
+  ec.step_timeout = cfg_.scheduler.step_timeout;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;
   ec.max_partitions = cfg_.scheduler.max_partitions;
   ec.filecoin.param_cache = cfg_.filecoin.param_cache;
@@ -223,6 +224,7 @@ void core::start() {
     ::kill(::getpid(), SIGTERM);  // the daemon's signal thread drains and exits non-zero
   };
   engine_.emplace(engine::engine::start(ec));
+  for (auto& d : engine_->status().devices) device_names_ += (device_names_.empty() ? "" : ",") + d.name;
   if (!cl.listen.empty())
     spdlog::info("cluster: coordinator{} accepting nodes on {} (port {})", cl.coordinator_only ? " (coordinator only)" : "",
                  cl.listen, engine_->cluster_port());
@@ -326,6 +328,7 @@ std::shared_ptr<core::job> core::track(const journal_job& row, engine::job_id en
   j->partitions = row.partitions;
   j->submitted_ms = row.submitted_ms;
   j->engine_id = engine_id;
+  j->accepted_ms = unix_ms();
   j->kind = std::move(kind);
   {
     std::lock_guard lock(mu_);
@@ -456,6 +459,17 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
   out.set_synthesis_ms(std::uint64_t(r.timings.synthesis));
   out.set_gpu_compute_ms(std::uint64_t(r.timings.device));
   out.set_total_ms(std::uint64_t(r.timings.total));
+  out.set_accepted_unix_ms(std::uint64_t(j.accepted_ms));
+  for (auto& p : r.partition_timings) {
+    auto* t = out.add_partition_timings();
+    t->set_partition(p.partition);
+    t->set_synthesizer(p.synthesizer);
+    t->set_device(p.device);
+    t->set_synth_start_ms(std::uint64_t(p.synth_start_unix_ms));
+    t->set_synth_end_ms(std::uint64_t(p.synth_end_unix_ms));
+    t->set_device_start_ms(std::uint64_t(p.device_start_unix_ms));
+    t->set_device_end_ms(std::uint64_t(p.device_end_unix_ms));
+  }
   return out;
 }
 
@@ -549,6 +563,7 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
     throw;
   }
   resp.set_job_id(row.id);
+  resp.set_assigned_gpu(device_names_);
   return resp;
 }
 
@@ -586,6 +601,7 @@ pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
   }
   pb::SubmitProofResponse resp;
   resp.set_job_id(row.id);
+  resp.set_assigned_gpu(device_names_);
   return resp;
 }
 
@@ -707,6 +723,13 @@ pb::GetStatusResponse core::status() {
   s.set_start_time_unix_ms(std::uint64_t(info_.start_unix_ms));
   s.set_uptime_seconds(std::uint64_t((unix_ms() - info_.start_unix_ms) / 1000));
   auto es = engine_->status();
+  // Engine job -> (daemon job id, proof kind), for the devices' current jobs and the queues.
+  std::map<engine::job_id, std::pair<std::string, std::string>> live;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& [id, j] : jobs_)
+      if (!j->finished) live[j->engine_id] = {j->id, j->kind};
+  }
   for (std::size_t i = 0; i < es.devices.size(); ++i) {
     const auto& d = es.devices[i];
     auto* dev = s.add_gpus();
@@ -717,6 +740,10 @@ pb::GetStatusResponse core::status() {
     dev->set_partitions_done(d.proofs);
     dev->set_alive(true);
     dev->set_node("local");
+    if (auto it = live.find(d.current_job); d.current_job && it != live.end()) {
+      dev->set_current_job_id(it->second.first);
+      dev->set_current_proof_kind(it->second.second);
+    }
     if (i < es.vram.size()) {
       dev->set_vram_total_bytes(es.vram[i].capacity);
       dev->set_vram_free_bytes(es.vram[i].capacity - std::min(es.vram[i].capacity, es.vram[i].in_use));
@@ -785,11 +812,7 @@ pb::GetStatusResponse core::status() {
   }
   // Jobs by proof kind, as Curio reads them for back-pressure (pending + in_progress).
   std::map<engine::job_id, std::string> kinds;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& [id, j] : jobs_)
-      if (!j->finished) kinds[j->engine_id] = j->kind;
-  }
+  for (auto& [id, jk] : live) kinds[id] = jk.second;
   struct counts {
     std::uint32_t pending = 0, running = 0, partitions = 0;
   };

@@ -108,6 +108,7 @@ class core {
     engine::job_id engine_id = 0;
     std::uint32_t partitions = 0;
     std::int64_t submitted_ms = 0;
+    std::int64_t accepted_ms = 0;  // when this daemon's engine accepted it (after a restart: the re-queue)
     std::string kind = "circom";  // the status queues' proof kind (fil_request.hpp kind_name)
     bool finished = false;
     pb::AwaitProofResponse result;
@@ -152,6 +153,9 @@ class core {
   circuit_catalog catalog_;
   std::unique_ptr<journal> journal_;
   std::optional<engine::engine> engine_;
+  // The engine's local devices, comma-separated (SubmitProofResponse.assigned_gpu): partitions are
+  // placed on them as they free up, so a job is assigned to this set, not to one of them.
+  std::string device_names_;
 
   std::mutex mu_;
   std::condition_variable done_cv_;  // a job finished (drain waits on it)

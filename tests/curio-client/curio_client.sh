@@ -2,13 +2,22 @@
 # tests/curio-client/curio_client.sh SOURCE_DIR BUILD_DIR FIXTURES_DIR: the Go stand-in for Curio
 # against a real cuzk-daemon on loopback TCP, with fil-oracle's 2 KiB fixtures (tests/oracle/
 # fixtures.sh) as parameter cache and payloads:
-#   - malformed Filecoin requests: each refused with its gRPC code and one line, nothing queued;
+#   - malformed Filecoin requests (issue 18's list and more): each refused with its gRPC code and one
+#     line, nothing queued, a WindowPoSt in flight meanwhile completes and verifies;
 #   - a circom job through `cuzk prove` on the same daemon (both kinds of client, one service);
 #   - GetStatus as Curio reads it (queues for back-pressure, devices, keys);
 #   - WindowPoSt and WinningPoSt proved through Prove, the bytes accepted by `fil-oracle verify-post`;
+#   - PoRep C2 of both sealed sectors submitted as Curio does, then a WinningPoSt: the PoRep bytes
+#     accepted by `fil-oracle verify-seal`, the WinningPoSt's by verify-post, and by the daemon's
+#     per-partition timings the WinningPoSt started on the (one) device before every PoRep partition
+#     still queued when it arrived (one synthesizer: the second PoRep waits); GetStatus names the
+#     running jobs as current_job_id while they run, SubmitProof names assigned_gpu (curio-client
+#     overtake). This covers the engine's PoRep path end to end, which is why issue 17's
+#     `filecoin_engine.sh SRC BUILD porep` is not a ctest of its own;
 #   - PreloadSRS / EvictSRS by Curio's circuit ids;
-#   - cancel, then the daemon idle with nothing but keys in its host budget;
-#   - a job accepted, the daemon killed (-9) and restarted: the job completes, its proof verifies.
+#   - a PoRep cancelled mid-job (once it runs), then the daemon idle with nothing but keys in its
+#     host budget;
+#   - two jobs accepted, the daemon killed (-9) and restarted: both complete, their proofs verify.
 # Exit 77 (skip, said on stdout) without go/protoc or without the oracle fixtures.
 set -euo pipefail
 SRC=$(cd "${1:?usage: curio_client.sh SOURCE_DIR BUILD_DIR FIXTURES_DIR}" && pwd)
@@ -42,6 +51,10 @@ state_dir = "$T/state"
 dir = "$T/keys"
 [filecoin]
 param_cache = "$(cd "$FIX/params" && pwd -P)"
+[synthesis]
+threads = 1
+[scheduler]
+step_timeout = "30m"
 [logging]
 file = "$T/daemon.log"
 TOML
@@ -59,8 +72,10 @@ start_daemon() {
 }
 start_daemon
 
-check "bad Filecoin requests are refused with their gRPC codes, one line each, nothing queued" \
-  "$CLIENT" -addr "$ADDR" bad-inputs -sample "$FIX"
+check "bad Filecoin requests are refused with their gRPC codes, one line each, nothing queued, a job in flight unharmed" \
+  "$CLIENT" -addr "$ADDR" bad-inputs -sample "$FIX" -good-out "$T/good-window.bin"
+[[ -s $T/good-window.bin ]] && check "fil-oracle verify-post accepts the proof of the job in flight during the refusals" \
+  "$ORACLE" verify-post --post "$FIX/window/post.json" --proof "$T/good-window.bin" --cache "$FIX/params"
 check "a circom job through cuzk's own client on the same service" \
   "$BUILD/bin/cuzk" prove --addr "$ADDR" --circuit sample --witness "$SRC/tests/fixtures/sample/sample.wtns" --out "$T/circom"
 check "status as Curio reads it" "$CLIENT" -addr "$ADDR" status
@@ -73,26 +88,50 @@ for kind in window winning; do
     not_ok "$kind PoSt through Prove"
   fi
 done
+# ---- PoRep over the wire; a WinningPoSt overtakes the queued PoRep partitions ----
+mkdir -p "$T/overtake"
+if "$CLIENT" -addr "$ADDR" -timeout 25m overtake -fix "$FIX" -out "$T/overtake"; then
+  ok "PoRep x 2 then WinningPoSt: completed, the WinningPoSt overtook the queued PoRep partitions, status named them"
+else
+  not_ok "PoRep x 2 then WinningPoSt (curio-client overtake)"
+fi
+for n in 1 2; do
+  if [[ -s $T/overtake/porep-$n.bin ]]; then
+    check "fil-oracle verify-seal accepts the daemon's PoRep C2 of sector $n" \
+      "$ORACLE" verify-seal --c1 "$FIX/sector-$n/c1.json" --miner-id 1000 --proof "$T/overtake/porep-$n.bin" --cache "$FIX/params"
+  else
+    not_ok "no PoRep proof of sector $n"
+  fi
+done
+[[ -s $T/overtake/porep-1.bin && -f $FIX/sector-2/c1.json ]] && check "fil-oracle verify-seal rejects sector 1's proof for sector 2" \
+  bash -c "! '$ORACLE' verify-seal --c1 '$FIX/sector-2/c1.json' --miner-id 1000 --proof '$T/overtake/porep-1.bin' --cache '$FIX/params' >/dev/null 2>&1"
+[[ -s $T/overtake/winning.bin ]] && check "fil-oracle verify-post accepts the overtaking WinningPoSt" \
+  "$ORACLE" verify-post --post "$FIX/winning/post.json" --proof "$T/overtake/winning.bin" --cache "$FIX/params"
+
 check "PreloadSRS wpost-2k (Curio's circuit id)" "$BUILD/bin/cuzk" preload --addr "$ADDR" wpost-2k
 check "the WindowPoSt parameters are hot in GetStatus" bash -c "'$CLIENT' -addr '$ADDR' status | grep -q 'key v28-proof-of-spacetime.*: HOT'"
 check "EvictSRS wpost-2k" "$BUILD/bin/cuzk" evict --addr "$ADDR" wpost-2k
 check "PreloadSRS snap-32g is UNIMPLEMENTED" bash -c "'$BUILD/bin/cuzk' preload --addr '$ADDR' snap-32g 2>&1 | grep -q 'SNAP_DEALS_UPDATE is not implemented'"
-check "cancel a WindowPoSt: cancelled (or done first), then idle, the host budget holding only keys" \
-  "$CLIENT" -addr "$ADDR" cancel -dir "$FIX/window"
+check "cancel a PoRep mid-job: cancelled, then idle, the host budget holding only keys" \
+  "$CLIENT" -addr "$ADDR" cancel -c1 "$FIX/sector-1/c1.json" -idle 10m
 
-# ---- a job accepted survives kill -9 ----
-job=$("$CLIENT" -addr "$ADDR" submit -dir "$FIX/window")
+# ---- jobs accepted survive kill -9 ----
+declare -A jobs
+for kind in window winning; do jobs[$kind]=$("$CLIENT" -addr "$ADDR" submit -dir "$FIX/$kind"); done
 kill -9 "$DAEMON_PID"
 wait "$DAEMON_PID" 2>/dev/null || true
 DAEMON_PID=""
 start_daemon
-check "the restarted daemon re-queued the accepted job" grep -q "re-queued job $job" "$T/daemon.log"
-if "$CLIENT" -addr "$ADDR" await -job "$job" -out "$T/restart.bin"; then
-  check "the job accepted before kill -9 completed after the restart; fil-oracle accepts its proof" \
-    "$ORACLE" verify-post --post "$FIX/window/post.json" --proof "$T/restart.bin" --cache "$FIX/params"
-else
-  not_ok "the job accepted before kill -9 completes after the restart"
-fi
+for kind in window winning; do
+  job=${jobs[$kind]}
+  check "the restarted daemon re-queued the accepted $kind job" grep -q "re-queued job $job" "$T/daemon.log"
+  if "$CLIENT" -addr "$ADDR" await -job "$job" -out "$T/restart-$kind.bin"; then
+    check "the $kind job accepted before kill -9 completed after the restart; fil-oracle accepts its proof" \
+      "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$T/restart-$kind.bin" --cache "$FIX/params"
+  else
+    not_ok "the $kind job accepted before kill -9 completes after the restart"
+  fi
+done
 
 stop
 if ((FAILURES > 0)); then

@@ -11,6 +11,8 @@
 //	curio-client -addr A cancel -dir D         submit a WindowPoSt, cancel it, await: CANCELLED (or done first)
 //	curio-client -addr A submit -dir D         SubmitProof only; prints the job id
 //	curio-client -addr A await -job J -out F   AwaitProof to the end; writes the proof
+//	curio-client -addr A overtake -fix D -out O   two PoReps then a WinningPoSt: it overtakes the queued
+//	                                           PoRep partitions (the daemon's timings); status names them
 //
 // Exit status: 0 success, 1 a check failed, 2 unusable input.
 package main
@@ -30,7 +32,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: curio-client [-addr HOST:PORT|unix:PATH] contract|status|post|porep|bad-inputs|cancel|submit|await [flags]")
+	fmt.Fprintln(os.Stderr, "usage: curio-client [-addr HOST:PORT|unix:PATH] contract|status|post|porep|bad-inputs|cancel|submit|await|overtake [flags]")
 	os.Exit(2)
 }
 
@@ -84,6 +86,8 @@ func main() {
 		rc = runSubmit(ctx, client, args)
 	case "await":
 		rc = runAwait(ctx, client, args)
+	case "overtake":
+		rc = runOvertake(ctx, client, args)
 	default:
 		usage()
 	}

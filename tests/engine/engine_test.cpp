@@ -2,8 +2,10 @@
 // the cold-key scenario that killed the Rust engine, priorities, cancellation, idempotency, limits.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <map>
 #include <unistd.h>
 #include <future>
 #include <thread>
@@ -101,6 +103,29 @@ TEST_CASE("several devices (cpu:0, cpu:1) share a job's partitions, each with it
   REQUIRE(s.devices[0].proofs + s.devices[1].proofs == 20);
   REQUIRE(s.devices[0].back_to_back + s.devices[1].back_to_back <= 20);
   REQUIRE(s.devices[0].gap_ms_max <= s.devices[0].gap_ms_total + 1e-9);
+  // Per-partition stage times: which synthesizer and device, in order; one partition at a time on a
+  // device; as many on each device as its own count says; idle devices name no current job.
+  REQUIRE(r->partition_timings.size() == 20);
+  std::map<std::string, std::vector<std::pair<double, double>>> on_device;
+  for (std::uint32_t k = 0; k < 20; ++k) {
+    const auto& p = r->partition_timings[k];
+    REQUIRE(p.partition == k);
+    REQUIRE(p.synthesizer.rfind("synth:", 0) == 0);
+    REQUIRE(std::stoi(p.synthesizer.substr(6)) < 4);
+    REQUIRE((p.device == "cpu:0" || p.device == "cpu:1"));
+    REQUIRE(p.synth_start_unix_ms > 1.7e12);  // unix milliseconds (after 2023)
+    REQUIRE(p.synth_start_unix_ms <= p.synth_end_unix_ms);
+    REQUIRE(p.synth_end_unix_ms <= p.device_start_unix_ms + 1e-3);
+    REQUIRE(p.device_start_unix_ms <= p.device_end_unix_ms);
+    on_device[p.device].push_back({p.device_start_unix_ms, p.device_end_unix_ms});
+  }
+  for (std::size_t d = 0; d < 2; ++d) {
+    auto& spans = on_device[s.devices[d].name];
+    REQUIRE(spans.size() == s.devices[d].proofs);
+    std::sort(spans.begin(), spans.end());
+    for (std::size_t i = 1; i < spans.size(); ++i) REQUIRE(spans[i - 1].second <= spans[i].first + 1e-3);
+    REQUIRE(s.devices[d].current_job == 0);
+  }
   REQUIRE(budgets_drain(e));
 }
 

@@ -113,7 +113,8 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, tm) == tm);
   auto out = random_output(rng);
   REQUIRE(roundtrip(sys, out) == out);
-  job_outcome oc{rng(), job_state::failed, {out, random_output(rng)}, {1, 2, 3}, {"a", "b"}, tm, 9};
+  job_outcome oc{rng(), job_state::failed, {out, random_output(rng)}, {1, 2, 3}, {"a", "b"}, tm, 9, false,
+                 {partition_timing{1, "synth:0", "cuda:1", rng(), rng(), rng(), rng()}, partition_timing{}}};
   REQUIRE(roundtrip(sys, oc) == oc);
   reservation rs{rng(), rng()};
   REQUIRE(roundtrip(sys, rs) == rs);
