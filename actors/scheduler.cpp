@@ -82,6 +82,7 @@ struct task_t {
   partition_output output;
   std::uint32_t invalid_proofs = 0;  // attempts whose proof failed verification
   partition_timing timing;           // the stages of its latest attempt, reported with the outcome
+                                     // (synthesis: from taking its synthesizer to the answer)
 };
 
 struct job_t {
@@ -464,9 +465,6 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
   auto worker = caf::actor_cast<synthesizer_actor>(st.synths[s].handle);
   synth_request req{task_ref{job, index, t.attempt, ticket}, t.key, j.spec.partitions[index]};
   auto t0 = now_us();
-  t.timing = partition_timing{};
-  t.timing.synthesizer = "synth:" + std::to_string(s);
-  t.timing.synth_start_us = t0;
   self->request(worker, st.settings.step_timeout, std::move(req))
       .then(
           [self, job, index, ticket, step, s, t0](synth_result& r) {
@@ -540,6 +538,12 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
   mark_dispatched(self, j, t);
   t.synth = s;
   st.synths[s].ticket = t.ticket;
+  // The synthesizer is the partition's from here (key lease and host reservation included) to the
+  // end of its synthesis: that span is its synthesis in the timings, so a partition dispatched
+  // before another job arrived never looks as if it had still been queued then.
+  t.timing = partition_timing{};
+  t.timing.synthesizer = "synth:" + std::to_string(s);
+  t.timing.synth_start_us = now_us();
   t.st = stage::keying;
   auto step = ++t.step;
   auto ticket = t.ticket;
@@ -572,6 +576,7 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
   auto& st = self->state;
   auto& node = st.nodes.at(node_id);
   mark_dispatched(self, j, t);
+  t.timing = partition_timing{};  // proved there: no local stage times
   t.st = stage::remote;
   t.node = node_id;
   node.tickets.insert(t.ticket);
