@@ -552,8 +552,9 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
   }
   std::vector<engine::witness_input> ws;
   for (int k = 0; k < n; ++k) ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
+  engine::job_id launched = 0;
   try {
-    launch(row, std::move(ws));
+    launched = launch(row, std::move(ws))->engine_id;
   } catch (const request_error& e) {
     try {
       journal_->finish(row.id, "failed", "", e.what(), unix_ms());
@@ -564,7 +565,25 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
   }
   resp.set_job_id(row.id);
   resp.set_assigned_gpu(device_names_);
+  resp.set_queue_position(queue_position(launched));
   return resp;
+}
+
+std::uint32_t core::queue_position(engine::job_id id) {
+  engine::status_report es;
+  try {
+    es = engine_->status();
+  } catch (const std::exception&) {
+    return 0;  // the engine is stopping: the job is journaled, its position no longer matters
+  }
+  auto me = std::find_if(es.jobs.begin(), es.jobs.end(), [&](const engine::job_summary& j) { return j.id == id; });
+  if (me == es.jobs.end()) return 0;  // already finished
+  std::uint32_t ahead = 0;
+  for (auto& j : es.jobs)
+    if (j.id != id && (j.state == engine::job_state::queued || j.state == engine::job_state::running) &&
+        (j.prio > me->prio || (j.prio == me->prio && j.id < id)))
+      ++ahead;
+  return ahead;
 }
 
 pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
@@ -589,8 +608,9 @@ pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
     spdlog::error("submit: {}", e.what());
     throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
   }
+  engine::job_id launched = 0;
   try {
-    launch_fil(row, checked);
+    launched = launch_fil(row, checked)->engine_id;
   } catch (const request_error& e) {
     try {
       journal_->finish(row.id, "failed", "", e.what(), unix_ms());
@@ -602,6 +622,7 @@ pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
   pb::SubmitProofResponse resp;
   resp.set_job_id(row.id);
   resp.set_assigned_gpu(device_names_);
+  resp.set_queue_position(queue_position(launched));
   return resp;
 }
 

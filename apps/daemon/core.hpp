@@ -127,6 +127,9 @@ class core {
   };
 
   pb::SubmitProofResponse submit_fil(const pb::SubmitProofRequest& req);
+  // SubmitProofResponse.queue_position: the engine's unfinished jobs that come before this one in
+  // its order (priority, then arrival), running ones included; 0: nothing ahead of it.
+  std::uint32_t queue_position(engine::job_id id);
   std::string new_job_id();
   // Opens the journal (a damaged one goes aside) and returns its unfinished rows.
   std::vector<journal_job> open_journal();

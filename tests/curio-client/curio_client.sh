@@ -14,6 +14,7 @@
 #     running jobs as current_job_id while they run, SubmitProof names assigned_gpu (curio-client
 #     overtake). This covers the engine's PoRep path end to end, which is why issue 17's
 #     `filecoin_engine.sh SRC BUILD porep` is not a ctest of its own;
+#   - `cuzk bench fil`: per-partition stage times in its JSON, synthesizer and device lanes in its SVG;
 #   - PreloadSRS / EvictSRS by Curio's circuit ids;
 #   - a PoRep cancelled mid-job (once it runs), then the daemon idle with nothing but keys in its
 #     host budget;
@@ -88,6 +89,19 @@ for kind in window winning; do
     not_ok "$kind PoSt through Prove"
   fi
 done
+# ---- cuzk bench fil: per-partition stage times in its JSON, one lane per synthesizer and device in
+# its SVG, no progress bar in a pipe ----
+if "$BUILD/bin/cuzk" bench fil --addr "$ADDR" --kind wpost --dir "$FIX/window" --mode batch --count 2 \
+     --out "$T/bench.json" >"$T/bench.out" 2>"$T/bench.err"; then
+  check "bench fil: both jobs' partition timings (synthesizer, device) in its JSON" bash -c \
+    "[[ \$(grep -c '\"synthesizer\": \"synth:0\"' '$T/bench.json') == 2 && \$(grep -Ec '\"device\": \"(cpu|cuda):0\"' '$T/bench.json') == 2 ]]"
+  check "bench fil: its SVG has the synthesizer's and the device's lanes, a bar per stage of each partition" bash -c \
+    "grep -q '>synth:0<' '$T/bench.svg' && grep -Eq '>(cpu|cuda):0<' '$T/bench.svg' && [[ \$(grep -c '<rect x=' '$T/bench.svg') == 4 ]]"
+  check "bench fil: no progress bar in a pipe" bash -c "! grep -q \$'\\r' '$T/bench.err'"
+else
+  not_ok "cuzk bench fil --mode batch --count 2: $(tail -n 1 "$T/bench.err")"
+fi
+
 # ---- PoRep over the wire; a WinningPoSt overtakes the queued PoRep partitions ----
 mkdir -p "$T/overtake"
 if "$CLIENT" -addr "$ADDR" -timeout 25m overtake -fix "$FIX" -out "$T/overtake"; then

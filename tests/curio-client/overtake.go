@@ -8,7 +8,8 @@ package main
 //
 // submits PoRep C2 of sector-1 and sector-2 (Curio's C1 wrappers), then the WinningPoSt of
 // winning/, and awaits all three. While they run it reads GetStatus: some device must name one of
-// these jobs as current_job_id with its kind, and assigned_gpu must name the daemon's devices.
+// these jobs as current_job_id with its kind, assigned_gpu must name the daemon's devices, and
+// queue_position counts the jobs ahead in the engine's order (0, 1, then 0 for the WinningPoSt).
 // Checks:
 //   - every job COMPLETED; proofs written to DIR/porep-1.bin, porep-2.bin, winning.bin (the caller
 //     hands them to fil-oracle verify-seal / verify-post);
@@ -38,6 +39,7 @@ import (
 type overtakeJob struct {
 	name, kind string // kind as GetStatus names it: porep | winning
 	req        *pb.SubmitProofRequest
+	position   uint32 // the queue_position SubmitProof must answer
 	id         string
 	assigned   string
 	resp       *pb.AwaitProofResponse
@@ -55,7 +57,7 @@ func runOvertake(ctx context.Context, c pb.ProvingEngineClient, args []string) i
 	}
 	jobs := []*overtakeJob{
 		{name: "porep-1", kind: "porep", req: porepRequest(filepath.Join(*fix, "sector-1", "c1.json"), *miner)},
-		{name: "porep-2", kind: "porep", req: porepRequest(filepath.Join(*fix, "sector-2", "c1.json"), *miner)},
+		{name: "porep-2", kind: "porep", req: porepRequest(filepath.Join(*fix, "sector-2", "c1.json"), *miner), position: 1},
 		{name: "winning", kind: "winning", req: postRequest(filepath.Join(*fix, "winning"))},
 	}
 	jobs[2].req.RequestId = fmt.Sprintf("winning-%d", time.Now().UnixNano())
@@ -81,7 +83,12 @@ func runOvertake(ctx context.Context, c pb.ProvingEngineClient, args []string) i
 			return 1
 		}
 		j.id, j.assigned = r.GetJobId(), r.GetAssignedGpu()
-		fmt.Printf("ok: %s submitted: job %s, assigned_gpu %q\n", j.name, j.id, j.assigned)
+		fmt.Printf("ok: %s submitted: job %s, queue_position %d, assigned_gpu %q\n", j.name, j.id, r.GetQueuePosition(), j.assigned)
+		// Nothing else runs: the first PoRep is first, the second has the first ahead of it, the
+		// WinningPoSt (CRITICAL) has nothing ahead of it.
+		if r.GetQueuePosition() != j.position {
+			notOK("%s: queue_position %d, want %d", j.name, r.GetQueuePosition(), j.position)
+		}
 		names := strings.Split(j.assigned, ",")
 		for _, n := range names {
 			if !devices[n] {
