@@ -129,14 +129,14 @@ fil::c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
   return c1;
 }
 
-zk::io::witness synthesize_porep(const circuit_ref& c, const job_input& in, std::uint32_t k) {
+zk::io::witness synthesize_porep(const circuit_ref& c, const job_input& in, std::uint32_t k, unsigned threads) {
   const auto c1 = read_porep_c1(c, in);
   const auto& p1 = c1.phase1_out;
   if (k >= c.seal->partitions)
     throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(c.seal->name) + " has " +
                           std::to_string(c.seal->partitions) + " partitions");
   zk::cs::constraint_system cs(zk::cs::mode::witness);
-  circuit::stacked_circuit(cs, circuit::porep_partition_from(p1, k));  // checks paths and roots as it goes
+  circuit::stacked_circuit(cs, circuit::porep_partition_from(p1, k), threads);  // checks paths and roots as it goes
   // The inputs Filecoin's verifier computes from the seed and the sector: the circuit's must equal them.
   stacked::stacked_bucket_graph graph(p1.registered_proof->nodes(), porep_id(*p1.registered_proof),
                                       p1.registered_proof->version);
@@ -328,9 +328,10 @@ void check_job_input(const circuit_ref& c, const job_input& in) {
   check_post(*c.post, in, false);
 }
 
-zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition) {
+zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition,
+                                     unsigned threads) {
   require_implemented(c);
-  if (c.seal) return synthesize_porep(c, in, partition);
+  if (c.seal) return synthesize_porep(c, in, partition, threads);
   const auto& p = *c.post;
   if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
   auto checked = check_post(p, in, true);

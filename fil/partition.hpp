@@ -108,6 +108,9 @@ void check_job_input(const circuit_ref& c, const job_input& in);
 
 // Partition `partition` of the job (PoSt: 0) in witness mode, its vanilla proofs checked first (see
 // above, Merkle paths included). Throws zk::input_error naming the sector, challenge and field.
-zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition);
+// `threads`: PoRep's challenges run in parts on this many threads (0: zk::default_pool(); see
+// circuit::stacked_circuit).
+zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition,
+                                     unsigned threads = 0);
 
 }  // namespace cuzk::fil

@@ -1,10 +1,11 @@
 #include "fil/circuit/stacked.hpp"
 
-#include <atomic>
 #include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
+#include <span>
 #include <string>
-#include <thread>
 
 #include "fil/circuit/column.hpp"
 #include "fil/circuit/create_label.hpp"
@@ -13,10 +14,12 @@
 #include "fil/circuit/uint64.hpp"
 #include "fil/stacked/graph.hpp"
 #include "zk/error.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::fil::circuit {
 
 using zk::cs::constraint_system;
+using zk::cs::variable;
 using namespace zk::cs::gadgets;
 
 namespace {
@@ -51,21 +54,38 @@ std::vector<allocated_num> alloc_column(constraint_system& cs, const column_witn
   return rows;
 }
 
-void synthesize_challenge(constraint_system& cs, const porep_partition& p, const porep_challenge& ch, std::size_t index,
-                          const tree_arities& tree, const allocated_num& comm_d, const allocated_num& comm_c,
-                          const allocated_num& comm_r_last, const std::vector<boolean>& replica_id_bits) {
+// A challenge is synthesized in three kinds of parts, in this order: its prefix (data leaf, comm_d
+// inclusion, the 14 parent columns hashed and included in comm_c, the challenge's bits and input),
+// one labeling per layer, and its suffix (encode, comm_r_last inclusion, the column of labels hashed
+// and included in comm_c). Outside record mode a part reads what earlier parts allocated only
+// through values, so the parts of all challenges can run on threads (see stacked_circuit).
+struct prefix_out {
+  allocated_num data_leaf;
+  std::vector<std::vector<allocated_num>> drg, exp;  // the parents' rows (one per layer)
+  uint64_bits challenge_num;
+};
+
+challenge_ctx context_of(const porep_partition& p, const porep_challenge& ch, std::size_t index) {
   challenge_ctx ctx{p, index, {}};
   if (p.check)
     ctx.prefix = "partition " + std::to_string(p.partition) + " challenge " + std::to_string(index) + " (node " +
                  std::to_string(ch.challenge) + ")";
+  return ctx;
+}
+
+prefix_out challenge_prefix(constraint_system& cs, const porep_partition& p, const porep_challenge& ch,
+                            std::size_t index, const tree_arities& tree, const allocated_num& comm_d,
+                            const allocated_num& comm_c) {
+  const challenge_ctx ctx = context_of(p, ch, index);
   std::string buf;
-  const allocated_num data_leaf = alloc_named(cs, "data_leaf", ch.data_leaf);
+  prefix_out out;
+  out.data_leaf = alloc_named(cs, "data_leaf", ch.data_leaf);
   {
     constraint_system::scope s(cs, "comm_d_inclusion");
-    por(cs, comm_d_tree, tree_hash::sha256, data_leaf, ch.comm_d_path, comm_d, ctx.name(buf, "comm_d_proofs"));
+    por(cs, comm_d_tree, tree_hash::sha256, out.data_leaf, ch.comm_d_path, comm_d, ctx.name(buf, "comm_d_proofs"));
   }
   auto parent_columns = [&](const std::vector<column_witness>& cols, const char* kind) {
-    std::vector<std::vector<allocated_num>> out;
+    std::vector<std::vector<allocated_num>> rows_of;
     for (std::size_t i = 0; i < cols.size(); ++i) {
       const std::string base = std::string(kind) + "_parent_" + std::to_string(i);
       std::vector<allocated_num> rows;
@@ -81,38 +101,47 @@ void synthesize_challenge(constraint_system& cs, const porep_partition& p, const
       constraint_system::scope s(cs, base + "_inclusion");
       por(cs, tree, tree_hash::poseidon, val, cols[i].path, comm_c,
           ctx.name(buf, "replica_column_proofs." + std::string(kind) + "_parents[" + std::to_string(i) + "]"));
-      out.push_back(std::move(rows));
+      rows_of.push_back(std::move(rows));
     }
-    return out;
+    return rows_of;
   };
-  const auto drg = parent_columns(ch.drg_parents, "drg");
-  const auto exp = parent_columns(ch.exp_parents, "exp");
-  if (drg.empty() || exp.empty()) throw std::logic_error("stacked_circuit: a challenge without parents");
-  const std::size_t layers = drg[0].size();
-
-  uint64_bits challenge_num;
+  out.drg = parent_columns(ch.drg_parents, "drg");
+  out.exp = parent_columns(ch.exp_parents, "exp");
+  if (out.drg.empty() || out.exp.empty()) throw std::logic_error("stacked_circuit: a challenge without parents");
   {
     constraint_system::scope s(cs, "challenge");
-    challenge_num = uint64_bits::alloc(cs, ch.challenge);
+    out.challenge_num = uint64_bits::alloc(cs, ch.challenge);
   }
   {
     constraint_system::scope s(cs, "challenge input");
-    challenge_num.pack_into_input(cs);
+    out.challenge_num.pack_into_input(cs);
   }
-  std::vector<allocated_num> labels;
-  for (std::size_t layer = 1; layer <= layers; ++layer) {
-    constraint_system::scope s(cs, "labeling_" + std::to_string(layer));
-    std::vector<std::vector<boolean>> parents;
-    for (const auto& col : drg) parents.push_back(reverse_bit_numbering(to_bits_le(cs, col[layer - 1])));
-    if (layer > 1)
-      for (const auto& col : exp) parents.push_back(reverse_bit_numbering(to_bits_le(cs, col[layer - 2])));
-    // Repeated to TOTAL_PARENTS (37): layer 1 has 6 parents (6 x 6 + the first), later ones 14
-    // (2 x 14 + the first 9).
-    std::vector<const std::vector<boolean>*> expanded;
-    while (expanded.size() < stacked::total_parents) expanded.push_back(&parents[expanded.size() % parents.size()]);
-    constraint_system::scope c(cs, "create_label");
-    labels.push_back(create_label(cs, replica_id_bits, expanded, std::uint32_t(layer), challenge_num));
-  }
+  return out;
+}
+
+// The label of layer `layer` (1-based) from the parents' rows: the 6 DRG parents of this layer and,
+// from layer 2 on, the 8 expander parents of the layer before.
+allocated_num challenge_label(constraint_system& cs, std::size_t layer, const std::vector<std::vector<allocated_num>>& drg,
+                              const std::vector<std::vector<allocated_num>>& exp, const uint64_bits& challenge_num,
+                              const std::vector<boolean>& replica_id_bits) {
+  constraint_system::scope s(cs, "labeling_" + std::to_string(layer));
+  std::vector<std::vector<boolean>> parents;
+  for (const auto& col : drg) parents.push_back(reverse_bit_numbering(to_bits_le(cs, col[layer - 1])));
+  if (layer > 1)
+    for (const auto& col : exp) parents.push_back(reverse_bit_numbering(to_bits_le(cs, col[layer - 2])));
+  // Repeated to TOTAL_PARENTS (37): layer 1 has 6 parents (6 x 6 + the first), later ones 14
+  // (2 x 14 + the first 9).
+  std::vector<const std::vector<boolean>*> expanded;
+  while (expanded.size() < stacked::total_parents) expanded.push_back(&parents[expanded.size() % parents.size()]);
+  constraint_system::scope c(cs, "create_label");
+  return create_label(cs, replica_id_bits, expanded, std::uint32_t(layer), challenge_num);
+}
+
+void challenge_suffix(constraint_system& cs, const porep_partition& p, const porep_challenge& ch, std::size_t index,
+                      const tree_arities& tree, std::span<const allocated_num> labels, const allocated_num& data_leaf,
+                      const allocated_num& comm_c, const allocated_num& comm_r_last) {
+  const challenge_ctx ctx = context_of(p, ch, index);
+  std::string buf;
   {
     allocated_num encoded;
     {
@@ -131,6 +160,170 @@ void synthesize_challenge(constraint_system& cs, const porep_partition& p, const
   constraint_system::scope s(cs, "c_x_inclusion");
   por(cs, tree, tree_hash::poseidon, column_hash, ch.comm_c_path, comm_c,
       ctx.name(buf, "replica_column_proofs.c_x (the labels computed from the parents)"));
+}
+
+void synthesize_challenge(constraint_system& cs, const porep_partition& p, const porep_challenge& ch, std::size_t index,
+                          const tree_arities& tree, const allocated_num& comm_d, const allocated_num& comm_c,
+                          const allocated_num& comm_r_last, const std::vector<boolean>& replica_id_bits) {
+  const prefix_out pre = challenge_prefix(cs, p, ch, index, tree, comm_d, comm_c);
+  std::vector<allocated_num> labels;
+  for (std::size_t layer = 1; layer <= pre.drg[0].size(); ++layer)
+    labels.push_back(challenge_label(cs, layer, pre.drg, pre.exp, pre.challenge_num, replica_id_bits));
+  challenge_suffix(cs, p, ch, index, tree, labels, pre.data_leaf, comm_c, comm_r_last);
+}
+
+// ---- The parallel witness --------------------------------------------------------------------------
+// A part's inputs that an earlier part allocated, rebuilt from the challenge's witness: the same values
+// under a placeholder variable (outside record mode only values are read).
+allocated_num unallocated(const fr& v) { return {variable::aux(0), v}; }
+
+std::vector<std::vector<allocated_num>> unallocated_rows(const std::vector<column_witness>& cols) {
+  std::vector<std::vector<allocated_num>> out;
+  for (const auto& c : cols) {
+    std::vector<allocated_num> rows;
+    for (const auto& r : c.rows) rows.push_back(unallocated(r));
+    out.push_back(std::move(rows));
+  }
+  return out;
+}
+
+uint64_bits unallocated_uint64(std::uint64_t v) {
+  uint64_bits r;
+  r.value = v;
+  for (unsigned i = 0; i < 64; ++i) r.bits[i] = boolean{boolean::kind::is, ((v >> i) & 1) != 0, variable::aux(0)};
+  return r;
+}
+
+// What each part of a challenge allocates: part 0 the prefix, 1..layers the labelings, layers + 1 the
+// suffix. It depends only on the challenge's shape (path arities, columns, layers), never on values,
+// so it is counted once per shape (mode::count on the first challenge, its parts on threads) and
+// kept for the process.
+struct part_count {
+  std::uint64_t inputs = 0, aux = 0, constraints = 0;
+  part_count& operator+=(const part_count& o) {
+    inputs += o.inputs, aux += o.aux, constraints += o.constraints;
+    return *this;
+  }
+};
+struct challenge_layout {
+  std::vector<part_count> parts, offsets;  // offsets: where each part starts within its challenge
+  part_count total;
+};
+
+std::vector<std::uint64_t> shape_key(const porep_challenge& ch, const tree_arities& tree,
+                                     const std::vector<boolean>& replica_id_bits) {
+  std::vector<std::uint64_t> key{tree.base, tree.sub, tree.top, ch.drg_parents.size(), ch.exp_parents.size()};
+  for (const auto& b : replica_id_bits)  // its constant bits fold, by value
+    key.push_back(2 * std::uint64_t(b.k) + (b.k == boolean::kind::constant && b.value ? 1 : 0));
+  auto path = [&](const std::vector<path_level>& levels) {
+    key.push_back(levels.size());
+    for (const auto& l : levels) key.push_back(l.arity);
+  };
+  path(ch.comm_d_path);
+  path(ch.comm_r_last_path);
+  path(ch.comm_c_path);
+  for (const auto* cols : {&ch.drg_parents, &ch.exp_parents})
+    for (const auto& c : *cols) {
+      key.push_back(c.rows.size());
+      path(c.path);
+    }
+  return key;
+}
+
+part_count count_of(const constraint_system& cs) { return {cs.num_inputs() - 1, cs.num_aux(), cs.num_constraints()}; }
+
+const challenge_layout& layout_of(const porep_challenge& ch, const tree_arities& tree,
+                                  const std::vector<boolean>& replica_id_bits, zk::thread_pool& pool) {
+  static std::mutex m;
+  static std::map<std::vector<std::uint64_t>, std::unique_ptr<challenge_layout>> cache;
+  const auto key = shape_key(ch, tree, replica_id_bits);
+  std::lock_guard lk(m);
+  if (auto it = cache.find(key); it != cache.end()) return *it->second;
+  if (ch.drg_parents.empty() || ch.exp_parents.empty()) throw std::logic_error("stacked_circuit: a challenge without parents");
+  const std::size_t layers = ch.drg_parents[0].rows.size();
+  porep_partition blank;  // no checks: the values of a count do not matter
+  blank.tree = tree;
+  const allocated_num zero = unallocated(fr::zero());
+  const auto drg = unallocated_rows(ch.drg_parents), exp = unallocated_rows(ch.exp_parents);
+  const auto challenge_num = unallocated_uint64(0);
+  auto layout = std::make_unique<challenge_layout>();
+  layout->parts.resize(layers + 2);
+  pool.run(layers + 2, [&](std::size_t part) {
+    constraint_system cs(zk::cs::mode::count);
+    if (part == 0) {
+      challenge_prefix(cs, blank, ch, 0, tree, zero, zero);
+    } else if (part <= layers) {
+      challenge_label(cs, part, drg, exp, challenge_num, replica_id_bits);
+    } else {
+      const std::vector<allocated_num> labels(layers, zero);
+      challenge_suffix(cs, blank, ch, 0, tree, labels, zero, zero, zero);
+    }
+    layout->parts[part] = count_of(cs);
+  });
+  for (const auto& c : layout->parts) {
+    layout->offsets.push_back(layout->total);
+    layout->total += c;
+  }
+  return *cache.emplace(key, std::move(layout)).first->second;
+}
+
+// Witness (or count) mode: the challenges' parts on the pool, each writing its slice of the
+// partition's preallocated values (constraint_system::extend / witness_into): no part waits for a
+// copy, and 18 challenges x (1 + layers) parts balance on any number of cores. The prefixes (the
+// biggest parts: a 30-level SHA-256 path at 32 GiB) are handed out first, then the labelings; the
+// suffixes need the labels and run after them.
+void parallel_challenges(constraint_system& cs, const porep_partition& p, const allocated_num& comm_d,
+                         const allocated_num& comm_c, const allocated_num& comm_r_last,
+                         const std::vector<boolean>& replica_id_bits, zk::thread_pool& pool) {
+  const std::size_t n = p.challenges.size();
+  const challenge_layout& layout = layout_of(p.challenges[0], p.tree, replica_id_bits, pool);
+  const std::size_t layers = layout.parts.size() - 2, parts = layers + 2;
+  const auto out = cs.extend(layout.total.inputs * n, layout.total.aux * n, layout.total.constraints * n);
+  const bool witness = cs.current_mode() == zk::cs::mode::witness;
+  std::vector<allocated_num> labels(n * layers);
+  std::vector<std::exception_ptr> errors(n * parts);  // by challenge, then part: the serial order
+  auto run_part = [&](std::size_t c, std::size_t part) {
+    try {
+      const part_count& want = layout.parts[part];
+      const part_count& at = layout.offsets[part];
+      constraint_system pcs =
+          witness ? constraint_system::witness_into(out.inputs.subspan(c * layout.total.inputs + at.inputs, want.inputs),
+                                                    out.aux.subspan(c * layout.total.aux + at.aux, want.aux))
+                  : constraint_system(zk::cs::mode::count);
+      const porep_challenge& ch = p.challenges[c];
+      if (part == 0) {
+        challenge_prefix(pcs, p, ch, c, p.tree, comm_d, comm_c);
+      } else if (part <= layers) {
+        labels[c * layers + part - 1] = challenge_label(pcs, part, unallocated_rows(ch.drg_parents),
+                                                        unallocated_rows(ch.exp_parents),
+                                                        unallocated_uint64(ch.challenge), replica_id_bits);
+      } else {
+        challenge_suffix(pcs, p, ch, c, p.tree, std::span<const allocated_num>(labels).subspan(c * layers, layers),
+                         unallocated(ch.data_leaf), comm_c, comm_r_last);
+      }
+      const part_count got = count_of(pcs);
+      if (got.inputs != want.inputs || got.aux != want.aux || got.constraints != want.constraints)
+        throw std::logic_error("stacked_circuit: challenge " + std::to_string(c) + " part " + std::to_string(part) +
+                               " differs in shape from challenge 0");
+    } catch (...) {
+      errors[c * parts + part] = std::current_exception();
+    }
+  };
+  // Phase 1: prefixes, then labelings layer by layer (challenge-major within a layer).
+  pool.run(n * (1 + layers), [&](std::size_t t) {
+    if (t < n) run_part(t, 0);
+    else run_part((t - n) % n, 1 + (t - n) / n);
+  });
+  // Phase 2: the suffixes of the challenges whose labels all came out.
+  std::vector<std::size_t> ready;
+  for (std::size_t c = 0; c < n; ++c) {
+    bool ok = true;
+    for (std::size_t part = 0; part <= layers; ++part) ok = ok && !errors[c * parts + part];
+    if (ok) ready.push_back(c);
+  }
+  pool.run(ready.size(), [&](std::size_t i) { run_part(ready[i], layers + 1); });
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 }  // namespace
@@ -252,35 +445,18 @@ void stacked_circuit(constraint_system& cs, const porep_partition& p, unsigned t
   }
   if (p.challenges.empty()) throw std::logic_error("stacked_circuit: no challenges");
   const tree_arities& tree = p.tree;
-  if (cs.recording() || threads <= 1 || p.challenges.size() < 2) {
+  if (cs.recording() || threads == 1 || p.challenges.size() < 2) {
     for (std::size_t i = 0; i < p.challenges.size(); ++i) {
       constraint_system::scope s(cs, "challenge_" + std::to_string(i));
       synthesize_challenge(cs, p, p.challenges[i], i, tree, comm_d, comm_c, comm_r_last, replica_id_bits);
     }
     return;
   }
-  const std::size_t n = p.challenges.size();
-  std::vector<std::unique_ptr<constraint_system>> parts(n);
-  std::vector<std::exception_ptr> errors(n);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        parts[i] = std::make_unique<constraint_system>(cs.current_mode());
-        synthesize_challenge(*parts[i], p, p.challenges[i], i, tree, comm_d, comm_c, comm_r_last, replica_id_bits);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min<std::size_t>(threads, n); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (errors[i]) std::rethrow_exception(errors[i]);
-    cs.append(*parts[i]);
-    parts[i].reset();
+  if (threads == 0) {
+    parallel_challenges(cs, p, comm_d, comm_c, comm_r_last, replica_id_bits, zk::default_pool());
+  } else {
+    zk::thread_pool pool(threads);
+    parallel_challenges(cs, p, comm_d, comm_c, comm_r_last, replica_id_bits, pool);
   }
 }
 

@@ -8,7 +8,7 @@
 //   stacked_circuit(rec, blank_porep_partition(porep_shape_of(info)));
 //   // witness of partition k from a C1 (throws zk::input_error naming partition/challenge/field):
 //   zk::cs::constraint_system wit(zk::cs::mode::witness);
-//   stacked_circuit(wit, porep_partition_from(c1, k), threads);  // wit.inputs() / wit.aux()
+//   stacked_circuit(wit, porep_partition_from(c1, k));  // all cores; wit.inputs() / wit.aux()
 // Public inputs come out in StackedCompound::generate_public_inputs' order (ONE first). Counts
 // without storing anything: mode::count (a 32 GiB partition's 130M constraints in ~30 s, 7 MB).
 //
@@ -75,10 +75,13 @@ porep_partition blank_porep_partition(const porep_shape& shape);
 // element, or comm_r_last / comm_c differ between challenges.
 porep_partition porep_partition_from(const seal_commit_phase1_output& c1, unsigned k);
 
-// `threads` > 1 (witness and count modes only; record mode stays on one thread): the challenges are
-// synthesized in parallel, each into its own constraint system, and appended in order: the same
-// witness, since a challenge reads the shared variables (replica_id bits, comm_d, comm_c,
-// comm_r_last) only through their values outside record mode.
-void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p, unsigned threads = 1);
+// Witness and count modes run the challenges in parts on threads (record and check modes, and
+// threads = 1, stay on this thread): `threads` 0 uses zk::default_pool() (all cores unless the
+// process sized it), n > 1 a pool of n. Each challenge splits into its prefix (comm_d inclusion, the
+// parent columns), one part per layer's labeling and its suffix; every part writes its own slice of
+// the partition's values, preallocated from the per-part counts of the challenge's shape (counted
+// once per shape and process). The witness is the same as on one thread: a part reads what earlier
+// parts allocated only through values outside record mode.
+void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p, unsigned threads = 0);
 
 }  // namespace cuzk::fil::circuit

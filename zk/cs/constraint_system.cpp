@@ -6,13 +6,36 @@ namespace cuzk::zk::cs {
 
 constraint_system::constraint_system(mode m) : mode_(m) { inputs_.push_back(fr::one()); }
 
+constraint_system::constraint_system(constraint_sink& sink) : mode_(mode::record), sink_(&sink) {}
+
+constraint_system constraint_system::witness_into(std::span<fr> inputs, std::span<fr> aux) {
+  constraint_system cs(mode::witness);
+  cs.in_out_ = inputs.data(), cs.in_cap_ = inputs.size();
+  cs.aux_out_ = aux.data(), cs.aux_cap_ = aux.size();
+  // Non-null even for empty slices: a null aux_out_ means "own vectors".
+  static fr none;
+  if (!cs.in_out_) cs.in_out_ = &none;
+  if (!cs.aux_out_) cs.aux_out_ = &none;
+  return cs;
+}
+
 variable constraint_system::alloc(const fr& value) {
-  if (mode_ != mode::count) aux_.push_back(value);
+  if (aux_out_) {
+    if (num_aux_ >= aux_cap_) throw std::logic_error("constraint_system: more aux than its slice holds");
+    aux_out_[num_aux_] = value;
+  } else if (mode_ != mode::count && !sink_) {
+    aux_.push_back(value);
+  }
   return variable::aux(num_aux_++);
 }
 
 variable constraint_system::alloc_input(const fr& value) {
-  if (mode_ != mode::count) inputs_.push_back(value);
+  if (in_out_) {
+    if (num_inputs_ - 1 >= in_cap_) throw std::logic_error("constraint_system: more inputs than its slice holds");
+    in_out_[num_inputs_ - 1] = value;
+  } else if (mode_ != mode::count && !sink_) {
+    inputs_.push_back(value);
+  }
   return variable::input(num_inputs_++);
 }
 
@@ -24,6 +47,10 @@ void constraint_system::enforce(linear_combination a, linear_combination b, line
     return;
   }
   if (mode_ != mode::record) return;
+  if (sink_) {
+    sink_->constraint(a, b, c);
+    return;
+  }
   if (scope_changed_) {
     scope_paths_.push_back(ns_);
     scope_changed_ = false;
@@ -32,8 +59,8 @@ void constraint_system::enforce(linear_combination a, linear_combination b, line
 }
 
 void constraint_system::append(const constraint_system& part) {
-  if (mode_ == mode::record || mode_ == mode::check || part.mode_ != mode_)
-    throw std::logic_error("constraint_system::append: only between witness (or count) systems");
+  if (mode_ == mode::record || mode_ == mode::check || part.mode_ != mode_ || aux_out_ || part.aux_out_)
+    throw std::logic_error("constraint_system::append: only between witness (or count) systems of their own vectors");
   if (mode_ == mode::witness) {
     inputs_.insert(inputs_.end(), part.inputs_.begin() + 1, part.inputs_.end());
     aux_.insert(aux_.end(), part.aux_.begin(), part.aux_.end());
@@ -43,8 +70,26 @@ void constraint_system::append(const constraint_system& part) {
   num_constraints_ += part.num_constraints_;
 }
 
+constraint_system::slices constraint_system::extend(std::uint64_t inputs, std::uint64_t aux,
+                                                     std::uint64_t constraints) {
+  if (mode_ == mode::record || mode_ == mode::check || aux_out_)
+    throw std::logic_error("constraint_system::extend: only on a witness (or count) system's own vectors");
+  slices out;
+  if (mode_ == mode::witness) {
+    const std::size_t i0 = inputs_.size(), a0 = aux_.size();
+    inputs_.resize(i0 + inputs);  // unwritten: see values
+    aux_.resize(a0 + aux);
+    out.inputs = std::span<fr>(inputs_).subspan(i0);
+    out.aux = std::span<fr>(aux_).subspan(a0);
+  }
+  num_inputs_ += inputs;
+  num_aux_ += aux;
+  num_constraints_ += constraints;
+  return out;
+}
+
 void constraint_system::push_namespace(std::string_view name) {
-  if (mode_ != mode::record && mode_ != mode::check) return;
+  if ((mode_ != mode::record && mode_ != mode::check) || sink_) return;
   ns_lengths_.push_back(ns_.size());
   if (!ns_.empty()) ns_ += '/';
   ns_ += name;
@@ -52,7 +97,7 @@ void constraint_system::push_namespace(std::string_view name) {
 }
 
 void constraint_system::pop_namespace() {
-  if (mode_ != mode::record && mode_ != mode::check) return;
+  if ((mode_ != mode::record && mode_ != mode::check) || sink_) return;
   ns_.resize(ns_lengths_.back());
   ns_lengths_.pop_back();
   scope_changed_ = true;

@@ -14,15 +14,28 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "zk/cs/linear_combination.hpp"
+#include "zk/util/uninitialized_allocator.hpp"
 
 namespace cuzk::zk::cs {
 
 enum class mode { record, witness, count, check };
+
+// The values of a witness: resize() leaves the new elements unwritten (see uninitialized_allocator).
+using values = std::vector<fr, zk::uninitialized_allocator<fr>>;
+
+// Where a streaming record sends each constraint as it is enforced (see constraint_system's
+// constructor): a recorder that writes the structure out without holding it.
+class constraint_sink {
+ public:
+  virtual ~constraint_sink() = default;
+  virtual void constraint(const linear_combination& a, const linear_combination& b, const linear_combination& c) = 0;
+};
 
 struct constraint {
   linear_combination a, b, c;
@@ -32,6 +45,15 @@ struct constraint {
 class constraint_system {
  public:
   explicit constraint_system(mode m);
+  // A streaming record: record mode whose constraints go to `sink` as they are enforced, none kept,
+  // and no values kept (as count mode): the structure of a 32 GiB partition in the memory of one
+  // gadget's linear combinations.
+  explicit constraint_system(constraint_sink& sink);
+  // A witness system that writes into preallocated slices instead of its own vectors: its k-th aux
+  // into aux[k], its input k (k >= 1, after its ONE) into inputs[k - 1]. Allocating past either
+  // throws std::logic_error. Its inputs() / aux() stay empty; value() reads the slices. This is how
+  // a partition's parts are synthesized on threads straight into the partition's witness (extend()).
+  static constraint_system witness_into(std::span<fr> inputs, std::span<fr> aux);
 
   mode current_mode() const { return mode_; }
   variable alloc(const fr& value);
@@ -46,6 +68,14 @@ class constraint_system {
   // e.g. on another thread) allocated after its ONE, as if its gadgets had run here. Variables live
   // only in recorded constraints, so the values need no renumbering; record mode throws.
   void append(const constraint_system& part);
+  // Witness and count modes: grows the system by `inputs` inputs, `aux` aux and `constraints`
+  // constraints at once, as if gadgets had allocated them, and returns the new values' slices
+  // (unwritten: the caller fills every element, e.g. with witness_into systems on threads; empty in
+  // count mode). Record and check modes throw.
+  struct slices {
+    std::span<fr> inputs, aux;
+  };
+  slices extend(std::uint64_t inputs, std::uint64_t aux, std::uint64_t constraints);
 
   // Namespaces only label constraints (bellperson's names never change the R1CS).
   void push_namespace(std::string_view name);
@@ -61,10 +91,13 @@ class constraint_system {
     constraint_system& cs_;
   };
 
-  fr value(variable v) const { return v.is_aux() ? aux_[v.index()] : inputs_[v.index()]; }
+  fr value(variable v) const {
+    if (aux_out_) return v.is_aux() ? aux_out_[v.index()] : v.index() == 0 ? fr::one() : in_out_[v.index() - 1];
+    return v.is_aux() ? aux_[v.index()] : inputs_[v.index()];
+  }
   fr eval(const linear_combination& lc) const { return lc.evaluate(inputs_, aux_); }
-  const std::vector<fr>& inputs() const { return inputs_; }
-  const std::vector<fr>& aux() const { return aux_; }
+  const values& inputs() const { return inputs_; }
+  const values& aux() const { return aux_; }
   std::uint64_t num_constraints() const { return num_constraints_; }
   std::uint64_t num_inputs() const { return num_inputs_; }
   std::uint64_t num_aux() const { return num_aux_; }
@@ -79,7 +112,10 @@ class constraint_system {
 
  private:
   mode mode_;
-  std::vector<fr> inputs_, aux_;
+  values inputs_, aux_;
+  fr *in_out_ = nullptr, *aux_out_ = nullptr;  // witness_into: the slices, and their lengths
+  std::uint64_t in_cap_ = 0, aux_cap_ = 0;
+  constraint_sink* sink_ = nullptr;
   std::vector<constraint> constraints_;
   std::uint64_t num_constraints_ = 0, num_inputs_ = 1, num_aux_ = 0;
   std::vector<std::size_t> ns_lengths_;
