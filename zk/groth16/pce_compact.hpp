@@ -1,0 +1,138 @@
+// The compact recorded evaluator: a circuit's A and B matrices in a form small enough for a 32 GiB
+// PoRep partition (130M constraints, ~720M non-zeros), recorded once per circuit shape into a cache
+// file, mapped on load, and evaluated as a = A·w, b = B·w, c = a∘b on all cores.
+//
+// The trick is that PoRep's coefficients are few: ±1, powers of two and the constants of Poseidon
+// and SHA-256. An entry is a u32 signal (aux j as j, input i as 2^31 | i: no renumbering once the
+// number of inputs is known) and a u16 index into a table of distinct coefficients whose first two
+// entries are +1 and -1 (added or subtracted, no multiplication). Rows are u16 lengths, with the entry
+// offset of every block of rows stored so that blocks are evaluated in parallel. Per non-zero that is
+// 6 bytes against csr_matrix's 36 (pce.hpp). Layout: docs/formats.md "The compact constraint
+// evaluator".
+//
+// Recording streams: pce_recorder is a constraint_sink, so a streaming constraint_system hands it each
+// constraint as the gadget enforces it and nothing is held but the output buffers; the sections go
+// to temporary files next to the target and are assembled into it at finish() (then renamed: a
+// reader never sees half a file).
+//
+// The rows past the circuit's constraints are bellperson's `input_i * 0 = 0` (a = input i), as
+// zk/groth16/bellperson_key.hpp describes; a, b, c are zero beyond them up to the domain size.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "zk/cs/constraint_system.hpp"
+#include "zk/groth16/backend.hpp"
+#include "zk/io/binfile.hpp"
+#include "zk/util/parallel.hpp"
+
+namespace cuzk::zk::groth16 {
+
+using namespace cuzk::zk::bls12_381;
+
+inline constexpr std::uint32_t pce_input_bit = 0x80000000u;  // signal of input i: pce_input_bit | i
+inline constexpr std::uint32_t pce_block_rows = 4096;
+
+// Records the constraints it is given into `path` (see the header comment). `key` names the circuit's
+// shape (at most 127 bytes); a reader asks for the same key.
+class pce_recorder : public cs::constraint_sink {
+ public:
+  pce_recorder(std::string path, std::string key);
+  ~pce_recorder() override;  // removes the temporary files when finish() was not reached
+  pce_recorder(const pce_recorder&) = delete;
+  pce_recorder& operator=(const pce_recorder&) = delete;
+
+  void constraint(const cs::linear_combination& a, const cs::linear_combination& b,
+                  const cs::linear_combination& c) override;
+  // Writes the file for a system of `n_inputs` inputs (ONE included) and `n_aux` aux. Throws
+  // std::runtime_error on an I/O failure, std::length_error when the circuit does not fit the form
+  // (more than 65,534 distinct coefficients, a row of more than 65,535 terms, 2^31 variables).
+  void finish(std::uint64_t n_inputs, std::uint64_t n_aux);
+
+  std::uint64_t constraints() const { return rows_; }
+
+ private:
+  struct matrix_stream {
+    std::FILE *lens = nullptr, *signals = nullptr, *coeffs = nullptr;
+    std::vector<std::uint64_t> blocks;  // entry offset of every pce_block_rows-th row
+    std::uint64_t entries = 0;
+  };
+  void add_row(matrix_stream& m, const cs::linear_combination& lc, bool a);
+  std::uint16_t coeff_index(const fr& c);
+
+  std::string path_, key_;
+  matrix_stream a_, b_;
+  std::uint64_t rows_ = 0;
+  std::vector<fr> table_;
+  struct limbs_hash {
+    std::size_t operator()(const std::array<std::uint64_t, 4>& l) const {
+      return std::size_t(l[0] * 0x9e3779b97f4a7c15ull ^ l[1] ^ (l[2] << 1) ^ (l[3] << 2));
+    }
+  };
+  std::unordered_map<std::array<std::uint64_t, 4>, std::uint16_t, limbs_hash> index_;  // Montgomery limbs -> index
+  std::vector<std::uint64_t> dens_a_aux_, dens_b_aux_, dens_b_in_;  // bitmaps: aux in A, aux / inputs in B
+  bool finished_ = false;
+};
+
+// A recorded file, mapped. Evaluation reads it in place (the pages come in as they are used, or at
+// once with `populate`).
+class pce_compact {
+ public:
+  // Throws input_error naming the file and the field: not this format, another version or key, a
+  // size that does not match its header, a signal or coefficient index out of range (checked at
+  // open on the blocks and lengths; signals and indices per entry when `verify` is set).
+  static pce_compact open(const std::string& path, const std::string& key, bool populate = false, bool verify = false);
+
+  std::uint64_t n_inputs() const { return n_inputs_; }
+  std::uint64_t n_aux() const { return n_aux_; }
+  std::uint64_t n_constraints() const { return n_constraints_; }
+  std::uint64_t entries() const { return a_.entries + b_.entries; }
+  std::size_t coefficients() const { return table_.size(); }
+  std::uint64_t file_bytes() const { return file_->bytes().size(); }
+  // bellperson's domain: the smallest 2^k >= constraints + inputs.
+  std::uint64_t domain_size() const;
+  // Density (bellperson): whether aux j appears in some A term, aux j / input i in some B term.
+  bool aux_in_a(std::uint64_t j) const { return bit(dens_a_aux_, j); }
+  bool aux_in_b(std::uint64_t j) const { return bit(dens_b_aux_, j); }
+  bool input_in_b(std::uint64_t i) const { return bit(dens_b_in_, i); }
+
+  // a, b, c over the domain from the values of a constraint system (Montgomery fr, as
+  // constraint_system::inputs() / aux() hold them). Throws input_error on a length mismatch.
+  synthesis evaluate(std::span<const fr> inputs, std::span<const fr> aux, thread_pool& pool = default_pool()) const;
+  // Into caller-provided vectors of domain_size() elements each (no zeroing pass: every element is
+  // written, the tail by the threads too).
+  void evaluate_into(std::span<const fr> inputs, std::span<const fr> aux, std::span<fr> a, std::span<fr> b,
+                     std::span<fr> c, thread_pool& pool = default_pool()) const;
+  // The same from a witness file's values (canonical integers, inputs then aux, as io::witness and
+  // constraint_evaluator take them): each read as a Montgomery form (the value / R), each row's sum
+  // multiplied by R once, so no conversion pass over the witness.
+  synthesis evaluate(std::span<const bigint<4>> witness, thread_pool& pool = default_pool()) const;
+
+ private:
+  struct matrix_view {
+    const std::uint16_t* lens = nullptr;
+    const std::uint64_t* blocks = nullptr;
+    const std::uint32_t* signals = nullptr;
+    const std::uint16_t* coeffs = nullptr;
+    std::uint64_t entries = 0;
+  };
+  static bool bit(const std::uint64_t* words, std::uint64_t i) { return (words[i >> 6] >> (i & 63)) & 1; }
+  template <class Value>
+  void run(const Value* inputs, const Value* aux, std::span<fr> a, std::span<fr> b, std::span<fr> c,
+           thread_pool& pool) const;
+
+  std::shared_ptr<const io::file_bytes> file_;
+  std::uint64_t n_inputs_ = 0, n_aux_ = 0, n_constraints_ = 0;
+  std::vector<fr> table_;
+  matrix_view a_, b_;
+  const std::uint64_t *dens_a_aux_ = nullptr, *dens_b_aux_ = nullptr, *dens_b_in_ = nullptr;
+};
+
+}  // namespace cuzk::zk::groth16
