@@ -47,6 +47,7 @@ namespace cuzk::cli {
 namespace {
 
 struct fil_options {
+  std::string evaluator_dir;  // fil c2: where the PoRep compact evaluator is cached (default: --params-dir)
   std::string c1, proof, params_dir, vk, vk_format = "bellperson", sectors, randomness, proof_type;
   std::uint64_t miner_id = 0;
   std::int64_t sector_id = -1;
@@ -375,7 +376,7 @@ int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t
   const auto t0 = now_ns();
   auto bar = std::make_unique<progress_bar>("record the " + c.describe() + " circuit, load its params", false);
   bar->update(0, 1);
-  const auto key = fil::prove::load_key(params, c);
+  const auto key = fil::prove::load_key(params, c, o.evaluator_dir);
   std::string stage;
   const auto proof = fil::prove::prove_partitions(key, partitions, synthesize, *be,
                                                   [&](std::string_view s, std::size_t done, std::size_t total) {
@@ -485,6 +486,9 @@ void register_fil(CLI::App& app) {
   c2->add_option("--params-dir", o->params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .params is found by name")
       ->required();
   c2->add_option("--out", o->out, "proof: 192 bytes per partition, concatenated")->required();
+  c2->add_option("--evaluator-dir", o->evaluator_dir,
+                 "where the circuit's compact evaluator is cached (<params stem>.cuzk-pce, recorded on first use; "
+                 "default: --params-dir)");
   c2->add_option("--backend", o->backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
   c2->callback([o] { run_command([&] { return prove_c2(*o); }); });
 

@@ -15,6 +15,7 @@
 #include "zk/error.hpp"
 #include "zk/groth16/bellperson_key.hpp"
 #include "zk/groth16/compressed_proof.hpp"
+#include "zk/groth16/pce_compact.hpp"
 #include "zk/io/bellperson.hpp"
 #include "zk/groth16/prover.hpp"
 #include "zk/groth16/random.hpp"
@@ -36,15 +37,47 @@ zk::io::r1cs porep_circuit(const seal_proof_info& info) {
   return zk::cs::to_r1cs(cs, std::string(info.name) + " circuit");
 }
 
-circuit_key load_key(const std::string& params_path, const circuit_ref& c) {
-  circuit_key k;
-  if (c.seal) {  // fil/partition does not record PoRep circuits yet
-    const auto params = zk::io::bellperson_params::open(params_path);
-    k.key = zk::groth16::bellperson_proving_key(params, porep_circuit(*c.seal));
-    k.key.path = params_path;
-  } else {
-    k.key = proving_key(params_path, c);
+std::string porep_evaluator_key(const seal_proof_info& info) {
+  return "cuzk porep " + std::string(info.name) + " partition";
+}
+
+std::shared_ptr<const zk::groth16::pce_compact> porep_evaluator(const seal_proof_info& info, const std::string& file,
+                                                                const progress_fn& progress) {
+  const std::string key = porep_evaluator_key(info);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(file, ec)) {
+    try {
+      return std::make_shared<const zk::groth16::pce_compact>(zk::groth16::pce_compact::open(file, key));
+    } catch (const zk::input_error&) {
+      // another version, key or a damaged file: recorded again below, replacing it
+    }
   }
+  if (progress) progress("recording the circuit", 0, 1);
+  {
+    zk::groth16::pce_recorder rec(file, key);
+    zk::cs::constraint_system cs(rec);
+    circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(info)));
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  if (progress) progress("recording the circuit", 1, 1);
+  return std::make_shared<const zk::groth16::pce_compact>(zk::groth16::pce_compact::open(file, key));
+}
+
+circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir,
+                     const progress_fn& progress) {
+  circuit_key k;
+  if (c.seal) {  // the compact recorded evaluator, cached next to the params (or in evaluator_dir)
+    const std::filesystem::path params(params_path);
+    const std::filesystem::path dir = evaluator_dir.empty() ? params.parent_path() : std::filesystem::path(evaluator_dir);
+    const auto evaluator =
+        porep_evaluator(*c.seal, (dir / (params.stem().string() + ".cuzk-pce")).string(), progress);
+    const auto p = zk::io::bellperson_params::open(params_path);
+    k.key = zk::groth16::bellperson_proving_key(p, *evaluator);
+    k.key.path = params_path;
+    k.pce = zk::groth16::constraint_evaluator::from_compact(evaluator);
+    return k;
+  }
+  k.key = proving_key(params_path, c);
   k.pce = zk::groth16::constraint_evaluator::build(k.key);
   return k;
 }

@@ -45,7 +45,17 @@ struct circuit_key {
   zk::io::zkey key;
   zk::groth16::constraint_evaluator pce;
 };
-circuit_key load_key(const std::string& params_path, const circuit_ref& c);
+// Stage names and progress ("recording the circuit", "synthesizing", "proving", "verifying"; done of total).
+using progress_fn = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
+// The key of circuit c from its .params file. PoRep: the circuit's compact recorded evaluator
+// (zk/groth16/pce_compact.hpp) is read from evaluator_dir (default: the params' directory) as
+// <params file stem>.cuzk-pce, recorded there first when absent or not this circuit's (once per
+// sector size: a streaming record, no R1CS held); the key's density comes from it. PoSt: the R1CS
+// recorded in memory (fil/partition proving_key) and the CSR evaluator.
+circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir = "",
+                     const progress_fn& progress = {});
+// The key a PoRep compact evaluator file is recorded under.
+std::string porep_evaluator_key(const seal_proof_info& info);
 
 // The registered PoSt proof of this type and API version whose tree a bincode vanilla proof's first
 // inclusion proof fits (Merkle shape and path length give the sector size); nullptr when none.
@@ -75,8 +85,6 @@ zk::io::witness synthesize_post_partition(const circuit_ref& c, const post_job& 
 // zk::input_error naming the partition, challenge and field (fil/circuit/stacked.hpp).
 zk::io::witness synthesize_porep_partition(const seal_commit_phase1_output& c1, unsigned k);
 
-// Stage names and progress ("synthesizing", "proving", "verifying"; done of total).
-using progress_fn = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
 struct proof_result {
   std::vector<std::uint8_t> bytes;   // 192 B per partition, concatenated; empty unless all verify
   std::vector<std::size_t> invalid;  // partitions whose proof did not verify (a bug or a bad key)

@@ -74,7 +74,7 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
         ctx.upload_async(wires.get() + b_wires_at_ * 4, key.b_wires.data(), key.b_wires.size_bytes());
     }
   }
-  if (evaluator) pce = upload_matrices(ctx, *evaluator);
+  if (evaluator && !evaluator->compact()) pce = upload_matrices(ctx, *evaluator);  // compact: host synthesis
 }
 
 std::uint64_t device_key::bytes() const {

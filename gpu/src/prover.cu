@@ -397,6 +397,9 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
   if (witness.size() != pce.n_vars())
     throw zk::input_error("witness has " + std::to_string(witness.size()) + " values, the key expects nVars = " +
                           std::to_string(pce.n_vars()));
+  // A compact evaluator (zk/groth16/pce_compact.hpp) has no CSR matrices to multiply here: a, b, c on
+  // the host's cores, then staged.
+  if (pce.compact()) return stage(pce.evaluate(witness), witness);
   auto& I = *impl_;
   std::lock_guard lock(I.ctx.mu);
   CUZK_CUDA(cudaSetDevice(I.opt.device));

@@ -8,9 +8,11 @@
 #include <iostream>
 #include <optional>
 #include <ctime>
+#include <unistd.h>
 #include <thread>
 #include <string>
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 
@@ -23,6 +25,11 @@
 #include "fil/io/post_bincode.hpp"
 #include "fil/registered_proof.hpp"
 #include "r1cs_dump.hpp"
+#include "zk/cs/export.hpp"
+#include "zk/groth16/bellperson_key.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/pce_compact.hpp"
+#include "zk/groth16/setup.hpp"
 
 namespace {
 
@@ -197,7 +204,129 @@ std::string dump_digest(const constraint_system& cs) {
 
 }  // namespace
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+double cpu_since(std::clock_t c0) { return double(std::clock() - c0) / CLOCKS_PER_SEC; }
+
+// PATH#K: the C1 file and partition K.
+std::pair<fil::c1_output, unsigned> read_c1_partition(const std::string& arg) {
+  const auto hash = arg.rfind('#');
+  if (hash == std::string::npos) throw std::invalid_argument(arg + ": expected C1.json#PARTITION");
+  return {fil::io::read_c1_file(arg.substr(0, hash)), unsigned(std::stoul(arg.substr(hash + 1)))};
+}
+
+// --pce-record SHAPE FILE: the blank circuit streamed into the compact evaluator's file (key SHAPE).
+int pce_record(const std::string& shape, const std::string& file) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
+  zk::groth16::pce_recorder rec(file, shape);
+  constraint_system cs(rec);
+  if (!synthesize(shape, cs)) {
+    std::cerr << "cuzk_r1cs_compare: unknown shape '" << shape << "'\n";
+    return 2;
+  }
+  rec.finish(cs.num_inputs(), cs.num_aux());
+  const auto e = zk::groth16::pce_compact::open(file, shape);
+  std::printf("%s: %llu inputs, %llu aux, %llu constraints, %llu A+B entries, %zu coefficients; %s %.2f GB "
+              "(recorded in %.1f s, %.1f CPU-s)\n",
+              shape.c_str(), (unsigned long long)e.n_inputs(), (unsigned long long)e.n_aux(),
+              (unsigned long long)e.n_constraints(), (unsigned long long)e.entries(), e.coefficients(), file.c_str(),
+              double(e.file_bytes()) / 1e9, seconds_since(t0), cpu_since(c0));
+  return 0;
+}
+
+// --pce-eval SHAPE FILE C1#K: load, witness, a = A w, b = B w, c = a o b; each timed.
+int pce_eval(const std::string& shape, const std::string& file, const std::string& c1_arg) {
+  auto t0 = std::chrono::steady_clock::now();
+  const auto e = zk::groth16::pce_compact::open(file, shape, /*populate=*/true);
+  std::printf("loaded %s (%.2f GB, mapped and read in) in %.2f s\n", file.c_str(), double(e.file_bytes()) / 1e9,
+              seconds_since(t0));
+  const auto [c1, k] = read_c1_partition(c1_arg);
+  const auto part = fil::circuit::porep_partition_from(c1.phase1_out, k);
+  constraint_system wit(zk::cs::mode::witness);
+  t0 = std::chrono::steady_clock::now();
+  std::clock_t c0 = std::clock();
+  fil::circuit::stacked_circuit(wit, part);
+  std::printf("witness %.2f s, %.2f CPU-s\n", seconds_since(t0), cpu_since(c0));
+  zk::cs::values a, b, c;  // unwritten until the evaluation's threads write them
+  const std::size_t n = e.domain_size();
+  a.resize(n), b.resize(n), c.resize(n);
+  for (int round = 0; round < 2; ++round) {
+    t0 = std::chrono::steady_clock::now();
+    c0 = std::clock();
+    e.evaluate_into(wit.inputs(), wit.aux(), a, b, c);
+    std::printf("a, b, c (%zu rows, %s) %.2f s, %.2f CPU-s\n", n, round ? "again" : "first touch", seconds_since(t0),
+                cpu_since(c0));
+  }
+  std::size_t nonzero = 0;
+  for (std::size_t r = 0; r < n; r += 4096) nonzero += !a[r].is_zero();
+  std::printf("(a non-zero in %zu of %zu sampled rows)\n", nonzero, (n + 4095) / 4096);
+  return 0;
+}
+
+// --pce-compare C1#K: the compact evaluator (streamed record of the blank circuit) against the CSR
+// evaluator of the recorded R1CS, a, b, c element by element on partition K's witness. Exit 1 on a
+// difference.
+int pce_compare(const std::string& c1_arg) {
+  const auto [c1, k] = read_c1_partition(c1_arg);
+  const auto blank = fil::circuit::blank_porep_partition(fil::circuit::porep_shape_of(*c1.phase1_out.registered_proof));
+  const std::string file =
+      (std::filesystem::temp_directory_path() / ("cuzk-pce-compare-" + std::to_string(::getpid()) + ".pce")).string();
+  const std::string key(c1.phase1_out.registered_proof->name);
+  {
+    zk::groth16::pce_recorder rec(file, key);
+    constraint_system cs(rec);
+    fil::circuit::stacked_circuit(cs, blank);
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  const auto e = zk::groth16::pce_compact::open(file, key, false, true);
+  std::filesystem::remove(file);  // mapped: stays readable
+  constraint_system wit(zk::cs::mode::witness);
+  fil::circuit::stacked_circuit(wit, fil::circuit::porep_partition_from(c1.phase1_out, k));
+  const auto got = e.evaluate(wit.inputs(), wit.aux());
+  zk::groth16::synthesis want;
+  {
+    constraint_system rec(zk::cs::mode::record);
+    fil::circuit::stacked_circuit(rec, blank);
+    const auto r1cs = zk::cs::to_r1cs(rec, key);
+    zk::io::zkey ref;
+    ref.n_vars = r1cs.n_wires;
+    ref.n_public = r1cs.n_public();
+    ref.domain_size = zk::groth16::bellperson_domain_size(r1cs.n_constraints, r1cs.n_public());
+    ref.coefficients = zk::groth16::pce_coefficients(r1cs);
+    want = zk::groth16::constraint_evaluator::build(ref).evaluate(zk::cs::to_witness(wit, key));
+  }
+  if (want.a.size() != got.a.size()) {
+    std::printf("DOMAIN DIFFERS: CSR %zu, compact %zu\n", want.a.size(), got.a.size());
+    return 1;
+  }
+  for (std::size_t r = 0; r < want.a.size(); ++r)
+    if (!(want.a[r] == got.a[r]) || !(want.b[r] == got.b[r]) || !(want.c[r] == got.c[r])) {
+      std::printf("ROW %zu DIFFERS\n", r);
+      return 1;
+    }
+  std::printf("%s: compact evaluator (%llu entries, %zu coefficients, %.1f MB) equals the CSR evaluator on all %zu rows "
+              "of a, b, c\n",
+              c1_arg.c_str(), (unsigned long long)e.entries(), e.coefficients(), double(e.file_bytes()) / 1e6,
+              want.a.size());
+  return 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::string(argv[1]).starts_with("--pce-")) {
+    try {
+      const std::string m = argv[1];
+      if (m == "--pce-record" && argc == 4) return pce_record(argv[2], argv[3]);
+      if (m == "--pce-eval" && argc == 5) return pce_eval(argv[2], argv[3], argv[4]);
+      if (m == "--pce-compare" && argc == 3) return pce_compare(argv[2]);
+      std::cerr << "usage: cuzk_r1cs_compare --pce-record SHAPE FILE | --pce-eval SHAPE FILE C1#K | --pce-compare C1#K\n";
+      return 2;
+    } catch (const std::exception& e) {
+      std::cerr << "cuzk_r1cs_compare: " << e.what() << "\n";
+      return 2;
+    }
+  }
   if (argc == 3 && std::string(argv[1]) == "--digest") {
     // SHA-256 of the dump fil-oracle would write for this blank shape (docs/formats.md "The R1CS
     // dump", no witness): compare with `fil-oracle r1cs --shape ... --digest` where a dump is too big.

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "zk/error.hpp"
+#include "zk/groth16/pce_compact.hpp"
 #include "zk/groth16/setup.hpp"
 #include "zk/util/parallel.hpp"
 
@@ -47,20 +48,22 @@ query_density bellperson_density(const io::r1cs& cs) {
   return d;
 }
 
-io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& cs) {
-  const std::uint32_t n_public = cs.n_public();
-  auto mismatch = [&](const std::string& what, std::uint64_t file, std::uint64_t circuit) {
-    throw input_error(p.path + ": " + what + " " + std::to_string(file) + ", the circuit needs " +
+namespace {
+
+// The key from the circuit's counts and density (what the .params file's sections must match).
+io::zkey key_of(const io::bellperson_params& p, std::uint32_t n_wires, std::uint32_t n_public, std::uint32_t n_constraints,
+                query_density d, const std::string& what) {
+  auto mismatch = [&](const std::string& field, std::uint64_t file, std::uint64_t circuit) {
+    throw input_error(p.path + ": " + field + " " + std::to_string(file) + ", the circuit needs " +
                       std::to_string(circuit) + " (a key for another circuit?)");
   };
   if (p.n_inputs() != std::uint64_t{n_public} + 1) mismatch("vk.ic has", p.n_inputs(), std::uint64_t{n_public} + 1);
-  if (cs.n_wires < n_public + 1) throw input_error("r1cs: nWires < nPublic + 1");
-  const std::uint32_t n = bellperson_domain_size(cs.n_constraints, n_public);
+  if (n_wires < n_public + 1) throw input_error(what + ": nWires < nPublic + 1");
+  const std::uint32_t n = bellperson_domain_size(n_constraints, n_public);
   if (n == 0 || n > (std::uint32_t{1} << 28))
-    throw input_error("r1cs: " + std::to_string(cs.n_constraints) + " constraints need a domain above 2^28");
+    throw input_error(what + ": " + std::to_string(n_constraints) + " constraints need a domain above 2^28");
   if (p.h.count != n - 1) mismatch("section h has", p.h.count, n - 1);
-  if (p.l.count != cs.n_wires - n_public - 1) mismatch("section l has", p.l.count, cs.n_wires - n_public - 1);
-  query_density d = bellperson_density(cs);
+  if (p.l.count != n_wires - n_public - 1) mismatch("section l has", p.l.count, n_wires - n_public - 1);
   if (p.a.count != d.a_wires.size()) mismatch("section a has", p.a.count, d.a_wires.size());
   if (p.b_g1.count != d.b_wires.size()) mismatch("section b_g1 has", p.b_g1.count, d.b_wires.size());
 
@@ -75,11 +78,11 @@ io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& 
   io::zkey key;
   key.path = p.path;
   key.convention = io::key_convention::bellperson;
-  key.n_vars = cs.n_wires;
+  key.n_vars = n_wires;
   key.n_public = n_public;
   key.domain_size = n;
   while ((std::uint32_t{1} << key.log_domain) < n) ++key.log_domain;
-  key.n_rows = cs.n_constraints + n_public + 1;
+  key.n_rows = n_constraints + n_public + 1;
   key.vk = p.vk;
   key.a = st->a;
   key.b1 = st->b1;
@@ -88,9 +91,33 @@ io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& 
   key.h = st->h;
   key.a_wires = std::move(d.a_wires);
   key.b_wires = std::move(d.b_wires);
-  key.coefficients = pce_coefficients(cs);
   key.storage = st;
   return key;
+}
+
+}  // namespace
+
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& cs) {
+  auto key = key_of(p, cs.n_wires, cs.n_public(), cs.n_constraints, bellperson_density(cs), "r1cs");
+  key.coefficients = pce_coefficients(cs);
+  return key;
+}
+
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const pce_compact& e) {
+  const std::uint64_t wires = e.n_inputs() + e.n_aux();
+  if (wires > 0xffffffffu || e.n_constraints() > 0xffffffffu)
+    throw input_error("compact evaluator: " + std::to_string(wires) + " wires: too many for a key");
+  query_density d;
+  for (std::uint64_t i = 0; i < e.n_inputs(); ++i) {
+    d.a_wires.push_back(std::uint32_t(i));  // inputs are always dense in A
+    if (e.input_in_b(i)) d.b_wires.push_back(std::uint32_t(i));
+  }
+  for (std::uint64_t j = 0; j < e.n_aux(); ++j) {
+    if (e.aux_in_a(j)) d.a_wires.push_back(std::uint32_t(e.n_inputs() + j));
+    if (e.aux_in_b(j)) d.b_wires.push_back(std::uint32_t(e.n_inputs() + j));
+  }
+  return key_of(p, std::uint32_t(wires), std::uint32_t(e.n_inputs() - 1), std::uint32_t(e.n_constraints()),
+                std::move(d), "compact evaluator");
 }
 
 }  // namespace cuzk::zk::groth16

@@ -32,5 +32,9 @@ query_density bellperson_density(const io::r1cs& cs);
 // io::bellperson_params), the constraint matrices come from cs. Throws input_error naming the file
 // when its shape (inputs, aux, h, a, b counts) is not the circuit's.
 io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs& cs);
+// The same from a compact recorded evaluator (its counts and density bitmaps): the key holds no
+// section-4 coefficients; evaluate with constraint_evaluator::from_compact.
+class pce_compact;
+io::zkey bellperson_proving_key(const io::bellperson_params& params, const pce_compact& compact);
 
 }  // namespace cuzk::zk::groth16

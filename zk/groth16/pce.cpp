@@ -4,6 +4,7 @@
 #include <string>
 
 #include "zk/error.hpp"
+#include "zk/groth16/pce_compact.hpp"
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16 {
@@ -64,10 +65,23 @@ constraint_evaluator constraint_evaluator::build(const io::zkey& key) {
   return pce;
 }
 
+constraint_evaluator constraint_evaluator::from_compact(std::shared_ptr<const pce_compact> compact) {
+  const std::uint64_t vars = compact->n_inputs() + compact->n_aux(), domain = compact->domain_size();
+  if (vars > 0xffffffffu || domain > (std::uint64_t{1} << 31))
+    throw input_error("compact evaluator: " + std::to_string(vars) + " variables, domain " + std::to_string(domain) +
+                      ": too big for a key");
+  constraint_evaluator pce;
+  pce.n_vars_ = std::uint32_t(vars);
+  pce.domain_size_ = std::uint32_t(domain);
+  pce.compact_ = std::move(compact);
+  return pce;
+}
+
 synthesis constraint_evaluator::evaluate(std::span<const bigint<4>> w) const {
   if (w.size() != n_vars_)
     throw input_error("witness has " + std::to_string(w.size()) + " values, the key expects nVars = " +
                       std::to_string(n_vars_));
+  if (compact_) return compact_->evaluate(w);
   synthesis s;
   s.a.resize(domain_size_);
   s.b.resize(domain_size_);

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -35,9 +36,17 @@ struct csr_matrix {
   }
 };
 
+class pce_compact;  // zk/groth16/pce_compact.hpp
+
 class constraint_evaluator {
  public:
   constraint_evaluator() = default;
+
+  // Backed by a compact recorded evaluator (pce_compact.hpp) instead of CSR matrices: evaluate()
+  // delegates to it and a() / b() are empty, so a backend that multiplies the matrices itself (CUDA)
+  // synthesizes on the host instead when compact() is set.
+  static constraint_evaluator from_compact(std::shared_ptr<const pce_compact> compact);
+  const pce_compact* compact() const { return compact_.get(); }
 
   // Throws input_error when an entry names a matrix other than A/B, a row outside the domain or a
   // signal outside the witness.
@@ -63,6 +72,7 @@ class constraint_evaluator {
  private:
   csr_matrix a_, b_;
   std::uint32_t n_vars_ = 0, domain_size_ = 0;
+  std::shared_ptr<const pce_compact> compact_;
 };
 
 }  // namespace cuzk::zk::groth16

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "zk/error.hpp"
 
 namespace cuzk::zk::groth16 {
@@ -98,17 +100,18 @@ void set_bit(std::vector<std::uint64_t>& words, std::uint64_t i) {
 
 }  // namespace
 
-pce_recorder::pce_recorder(std::string path, std::string key) : path_(std::move(path)), key_(std::move(key)) {
+pce_recorder::pce_recorder(std::string path, std::string key)
+    : path_(std::move(path)), key_(std::move(key)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
   if (key_.size() >= key_bytes) throw std::length_error("pce_recorder: the key is longer than 127 bytes");
   table_ = {fr::one(), -fr::one()};
   index_[table_[0].m.limb] = 0;
   index_[table_[1].m.limb] = 1;
-  a_.lens = open_temp(path_ + ".tmp.a_lens");
-  a_.signals = open_temp(path_ + ".tmp.a_signals");
-  a_.coeffs = open_temp(path_ + ".tmp.a_coeffs");
-  b_.lens = open_temp(path_ + ".tmp.b_lens");
-  b_.signals = open_temp(path_ + ".tmp.b_signals");
-  b_.coeffs = open_temp(path_ + ".tmp.b_coeffs");
+  a_.lens = open_temp(tmp_ + ".a_lens");
+  a_.signals = open_temp(tmp_ + ".a_signals");
+  a_.coeffs = open_temp(tmp_ + ".a_coeffs");
+  b_.lens = open_temp(tmp_ + ".b_lens");
+  b_.signals = open_temp(tmp_ + ".b_signals");
+  b_.coeffs = open_temp(tmp_ + ".b_coeffs");
 }
 
 pce_recorder::~pce_recorder() {
@@ -117,11 +120,11 @@ pce_recorder::~pce_recorder() {
   for (int i = 0; i < 6; ++i) {
     if (files[i]) std::fclose(files[i]);
     std::error_code ec;
-    std::filesystem::remove(path_ + ".tmp." + names[i], ec);
+    std::filesystem::remove(tmp_ + "." + names[i], ec);
   }
   if (!finished_) {
     std::error_code ec;
-    std::filesystem::remove(path_ + ".tmp", ec);
+    std::filesystem::remove(tmp_, ec);
   }
 }
 
@@ -177,7 +180,7 @@ void pce_recorder::finish(std::uint64_t n_inputs, std::uint64_t n_aux) {
   if (n_inputs >= pce_input_bit || n_aux >= pce_input_bit)
     throw std::length_error(path_ + ": more than 2^31 variables");
   const layout l = layout_of(n_inputs, n_aux, rows_, table_.size(), a_.entries, b_.entries);
-  const std::string tmp = path_ + ".tmp";
+  const std::string& tmp = tmp_;
   std::FILE* out = open_temp(tmp);
   try {
     std::uint8_t h[header_bytes] = {};

@@ -12,8 +12,8 @@
 //
 // Recording streams: pce_recorder is a constraint_sink, so a streaming constraint_system hands it each
 // constraint as the gadget enforces it and nothing is held but the output buffers; the sections go
-// to temporary files next to the target and are assembled into it at finish() (then renamed: a
-// reader never sees half a file).
+// to temporary files next to the target (named by process id: two recorders of one file do not
+// mix) and are assembled at finish(), then renamed over the target: a reader never sees half a file.
 //
 // The rows past the circuit's constraints are bellperson's `input_i * 0 = 0` (a = input i), as
 // zk/groth16/bellperson_key.hpp describes; a, b, c are zero beyond them up to the domain size.
@@ -67,7 +67,7 @@ class pce_recorder : public cs::constraint_sink {
   void add_row(matrix_stream& m, const cs::linear_combination& lc, bool a);
   std::uint16_t coeff_index(const fr& c);
 
-  std::string path_, key_;
+  std::string path_, key_, tmp_;  // tmp_: PATH.tmp.PID, the prefix of this recorder's temporary files
   matrix_stream a_, b_;
   std::uint64_t rows_ = 0;
   std::vector<fr> table_;
