@@ -22,6 +22,7 @@
 #include "zk/groth16/verifier.hpp"
 #include "zk/msm/pippenger.hpp"
 #include "zk/ntt/domain.hpp"
+#include "zk/util/cpu_features.hpp"
 #include "zk/util/parallel.hpp"
 
 using namespace cuzk::zk;
@@ -362,6 +363,8 @@ void bench_verify(const args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // CUZK_NO_IFMA=1: the scalar paths (the library reads no environment; this program does).
+  cuzk::zk::set_ifma_allowed(!cuzk::zk::ifma_off_requested(std::getenv("CUZK_NO_IFMA")));
   args a = parse(argc, argv);
   if (a.cmd == "fpmul") {
     std::printf("| field | mul ns (latency) | sqr ns (latency) | mul ns (4 chains) |  (CPU time)\n|---|---|---|---|\n");

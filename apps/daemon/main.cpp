@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "config/config.hpp"
+#include "zk/util/cpu_features.hpp"
 #include "core.hpp"
 #include "lifecycle.hpp"
 #include "service.hpp"
@@ -213,6 +214,10 @@ int main(int argc, char** argv) {
   app.add_option("-c,--config", config_path, "TOML configuration file (every key has a default)");
   app.add_option("--join", join, "run as a worker node of the coordinator at HOST:PORT (sets cluster.join)");
   app.add_flag("--print-config", print_config, "print the effective configuration and exit");
+  // The library reads no environment: CUZK_NO_IFMA (and --no-ifma) are read here.
+  zk::set_ifma_allowed(!zk::ifma_off_requested(std::getenv("CUZK_NO_IFMA")));
+  app.add_flag_callback("--no-ifma", [] { zk::set_ifma_allowed(false); },
+                        "scalar CPU arithmetic only (no AVX-512 IFMA paths; also CUZK_NO_IFMA=1)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,7 +5,9 @@
 #include <random>
 
 #include "zk/ff/radix52.hpp"
+#include "zk/io/point_checks_ifma.hpp"
 #include "zk/msm/vector_buckets.hpp"
+#include "zk/util/cpu_features.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -94,9 +96,28 @@ TEST_CASE("radix-2^52 form round-trips every scalar value", "[fp][vector]") {
 
 TEST_CASE("fp on eight IFMA lanes matches the scalar field", "[fp][vector]") {
   if (!cuzk::zk::msm_detail::vector_msm_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set)");
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA");
     return;
   }
   check_lanes();
 }
 #endif
+
+// The library reads no environment: the programs turn the IFMA paths off through this switch.
+TEST_CASE("set_ifma_allowed(false) turns every IFMA path off, process-wide", "[fp][vector]") {
+  using namespace cuzk::zk;
+  const bool hardware = cpu_has_avx512_ifma();
+  set_ifma_allowed(false);
+  CHECK_FALSE(cpu_has_avx512_ifma());
+  CHECK_FALSE(msm_detail::vector_msm_available());
+  CHECK_FALSE(io::lane_point_checks_available());
+  set_ifma_allowed(true);
+  CHECK(cpu_has_avx512_ifma() == hardware);
+  CHECK(msm_detail::vector_msm_available() == hardware);
+  // How the programs read CUZK_NO_IFMA.
+  CHECK(ifma_off_requested("1"));
+  CHECK(ifma_off_requested("yes"));
+  CHECK_FALSE(ifma_off_requested("0"));
+  CHECK_FALSE(ifma_off_requested(""));
+  CHECK_FALSE(ifma_off_requested(nullptr));
+}

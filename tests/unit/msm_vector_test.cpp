@@ -48,7 +48,7 @@ void make_hard_input(std::size_t n, std::uint64_t seed, std::vector<affine_t<Cur
 // True, with a visible warning, where the vector path cannot run.
 bool no_vector_msm() {
   if (msm_detail::vector_msm_available()) return false;
-  WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector MSM path is untested here");
+  WARN("SKIPPED: this CPU has no AVX-512 IFMA; the vector MSM path is untested here");
   return true;
 }
 

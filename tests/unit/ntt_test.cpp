@@ -96,7 +96,7 @@ TEST_CASE("ntt rejects a wrong length and an oversized domain", "[ntt]") {
 
 TEST_CASE("ntt on IFMA lanes equals the scalar butterflies", "[ntt][vector]") {
   if (!cuzk::zk::cpu_has_avx512_ifma()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the vector NTT is untested here");
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA; the vector NTT is untested here");
     return;
   }
   for (unsigned k = 6; k <= 16; ++k) {

@@ -69,7 +69,7 @@ void check_first_invalid(std::mt19937_64& rng) {
 
 TEST_CASE("on-curve checks on IFMA lanes agree with the curve equation", "[io][vector]") {
   if (!io::lane_point_checks_available()) {
-    WARN("SKIPPED: this CPU has no AVX-512 IFMA (or CUZK_NO_IFMA is set); the lane checks are untested here");
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA; the lane checks are untested here");
     return;
   }
   std::mt19937_64 rng(41);

@@ -10,7 +10,7 @@
 
 namespace cuzk::zk::io {
 
-// AVX-512 IFMA on this CPU and CUZK_NO_IFMA unset: the functions below may be called.
+// AVX-512 IFMA on this CPU, and allowed (zk::cpu_has_avx512_ifma): the functions below may be called.
 bool lane_point_checks_available();
 
 // Bit l set: eight[l] is not on the curve.

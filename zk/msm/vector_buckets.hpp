@@ -7,7 +7,7 @@
 // The vector code lives in vector_buckets.cpp, the only translation unit built with AVX-512
 // flags; everything here is plain C++, so pippenger.hpp may include it anywhere. The MSM uses it
 // when vector_msm<Curve> exists (G1 and G2 of BLS12-381), the CPU has AVX-512 IFMA, and neither
-// msm_options::vectorized = false nor the environment (CUZK_NO_IFMA=1) turned it off.
+// msm_options::vectorized = false nor zk::set_ifma_allowed(false) (cpu_features.hpp) turned it off.
 #pragma once
 
 #include <cstddef>
@@ -21,7 +21,7 @@
 
 namespace cuzk::zk::msm_detail {
 
-// AVX-512 F/VL/BW/DQ/IFMA on this CPU with the OS saving ZMM state, and CUZK_NO_IFMA unset.
+// AVX-512 F/VL/BW/DQ/IFMA on this CPU with the OS saving ZMM state, and allowed (cpu_has_avx512_ifma).
 bool vector_msm_available();
 
 template <class Curve>

@@ -1,14 +1,15 @@
 #include "zk/util/cpu_features.hpp"
 
-#include <cstdlib>
-#include <cstring>
+#include <atomic>
 
 namespace cuzk::zk {
 
-bool cpu_has_avx512_ifma() {
+namespace {
+
+std::atomic<bool> ifma_allowed{true};
+
+bool cpu_supports_ifma() {
   static const bool ok = [] {
-    const char* off = std::getenv("CUZK_NO_IFMA");
-    if (off && *off && std::strcmp(off, "0") != 0) return false;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
@@ -20,5 +21,11 @@ bool cpu_has_avx512_ifma() {
   }();
   return ok;
 }
+
+}  // namespace
+
+bool cpu_has_avx512_ifma() { return ifma_allowed.load(std::memory_order_relaxed) && cpu_supports_ifma(); }
+
+void set_ifma_allowed(bool allowed) { ifma_allowed.store(allowed, std::memory_order_relaxed); }
 
 }  // namespace cuzk::zk
