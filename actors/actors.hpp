@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "caf/node_id.hpp"
 #include "messages/interfaces.hpp"
 #include "zk/groth16/backend_registry.hpp"
 
@@ -100,6 +101,9 @@ struct cluster_settings {
   std::string build;  // nodes of another build are refused
   std::chrono::milliseconds heartbeat{1000}, node_timeout{5000};
   std::function<void(const std::string&)> on_event;
+  // Coordinator: called at every heartbeat with the node ids of the admitted nodes (the cluster
+  // door closes connections that did not become one of them in time: engine/capped_door.hpp).
+  std::function<void(std::vector<caf::node_id>)> admitted;
 };
 
 registrar_actor spawn_registrar(caf::actor_system& sys, cluster_settings settings, scheduler_actor scheduler);

@@ -4,6 +4,8 @@
 // reason returned to the node and reported here. An admitted node gets an id; the registrar
 // monitors its agent (a closed connection is noticed at once), pings it every heartbeat, and
 // declares it lost when nothing came back for node_timeout (a cut link is noticed that way).
+// Every heartbeat it also hands the admitted nodes' ids to `admitted` (the cluster door closes
+// connections that have not become one of them within cluster.handshake_timeout).
 // The scheduler learns of joins (node_joined) and losses (node_lost_atom) and re-queues the lost
 // node's partitions. A node that rejoins is a new member with a new id: answers still in flight
 // under its old id are stale and dropped by the scheduler.
@@ -94,6 +96,11 @@ void heartbeat(registrar_ptr self) {
     lose(self, id, "no heartbeat for " + std::to_string(st.settings.node_timeout.count()) + " ms");
   for (auto it = st.challenges.begin(); it != st.challenges.end();)
     it = it->second < now ? st.challenges.erase(it) : std::next(it);
+  if (st.settings.admitted) {
+    std::vector<caf::node_id> nodes;
+    for (auto& [id, m] : st.members) nodes.push_back(m.agent.node());
+    st.settings.admitted(std::move(nodes));
+  }
 }
 
 registrar_actor::behavior_type registrar(registrar_ptr self, cluster_settings settings, scheduler_actor scheduler) {

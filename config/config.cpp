@@ -272,6 +272,12 @@ const std::map<std::string, section_schema>& schema() {
          [](daemon_config& c, const toml::node& n) {
            c.cluster.max_peers = u32(n);
            if (c.cluster.max_peers == 0) throw std::invalid_argument("at least 1");
+         }},
+        {"handshake_timeout",
+         [](daemon_config& c, const toml::node& n) {
+           c.cluster.handshake_timeout = parse_duration(n);
+           if (c.cluster.handshake_timeout < std::chrono::milliseconds(100))
+             throw std::invalid_argument("at least 100ms (a joining node needs a few round trips)");
          }}}},
   };
   return s;
@@ -432,7 +438,8 @@ std::string daemon_config::to_toml() const {
                               {"heartbeat", durs(cluster.heartbeat)},
                               {"node_timeout", durs(cluster.node_timeout)},
                               {"max_message_size", byte_size{false, cluster.max_message_bytes}.to_string()},
-                              {"max_peers", std::int64_t(cluster.max_peers)}}},
+                              {"max_peers", std::int64_t(cluster.max_peers)},
+                              {"handshake_timeout", durs(cluster.handshake_timeout)}}},
   };
   if (gpus.devices.empty()) t["gpus"].as_table()->insert_or_assign("devices", "all");
   else t["gpus"].as_table()->insert_or_assign("devices", devices);

@@ -116,6 +116,9 @@ struct cluster_section {
   // connections there at once (a peer announcing more is dropped before anything is allocated)
   std::uint64_t max_message_bytes = std::uint64_t{1} << 20;
   std::uint32_t max_peers = 64;
+  // coordinator: a connection that has not joined with the secret by then is closed (its slot
+  // among max_peers freed); checked every heartbeat
+  std::chrono::milliseconds handshake_timeout{5000};
 };
 
 // Filecoin parameters (.params / .vk by their parameters.json names, fil/parameter_cache.hpp).

@@ -3,6 +3,10 @@
 
 #include <sys/socket.h>
 
+#include <algorithm>
+#include <map>
+#include <mutex>
+
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "caf/io/basp_broker.hpp"
@@ -12,29 +16,50 @@
 
 namespace cuzk::engine {
 
-namespace {
-
 namespace net = caf::io::network;
 
-struct door_state {
+namespace {
+class capped_scribe;
+}
+
+struct capped_door {
   door_limits limits;
   std::shared_ptr<door_counters> counters;
+
+  struct connection {
+    std::chrono::steady_clock::time_point accepted;
+    bool member = false;  // seen as an admitted node's: no deadline
+    bool closed = false;  // shut down by a sweep, waiting for the broker to drop it
+  };
+  std::mutex mu;
+  net::default_multiplexer* mx = nullptr;  // set by publish_capped
+  std::map<capped_scribe*, connection> connections;
 };
+
+namespace {
 
 // A scribe that refuses to read more than the limit in one piece. The BASP broker asks for the
 // 32-byte header, then for exactly payload_len bytes; a payload over the limit closes the
 // connection instead of sizing a buffer for it.
 class capped_scribe final : public net::scribe_impl {
  public:
-  capped_scribe(net::default_multiplexer& mx, net::native_socket fd, std::shared_ptr<const door_state> st)
-      : net::scribe_impl(mx, fd), st_(std::move(st)) {
-    ++st_->counters->peers;
+  capped_scribe(net::default_multiplexer& mx, net::native_socket fd, std::shared_ptr<capped_door> door)
+      : net::scribe_impl(mx, fd), door_(std::move(door)) {
+    ++door_->counters->peers;
+    std::lock_guard lock(door_->mu);
+    door_->connections[this] = {std::chrono::steady_clock::now()};
   }
-  ~capped_scribe() override { --st_->counters->peers; }
+  ~capped_scribe() override {
+    {
+      std::lock_guard lock(door_->mu);
+      door_->connections.erase(this);
+    }
+    --door_->counters->peers;
+  }
 
   void configure_read(caf::io::receive_policy::config config) override {
-    if (config.second > st_->limits.max_message_bytes) {
-      ++st_->counters->refused_messages;
+    if (config.second > door_->limits.max_message_bytes) {
+      ++door_->counters->refused_messages;
       // Both directions shut: the read that follows ends (EOF, or a payload shorter than the
       // header announced, which the broker rejects as malformed) and the broker drops the peer.
       net::shutdown_both(stream_.fd());
@@ -43,53 +68,100 @@ class capped_scribe final : public net::scribe_impl {
     net::scribe_impl::configure_read(config);
   }
 
+  // The peer this connection reached, once the BASP handshake named it (none before). On the
+  // multiplexer thread only: the broker's routing table is the broker's.
+  caf::node_id peer() {
+    auto* basp = dynamic_cast<caf::io::basp_broker*>(parent());
+    if (!basp) return {};
+    return basp->instance.tbl().lookup_direct(hdl());
+  }
+  // Shut both ways: the broker reads EOF, drops the connection, and this scribe goes.
+  void shut() { net::shutdown_both(stream_.fd()); }
+
  private:
-  std::shared_ptr<const door_state> st_;
+  std::shared_ptr<capped_door> door_;
 };
 
 // doorman_impl, but its connections are capped scribes, and at most max_peers at once.
 class capped_doorman final : public net::doorman_impl {
  public:
-  capped_doorman(net::default_multiplexer& mx, net::native_socket fd, std::shared_ptr<const door_state> st)
-      : net::doorman_impl(mx, fd), st_(std::move(st)) {}
+  capped_doorman(net::default_multiplexer& mx, net::native_socket fd, std::shared_ptr<capped_door> door)
+      : net::doorman_impl(mx, fd), door_(std::move(door)) {}
 
   bool new_connection() override {
     if (detached()) return false;  // as doorman_impl: the broker let go of us already
     auto& mx = acceptor_.backend();
     auto fd = acceptor_.accepted_socket();
-    if (st_->counters->peers.load() >= static_cast<int>(st_->limits.max_peers)) {
-      ++st_->counters->refused_connections;
+    if (door_->counters->peers.load() >= static_cast<int>(door_->limits.max_peers)) {
+      ++door_->counters->refused_connections;
       net::close_socket(fd);
       return true;  // keep accepting: the next one may find room
     }
-    caf::io::scribe_ptr s = caf::make_counted<capped_scribe>(mx, fd, st_);
+    caf::io::scribe_ptr s = caf::make_counted<capped_scribe>(mx, fd, door_);
     auto hdl = s->hdl();
     parent()->add_scribe(std::move(s));
     return caf::io::doorman::new_connection(&mx, hdl);
   }
 
  private:
-  std::shared_ptr<const door_state> st_;
+  std::shared_ptr<capped_door> door_;
 };
+
+// On the multiplexer thread.
+void sweep_now(capped_door& door, const std::vector<caf::node_id>& members) {
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard lock(door.mu);
+  for (auto& [s, c] : door.connections) {
+    if (c.member || c.closed) continue;
+    auto peer = s->peer();
+    if (peer != caf::none && std::find(members.begin(), members.end(), peer) != members.end()) {
+      c.member = true;
+      continue;
+    }
+    if (now - c.accepted < door.limits.handshake_timeout) continue;
+    c.closed = true;
+    ++door.counters->handshake_timeouts;
+    s->shut();
+  }
+}
 
 }  // namespace
 
+std::shared_ptr<capped_door> make_capped_door(door_limits limits, std::shared_ptr<door_counters> counters) {
+  auto d = std::make_shared<capped_door>();
+  d->limits = limits;
+  d->counters = std::move(counters);
+  return d;
+}
+
 caf::expected<std::uint16_t> publish_capped(caf::actor_system& sys, caf::strong_actor_ptr whom,
                                             std::set<std::string> sigs, std::uint16_t port, const std::string& host,
-                                            door_limits limits, std::shared_ptr<door_counters> counters) {
+                                            std::shared_ptr<capped_door> door) {
   auto& mm = sys.middleman();
   auto& mx = static_cast<net::default_multiplexer&>(mm.backend());
   auto fd = net::new_tcp_acceptor_impl(port, host.empty() ? nullptr : host.c_str(), true);
   if (!fd) return std::move(fd.error());
-  auto st = std::make_shared<door_state>();
-  st->limits = limits;
-  st->counters = std::move(counters);
-  caf::io::doorman_ptr door = caf::make_counted<capped_doorman>(mx, *fd, std::move(st));
-  auto bound = door->port();
+  {
+    std::lock_guard lock(door->mu);
+    door->mx = &mx;
+  }
+  caf::io::doorman_ptr doorman = caf::make_counted<capped_doorman>(mx, *fd, std::move(door));
+  auto bound = doorman->port();
   // What middleman::publish would send the BASP broker once the middleman actor opened the port.
   auto broker = mm.named_broker<caf::io::basp_broker>(caf::atom("BASP"));
-  caf::anon_send(broker, caf::publish_atom::value, std::move(door), bound, std::move(whom), std::move(sigs));
+  caf::anon_send(broker, caf::publish_atom::value, std::move(doorman), bound, std::move(whom), std::move(sigs));
   return bound;
+}
+
+void sweep_door(const std::shared_ptr<capped_door>& door, std::vector<caf::node_id> members) {
+  if (door->limits.handshake_timeout.count() <= 0) return;
+  net::default_multiplexer* mx = nullptr;
+  {
+    std::lock_guard lock(door->mu);
+    mx = door->mx;
+    if (!mx || door->connections.empty()) return;
+  }
+  mx->post([door, members = std::move(members)] { sweep_now(*door, members); });
 }
 
 }  // namespace cuzk::engine

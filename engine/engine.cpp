@@ -240,13 +240,16 @@ struct engine::impl {
     const auto& cl = c.cluster;
     if (!cl.listen.empty()) {
       auto [host, port] = parse_endpoint(cl.listen, "listen");
-      registrar = actors::spawn_registrar(*sys, cluster_settings(cl),
-                                          caf::actor_cast<msg::scheduler_actor>(roster.scheduler));
-      // Not middleman().publish: its doorman lets any peer announce a 4 GiB payload (capped_door.hpp).
-      door_limits limits{cl.max_message_bytes, cl.max_peers};
+      // Not middleman().publish: its doorman lets any peer announce a 4 GiB payload, and keeps
+      // connections that never join (capped_door.hpp).
+      door_limits limits{cl.max_message_bytes, cl.max_peers, cl.handshake_timeout};
+      auto capped = make_capped_door(limits, door);
+      auto cs = cluster_settings(cl);
+      cs.admitted = [capped](std::vector<caf::node_id> members) { sweep_door(capped, std::move(members)); };
+      registrar = actors::spawn_registrar(*sys, std::move(cs), caf::actor_cast<msg::scheduler_actor>(roster.scheduler));
       auto bound = publish_capped(*sys, caf::actor_cast<caf::strong_actor_ptr>(registrar),
                                   sys->message_types(caf::detail::type_list<msg::registrar_actor>{}), port, host,
-                                  limits, door);
+                                  capped);
       if (!bound) {
         caf::anon_send_exit(registrar, caf::exit_reason::user_shutdown);
         registrar = nullptr;
@@ -420,7 +423,7 @@ std::string engine::filecoin_params_path(fil::proof_kind kind, std::string_view 
   return std::filesystem::absolute(std::filesystem::path(p_->filecoin.param_cache) / c.params_file()).string();
 }
 
-job_id engine::submit(const filecoin_request& req) {
+job_id engine::submit(filecoin_request req) {
   auto guard = p_->enter();
   fil::circuit_ref c;
   try {
@@ -442,7 +445,7 @@ job_id engine::submit(const filecoin_request& req) {
   spec.request_id = req.request_id;
   spec.circuit = path;
   spec.prio = static_cast<msg::priority>(req.prio.value_or(default_priority(req.input.kind)));
-  auto input = std::make_shared<const fil::job_input>(req.input);
+  auto input = std::make_shared<const fil::job_input>(std::move(req.input));
   for (std::uint32_t i = 0; i < c.partitions(); ++i) {
     msg::witness_source src;
     src.fil = msg::fil_input_handle{input, i};
@@ -553,6 +556,7 @@ status_report engine::status() {
     r.cluster_connections = std::uint32_t(std::max(0, p_->door->peers.load()));
     r.cluster_oversized = p_->door->refused_messages.load();
     r.cluster_turned_away = p_->door->refused_connections.load();
+    r.cluster_handshake_timeouts = p_->door->handshake_timeouts.load();
     std::map<std::uint64_t, msg::node_load> load;
     p_->ask(roster.scheduler, t, [&](msg::scheduler_status& s) {
       for (auto& n : s.nodes) load[n.id] = n;

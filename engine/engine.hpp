@@ -67,6 +67,9 @@ struct cluster_config {
   // before anything is allocated for it (CAF's own doorman would allocate whatever it is told).
   std::uint64_t max_message_bytes = std::uint64_t{1} << 20;
   unsigned max_peers = 64;
+  // coordinator: a connection that has not joined (proved the secret) by then is closed, so idle
+  // or hostile peers cannot hold the max_peers slots (checked at every heartbeat)
+  std::chrono::milliseconds handshake_timeout{5000};
   std::function<void(const std::string&)> on_event;    // one line per join, refusal, loss (thread-safe)
   std::function<void(const std::string&)> on_refused;  // worker: the coordinator refused it (fatal)
 };
@@ -260,9 +263,10 @@ struct status_report {
   std::uint64_t node_joins = 0, node_refusals = 0, node_losses = 0, stale_results = 0;
   std::vector<std::string> refusals;        // coordinator: the latest, one line each
   // coordinator: connections open on the cluster port, peers dropped for announcing a message
-  // over max_message_bytes, connections turned away beyond max_peers
+  // over max_message_bytes, connections turned away beyond max_peers, connections closed for not
+  // joining within handshake_timeout
   std::uint32_t cluster_connections = 0;
-  std::uint64_t cluster_oversized = 0, cluster_turned_away = 0;
+  std::uint64_t cluster_oversized = 0, cluster_turned_away = 0, cluster_handshake_timeouts = 0;
   std::optional<coordinator_report> coordinator;  // worker
   std::vector<key_report> keys;  // every key the key store has seen (an evicted one is cold)
   std::vector<device_memory> memory;  // per device: resident / staged / free
@@ -291,7 +295,7 @@ class engine {
   //   "not_found: "            the params file (its full path) is not in the parameter cache
   //   "failed_precondition: "  no [filecoin] param_cache configured
   // or, like submit(request), "invalid_request: " / "queue_full: " / "shutting_down: ".
-  job_id submit(const filecoin_request& req);
+  job_id submit(filecoin_request req);  // by value: an rvalue's vanilla proofs are moved, not copied
   // The params file a Filecoin job of this kind and registered proof uses (need not exist).
   std::string filecoin_params_path(fil::proof_kind kind, std::string_view registered_proof) const;
   // Loads a key (zkey or Filecoin .params path) through the key store to the hot tier and leaves it

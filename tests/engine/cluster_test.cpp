@@ -387,3 +387,46 @@ TEST_CASE("a peer announcing a 4 GiB message is dropped before anything is alloc
   REQUIRE(r);
   test::require_verifies(direct.key, *r, 2);
 }
+
+// Issue 21 item 5, the slots: peers that connect and never join must not hold the max_peers slots
+// forever. Every slot is taken by an idle raw socket; past cluster.handshake_timeout the
+// coordinator closes them all, and a real node then joins, proves, and is not closed itself.
+TEST_CASE("idle peers that never join lose their slots after the handshake timeout", "[engine][cluster]") {
+  event_log log;
+  auto cc = coordinator_config(log);
+  cc.cluster.max_peers = 4;
+  cc.cluster.handshake_timeout = 300ms;
+  auto coord = engine::engine::start(cc);
+  const auto port = coord.cluster_port();
+
+  std::vector<int> idle;
+  for (int i = 0; i < 4; ++i) idle.push_back(connect_loopback(port));
+  for (int fd : idle) REQUIRE(fd >= 0);
+  REQUIRE(eventually([&] { return coord.status().cluster_connections == 4; }));
+  // Every slot is taken: one more is turned away at once.
+  int extra = connect_loopback(port);
+  REQUIRE(extra >= 0);
+  REQUIRE(closed_by_peer(extra));
+  ::close(extra);
+  // Past the deadline each idle socket is closed by the coordinator (EOF within the 10 s receive
+  // timeout; without the deadline they stay open forever).
+  for (int fd : idle) {
+    REQUIRE(closed_by_peer(fd));
+    ::close(fd);
+  }
+  REQUIRE(eventually([&] { return coord.status().cluster_connections == 0; }));
+  CHECK(coord.status().cluster_handshake_timeouts == 4);
+
+  std::mt19937_64 rng(31);
+  test::direct_prover direct;
+  auto w = engine::engine::start(worker_config(port, "w1", log));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+  // A member's connection outlives the deadline: still joined, still proving, well after it.
+  std::this_thread::sleep_for(1s);
+  REQUIRE(alive_nodes(coord) == 1);
+  CHECK(coord.status().cluster_handshake_timeouts == 4);
+  auto r = coord.await(coord.submit(test::sample_request(rng, 2)), 60s);
+  REQUIRE(r);
+  test::require_verifies(direct.key, *r, 2);
+  CHECK_FALSE(log.has("lost"));
+}

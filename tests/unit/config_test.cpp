@@ -147,3 +147,16 @@ node_timeout = "2s"
   CHECK(again.cluster.join == c.cluster.join);
   CHECK(again.cluster.slots == 6);
 }
+
+TEST_CASE("cluster.handshake_timeout: read, printed, and bounded below", "[config]") {
+  auto c = daemon_config::parse("[cluster]\nlisten = \"127.0.0.1:7700\"\nsecret = \"s\"\nhandshake_timeout = \"750ms\"\n", "c.toml");
+  CHECK(c.cluster.handshake_timeout == std::chrono::milliseconds(750));
+  CHECK(daemon_config::parse(c.to_toml(), "printed.toml").cluster.handshake_timeout == std::chrono::milliseconds(750));
+  CHECK(daemon_config::parse("", "<defaults>").cluster.handshake_timeout == std::chrono::milliseconds(5000));
+  try {
+    daemon_config::parse("[cluster]\nhandshake_timeout = \"10ms\"\n", "bad.toml");
+    FAIL("10ms accepted");
+  } catch (const config_error& e) {
+    CHECK_THAT(std::string(e.what()), Catch::Contains("cluster.handshake_timeout"));
+  }
+}
