@@ -1,5 +1,6 @@
 #include "core.hpp"
 
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <grpcpp/support/status_code_enum.h>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
@@ -20,6 +21,7 @@
 
 #include "fil_request.hpp"
 #include "lifecycle.hpp"
+#include "witness_spool.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/io/snarkjs_json.hpp"
@@ -86,30 +88,47 @@ circuit_catalog::circuit read_header(const std::string& path) {
 }
 
 // Writes a file only this user can read (witnesses are private inputs), never through a symlink
-// planted in its place: O_EXCL on the temporary name, then rename over the final one.
-void write_bytes(const fs::path& path, const std::string& bytes) {
+// planted in its place: O_EXCL on the temporary name, then rename over the final one. `fill`
+// writes to the descriptor and returns 0, or the errno of its failure.
+template <class Fill>
+void write_private(const fs::path& path, Fill&& fill) {
   fs::path tmp = path;
   tmp += ".tmp";
   ::unlink(tmp.c_str());
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) throw std::runtime_error(tmp.string() + ": cannot create: " + std::strerror(errno));
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    auto w = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(err));
-    }
-    done += std::size_t(w);
+  if (int err = fill(fd); err != 0) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(err));
   }
   if (::close(fd) != 0) {
     ::unlink(tmp.c_str());
     throw std::runtime_error(tmp.string() + ": cannot write: " + std::strerror(errno));
   }
   fs::rename(tmp, path);
+}
+
+void write_bytes(const fs::path& path, const std::string& bytes) {
+  write_private(path, [&](int fd) {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      auto w = ::write(fd, bytes.data() + done, bytes.size() - done);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) return w < 0 ? errno : ENOSPC;
+      done += std::size_t(w);
+    }
+    return 0;
+  });
+}
+
+// `msg`'s encoding, streamed to the file (no second copy of a large request in memory).
+void write_message(const fs::path& path, const google::protobuf::Message& msg) {
+  write_private(path, [&](int fd) {
+    google::protobuf::io::FileOutputStream out(fd);
+    if (msg.SerializeToZeroCopyStream(&out) && out.Flush()) return 0;
+    return out.GetErrno() != 0 ? out.GetErrno() : EIO;
+  });
 }
 
 }  // namespace
@@ -180,6 +199,14 @@ core::~core() {
 
 void core::start() {
   auto pending = open_journal();
+  // Witnesses of requests that a crash interrupted while they arrived: never accepted, gone.
+  // (On failure, a full disk, submissions are refused with the reason; the daemon still starts.)
+  try {
+    make_private_dir(incoming_dir(), "daemon.state_dir");
+    for (auto& e : fs::directory_iterator(incoming_dir())) fs::remove(e.path());
+  } catch (const std::exception& e) {
+    spdlog::warn("state: {}: {}", incoming_dir().string(), e.what());
+  }
   auto circuits = catalog_.scan();
   spdlog::info("keys: {} circuit(s) in {}", circuits.size(), cfg_.keys.dir);
 
@@ -211,6 +238,7 @@ void core::start() {
   ec.cluster.node_timeout = cl.node_timeout;
   ec.cluster.max_message_bytes = cl.max_message_bytes;
   ec.cluster.max_peers = cl.max_peers;
+  ec.cluster.handshake_timeout = cl.handshake_timeout;
   ec.cluster.on_event = [](const std::string& line) {
     if (line.find("refused") != std::string::npos || line.find("lost") != std::string::npos) spdlog::warn("{}", line);
     else spdlog::info("{}", line);
@@ -473,7 +501,9 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
   return out;
 }
 
-pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
+fs::path core::incoming_dir() const { return fs::path(cfg_.daemon.state_dir) / "incoming"; }
+
+pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req, witness_spool* spool) {
   if (draining_) throw request_error(StatusCode::UNAVAILABLE, "the daemon is shutting down; submit again later");
   pb::SubmitProofResponse resp;
   // One submission per request id at a time: a concurrent one with the same id waits here until the
@@ -513,13 +543,17 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
                                                           std::to_string(cfg_.scheduler.max_partitions));
 
   // Every witness is checked against the key before the job is accepted: in place, storing
-  // nothing (a large witness is held once, as the request). The engine reads the job's files.
+  // nothing (a spooled one in its file, a window at a time; else the request's bytes). The
+  // engine reads the job's files.
+  std::vector<std::optional<fs::path>> spooled(static_cast<std::size_t>(n));
   for (int k = 0; k < n; ++k) {
     const std::string& bytes = req.partitions(k).witness_wtns();
     std::string name = "partitions[" + std::to_string(k) + "].witness_wtns";
+    if (spool) spooled[k] = spool->file_of(req.partitions(k));
     std::uint32_t values = 0;
     try {
-      values = zk::io::witness::check({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, name);
+      values = spooled[k] ? zk::io::witness::check_file(spooled[k]->string(), name)
+                          : zk::io::witness::check({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}, name);
     } catch (const zk::input_error& e) {
       throw request_error(StatusCode::INVALID_ARGUMENT, e.what());
     }
@@ -541,8 +575,11 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req) {
   // accepted keep running and their results stay awaitable.
   try {
     make_private_dir(witness_dir(row.id), "daemon.state_dir");
-    for (int k = 0; k < n; ++k)
-      write_bytes(witness_dir(row.id) / (std::to_string(k) + ".wtns"), req.partitions(k).witness_wtns());
+    for (int k = 0; k < n; ++k) {
+      auto to = witness_dir(row.id) / (std::to_string(k) + ".wtns");
+      if (spooled[k]) spool->move(req.partitions(k), to);
+      else write_bytes(to, req.partitions(k).witness_wtns());
+    }
     journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
   } catch (const std::exception& e) {
     std::error_code ec;
@@ -600,7 +637,7 @@ pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
   // The request itself is what a restart runs again (a private file, like witnesses).
   try {
     make_private_dir(witness_dir(row.id), "daemon.state_dir");
-    write_bytes(witness_dir(row.id) / "request.pb", req.SerializeAsString());
+    write_message(witness_dir(row.id) / "request.pb", req);
     journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
   } catch (const std::exception& e) {
     std::error_code ec;
@@ -610,7 +647,7 @@ pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
   }
   engine::job_id launched = 0;
   try {
-    launched = launch_fil(row, checked)->engine_id;
+    launched = launch_fil(row, std::move(checked))->engine_id;
   } catch (const request_error& e) {
     try {
       journal_->finish(row.id, "failed", "", e.what(), unix_ms());
@@ -636,15 +673,15 @@ fil_request core::read_fil_request(const std::string& job_id) {
   return check_fil_request(req, cfg_.filecoin.param_cache);
 }
 
-std::shared_ptr<core::job> core::launch_fil(const journal_job& row, const fil_request& checked) {
+std::shared_ptr<core::job> core::launch_fil(const journal_job& row, fil_request checked) {
   engine::filecoin_request req;
   req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
-  req.input = checked.input;
+  req.input = std::move(checked.input);  // the vanilla proofs: moved, not copied
   req.sector_size = checked.sector_size;
   if (checked.priority != pb::PRIORITY_UNSPECIFIED) req.prio = to_engine(checked.priority);
   engine::job_id id = 0;
   try {
-    id = engine_->submit(req);
+    id = engine_->submit(std::move(req));
   } catch (const engine::engine_error& e) {
     // The engine's class prefix becomes the status code; the rest is the line.
     static const std::pair<const char*, StatusCode> codes[] = {

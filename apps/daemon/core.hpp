@@ -60,6 +60,8 @@ class circuit_catalog {
   std::map<std::string, circuit> known_;
 };
 
+class witness_spool;
+
 struct daemon_info {
   std::uint32_t pid = 0;
   std::string version, build_id, config_hash;
@@ -78,7 +80,11 @@ class core {
   // (the caller then exits without destroying it).
   bool drain_and_stop(std::chrono::milliseconds grace);
 
-  pb::SubmitProofResponse submit(const pb::SubmitProofRequest& req);
+  // `spool`: where the request's witnesses were streamed while it was parsed (the service's raw
+  // parse); without one, the witnesses are the request's bytes.
+  pb::SubmitProofResponse submit(const pb::SubmitProofRequest& req, witness_spool* spool = nullptr);
+  // Where requests' witnesses are spooled while they arrive (private; emptied at start).
+  std::filesystem::path incoming_dir() const;
   // The job's answer, delivered once to `done`: when the job finishes, at `deadline` (status
   // TIMEOUT), when the daemon drains (TIMEOUT, stage "daemon shutting down"), or at once when it has
   // finished already. `done` runs on the completion thread or inline, and must not block. Returns
@@ -138,7 +144,7 @@ class core {
   std::shared_ptr<job> launch(const journal_job& row, std::vector<engine::witness_input> witnesses);
   // Filecoin jobs: journaled with circuit "filecoin.KIND" and their request in the job's directory.
   static constexpr const char* kFilecoinPrefix = "filecoin.";
-  std::shared_ptr<job> launch_fil(const journal_job& row, const fil_request& checked);
+  std::shared_ptr<job> launch_fil(const journal_job& row, fil_request checked);
   fil_request read_fil_request(const std::string& job_id);
   // Registers an engine job as the daemon's (status, completion).
   std::shared_ptr<job> track(const journal_job& row, engine::job_id engine_id, std::string kind);

@@ -6,6 +6,7 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/wire_format_lite.h>
 
+#include <algorithm>
 #include <limits>
 #include <vector>
 
@@ -62,7 +63,7 @@ class slice_stream final : public gp::io::ZeroCopyInputStream {
   std::int64_t count_ = 0;
 };
 
-bool parse_message(gp::io::CodedInputStream& in, gp::Message& msg, int depth, std::string& why) {
+bool parse_message(gp::io::CodedInputStream& in, gp::Message& msg, int depth, std::string& why, field_sink* sink) {
   if (depth > 16) {
     why = "messages nested too deeply";
     return false;
@@ -78,7 +79,7 @@ bool parse_message(gp::io::CodedInputStream& in, gp::Message& msg, int depth, st
       if (tag == 0) break;
       const auto* field = desc->FindFieldByNumber(WireFormatLite::GetTagFieldNumber(tag));
       bool delimited = WireFormatLite::GetTagWireType(tag) == WireFormatLite::WIRETYPE_LENGTH_DELIMITED;
-      bool big_bytes = field && delimited && field->type() == gp::FieldDescriptor::TYPE_BYTES && !field->is_repeated();
+      bool big_bytes = field && delimited && field->type() == gp::FieldDescriptor::TYPE_BYTES;
       bool sub = field && delimited && field->type() == gp::FieldDescriptor::TYPE_MESSAGE;
       if (!big_bytes && !sub) {
         if (!WireFormatLite::SkipField(&in, tag, &out)) {
@@ -92,17 +93,34 @@ bool parse_message(gp::io::CodedInputStream& in, gp::Message& msg, int depth, st
         why = std::string(desc->name()) + "." + field->name() + ": its length runs past the end of the request";
         return false;
       }
-      if (big_bytes) {
+      if (big_bytes && sink && !field->is_repeated() && sink->claims(*field)) {
+        // Straight from gRPC's slices to the sink, a buffer at a time.
+        sink->begin(msg, *field, len);
+        for (std::uint32_t left = len; left > 0;) {
+          const void* data = nullptr;
+          int size = 0;
+          if (!in.GetDirectBufferPointer(&data, &size) || size <= 0) {
+            why = std::string(desc->name()) + "." + field->name() + ": truncated";
+            return false;
+          }
+          const auto step = std::min<std::uint32_t>(left, std::uint32_t(size));
+          sink->write(data, step);
+          in.Skip(int(step));
+          left -= step;
+        }
+        sink->end();
+      } else if (big_bytes) {
         std::string value(len, '\0');  // sized once, from the length prefix
         if (len > 0 && !in.ReadRaw(value.data(), int(len))) {
           why = std::string(desc->name()) + "." + field->name() + ": truncated";
           return false;
         }
-        refl->SetString(&msg, field, std::move(value));
+        if (field->is_repeated()) refl->AddString(&msg, field, std::move(value));
+        else refl->SetString(&msg, field, std::move(value));
       } else {
         auto* m = field->is_repeated() ? refl->AddMessage(&msg, field) : refl->MutableMessage(&msg, field);
         auto limit = in.PushLimit(int(len));
-        if (!parse_message(in, *m, depth + 1, why)) return false;
+        if (!parse_message(in, *m, depth + 1, why, sink)) return false;
         in.PopLimit(limit);
       }
     }
@@ -120,7 +138,8 @@ bool parse_message(gp::io::CodedInputStream& in, gp::Message& msg, int depth, st
 
 }  // namespace
 
-bool parse_large_request(grpc::ByteBuffer& in, gp::Message& out, std::uint64_t limit, std::string& why) {
+bool parse_large_request(grpc::ByteBuffer& in, gp::Message& out, std::uint64_t limit, std::string& why,
+                         field_sink* sink) {
   const std::uint64_t total = in.Length();
   if (total > limit || total > std::uint64_t(std::numeric_limits<int>::max())) {
     why = "request of " + std::to_string(total) + " bytes is larger than the limit";
@@ -136,7 +155,7 @@ bool parse_large_request(grpc::ByteBuffer& in, gp::Message& out, std::uint64_t l
   gp::io::CodedInputStream cis(&stream);
   cis.SetTotalBytesLimit(int(total));
   cis.PushLimit(int(total));
-  return parse_message(cis, out, 0, why);
+  return parse_message(cis, out, 0, why, sink);
 }
 
 grpc::ByteBuffer to_byte_buffer(const gp::Message& msg) {

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "large_request.hpp"
+#include "witness_spool.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::daemon {
@@ -114,20 +115,21 @@ proving_service::reactor* proving_service::answer_now(context* ctx, const char* 
   return r;
 }
 
-void proving_service::parse_raw(const grpc::ByteBuffer* in, google::protobuf::Message& out) {
+void proving_service::parse_raw(const grpc::ByteBuffer* in, google::protobuf::Message& out, witness_spool& spool) {
   // gRPC hands the request as const, yet it is this call's own buffer, allocated mutable, and
   // read by nobody after this handler: emptying it lets its memory go as it is parsed.
   std::string why;
-  if (!parse_large_request(*const_cast<grpc::ByteBuffer*>(in), out, max_message_bytes_, why))
+  if (!parse_large_request(*const_cast<grpc::ByteBuffer*>(in), out, max_message_bytes_, why, &spool))
     throw request_error(grpc::StatusCode::INVALID_ARGUMENT, "request: " + why);
 }
 
 proving_service::reactor* proving_service::SubmitProof(context* ctx, const grpc::ByteBuffer* req,
                                                        grpc::ByteBuffer* resp) {
   return answer_now(ctx, "SubmitProof", [&] {
+    witness_spool spool(core_.incoming_dir());  // the witnesses go to files as they arrive
     pb::SubmitProofRequest r;
-    parse_raw(req, r);
-    *resp = to_byte_buffer(core_.submit(r));
+    parse_raw(req, r, spool);
+    *resp = to_byte_buffer(core_.submit(r, &spool));
   });
 }
 
@@ -157,10 +159,11 @@ grpc::ServerUnaryReactor* proving_service::Prove(grpc::CallbackServerContext* ct
   pb::SubmitProofResponse submitted;
   std::uint64_t timeout_ms = 0;
   auto st = guarded(ctx, "Prove", [&] {
+    witness_spool spool(core_.incoming_dir());  // the witnesses go to files as they arrive
     pb::ProveRequest r;  // dropped once submitted: the witnesses are in the job's files by then
-    parse_raw(req, r);
+    parse_raw(req, r, spool);
     timeout_ms = r.timeout_ms();
-    submitted = core_.submit(r.submit());
+    submitted = core_.submit(r.submit(), &spool);
   });
   if (!st.ok()) {
     auto* reactor = ctx->DefaultReactor();

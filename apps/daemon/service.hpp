@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core.hpp"
+#include "witness_spool.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 
 namespace cuzk::daemon {
@@ -16,7 +17,8 @@ namespace cuzk::daemon {
 // daemon drains, or the client cancels (OnCancel withdraws the waiter). The others answer at once.
 //
 // SubmitProof and Prove carry the witnesses: they are raw methods, parsed by
-// parse_large_request (large_request.hpp) so that a large request is held once, not three times.
+// parse_large_request (large_request.hpp) so that a large request is held once, not three times:
+// its witnesses go straight from gRPC's slices to files (witness_spool.hpp).
 class proving_service final
     : public pb::ProvingEngine::WithRawCallbackMethod_SubmitProof<
           pb::ProvingEngine::WithRawCallbackMethod_Prove<pb::ProvingEngine::CallbackService>> {
@@ -47,8 +49,9 @@ class proving_service final
   grpc::ServerUnaryReactor* start_await(grpc::CallbackServerContext* ctx, const char* method, const std::string& job_id,
                                         std::uint64_t timeout_ms, pb::AwaitProofResponse* resp,
                                         grpc::ByteBuffer* raw = nullptr);
-  // A raw method's request, parsed; throws request_error (INVALID_ARGUMENT) for bad bytes.
-  void parse_raw(const grpc::ByteBuffer* in, google::protobuf::Message& out);
+  // A raw method's request, parsed, its witnesses streamed into `spool`; throws request_error
+  // (INVALID_ARGUMENT) for bad bytes, (UNAVAILABLE) when a witness cannot be written.
+  void parse_raw(const grpc::ByteBuffer* in, google::protobuf::Message& out, witness_spool& spool);
 
   core& core_;
   std::string token_;

@@ -182,6 +182,14 @@ std::shared_ptr<const file_bytes> file_bytes::view(std::span<const std::uint8_t>
   return f;
 }
 
+void file_bytes::release(std::span<const std::uint8_t> range) const {
+  if (!mapped_ || range.empty()) return;
+  const auto page = std::uintptr_t(::sysconf(_SC_PAGESIZE));
+  auto from = (reinterpret_cast<std::uintptr_t>(range.data()) + page - 1) & ~(page - 1);
+  auto to = (reinterpret_cast<std::uintptr_t>(range.data()) + range.size()) & ~(page - 1);
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+}
+
 file_bytes::~file_bytes() {
   if (guard_slot_ >= 0) {  // out of the table first: the handler must not remap what is unmapped
     guard_table[guard_slot_].begin = 0;

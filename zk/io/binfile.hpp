@@ -44,6 +44,10 @@ class file_bytes {
   std::span<const std::uint8_t> bytes() const { return {data_, size_}; }
   // The file shrank while mapped and a read past its end got zeros instead (guard_mapped_files).
   bool damaged() const;
+  // A mapped file's whole pages inside `range` leave this process's resident memory (a later read
+  // brings them in again from the file); nothing for bytes in memory. For a large file read once,
+  // start to end, by a check that must not hold all of it resident at once.
+  void release(std::span<const std::uint8_t> range) const;
   ~file_bytes();
   file_bytes(const file_bytes&) = delete;
   file_bytes& operator=(const file_bytes&) = delete;

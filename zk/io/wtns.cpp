@@ -9,8 +9,9 @@ using bls12_381::fr;
 
 namespace {
 
-// Validates the file; stores the values in *out when given.
-std::uint32_t parse_wtns(std::shared_ptr<const file_bytes> bytes, std::string name, witness* out) {
+// Validates the file; stores the values in *out when given. release: a mapped file's pages go
+// from resident memory as the values are read (file_bytes::release), a window at a time.
+std::uint32_t parse_wtns(std::shared_ptr<const file_bytes> bytes, std::string name, witness* out, bool release = false) {
   binfile f(name, std::move(bytes), "wtns", 2);
   std::uint32_t n = 0;
   {
@@ -28,6 +29,8 @@ std::uint32_t parse_wtns(std::shared_ptr<const file_bytes> bytes, std::string na
     if (i == 0 && v != bigint<4>{{1, 0, 0, 0}})
       f.fail(section_label(2, "values") + " value 0 is " + v.to_decimal() + ", expected the constant 1");
     if (out) out->values[i] = v;
+    constexpr std::uint32_t window = 1u << 15;  // values: 1 MiB
+    if (release && (i + 1) % window == 0) f.data()->release(s.subspan(32 * std::size_t(i + 1 - window), 32 * std::size_t(window)));
   }
   return n;
 }
@@ -50,6 +53,10 @@ witness witness::parse(std::span<const std::uint8_t> bytes, std::string name) {
 
 std::uint32_t witness::check(std::span<const std::uint8_t> bytes, std::string name) {
   return parse_wtns(file_bytes::view(bytes), std::move(name), nullptr);
+}
+
+std::uint32_t witness::check_file(const std::string& path, std::string name) {
+  return parse_wtns(file_bytes::map(path, false), std::move(name), nullptr, true);
 }
 
 }  // namespace cuzk::zk::io

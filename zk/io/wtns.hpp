@@ -20,6 +20,9 @@ struct witness {
   // Every check parse makes, storing nothing: the number of values. For a service that keeps
   // the bytes (to write them to a file) and has no use for a second copy of a large witness.
   static std::uint32_t check(std::span<const std::uint8_t> bytes, std::string name);
+  // The same check on a file, holding at most a window of it resident (its pages are let go as
+  // they are read): for a service that streamed a large witness to disk. Errors name `name`.
+  static std::uint32_t check_file(const std::string& path, std::string name);
 };
 
 }  // namespace cuzk::zk::io
