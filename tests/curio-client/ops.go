@@ -368,6 +368,11 @@ func runBadInputs(ctx context.Context, c pb.ProvingEngineClient, args []string) 
 	r.SectorSize, r.RegisteredProof = 8<<20, 6 // StackedDrg8MiBV1_1: no 8 MiB parameters in the cache
 	cases = append(cases, badCase{"missing params file", r, codes.NotFound, []string{"parameters", "v28-stacked-proof-of-replication", ".params"}})
 	r = window()
+	r.Priority = 9
+	cases = append(cases, badCase{"a priority outside the enum", r, codes.InvalidArgument, []string{"priority", "9"}})
+	cases = append(cases, badCase{"a circom request with a priority outside the enum",
+		&pb.SubmitProofRequest{Circuit: "sample", Priority: 9}, codes.InvalidArgument, []string{"priority", "9"}})
+	r = window()
 	r.ProofKind = pb.ProofKind_SNAP_DEALS_UPDATE
 	cases = append(cases, badCase{"SNAP_DEALS_UPDATE", r, codes.Unimplemented, []string{"SNAP_DEALS_UPDATE", "not implemented"}})
 
