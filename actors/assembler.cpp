@@ -7,7 +7,7 @@
 #include <optional>
 #include <set>
 
-#include "actors/actors.hpp"
+#include "actors/assembler.hpp"
 #include "caf/all.hpp"
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/verifier.hpp"

@@ -16,7 +16,7 @@
 #include <map>
 #include <mutex>
 
-#include "actors/actors.hpp"
+#include "actors/budget.hpp"
 #include "caf/all.hpp"
 
 namespace cuzk::actors {

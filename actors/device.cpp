@@ -8,7 +8,7 @@
 // resident tier, which this actor made for it (load: backend::load_key, after the key store got
 // the grant that describe sized). The backend keeps no copies of its own; a request without a
 // lease (a key too large for the VRAM budget) uploads the points for that proof only.
-#include "actors/actors.hpp"
+#include "actors/device.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"

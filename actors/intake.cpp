@@ -4,7 +4,7 @@
 // Every job's outcome is recorded once; awaiting a finished job answers from the record.
 #include <map>
 
-#include "actors/actors.hpp"
+#include "actors/intake.hpp"
 #include "caf/all.hpp"
 
 namespace cuzk::actors {

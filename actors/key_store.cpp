@@ -23,7 +23,7 @@
 #include <map>
 #include <set>
 
-#include "actors/actors.hpp"
+#include "actors/key_store.hpp"
 #include "caf/all.hpp"
 #include "fil/partition.hpp"
 #include "zk/error.hpp"

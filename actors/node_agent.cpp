@@ -7,7 +7,7 @@
 // Heartbeats: every heartbeat it pings the registrar with its node id; a "no" (the coordinator
 // declared it lost) or node_timeout of silence makes it join again, a closed connection makes it
 // dial again. A refusal (wrong secret, another build) stops it: that is a configuration error.
-#include "actors/actors.hpp"
+#include "actors/node_agent.hpp"
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
 #include "zk/io/sha256.hpp"

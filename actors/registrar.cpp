@@ -12,7 +12,8 @@
 #include <deque>
 #include <map>
 
-#include "actors/actors.hpp"
+#include "actors/registrar.hpp"
+#include "actors/node_agent.hpp"
 #include "caf/all.hpp"
 #include "zk/io/sha256.hpp"
 

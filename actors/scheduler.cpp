@@ -34,7 +34,14 @@
 #include <set>
 #include <tuple>
 
-#include "actors/actors.hpp"
+#include "actors/scheduler.hpp"
+#include "actors/assembler.hpp"
+#include "actors/budget.hpp"
+#include "actors/device.hpp"
+#include "actors/key_store.hpp"
+#include "actors/node_agent.hpp"
+#include "actors/stager.hpp"
+#include "actors/synthesizer.hpp"
 #include "caf/all.hpp"
 
 namespace cuzk::actors {

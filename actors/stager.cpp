@@ -4,7 +4,7 @@
 // so the device's idle gap between partitions is a kernel launch, not a 2 GiB upload. The
 // scheduler reserves the partition's VRAM before it asks; the grant travels with the staged
 // handle until the device is done with it. For a CPU device staging keeps the buffers in place.
-#include "actors/actors.hpp"
+#include "actors/stager.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"

@@ -9,7 +9,8 @@
 // circuit in witness mode here (fil::synthesize_partition), then the same a, b, c.
 #include <map>
 
-#include "actors/actors.hpp"
+#include "actors/synthesizer.hpp"
+#include "actors/key_store.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
 #include "fil/partition.hpp"

@@ -18,7 +18,7 @@
 #include "caf/all.hpp"
 #include "caf/binary_serializer.hpp"
 #include "engine/engine.hpp"
-#include "messages/interfaces.hpp"
+#include "actors/actors.hpp"
 #include "zk/io/wtns.hpp"
 #include "zk/io/zkey.hpp"
 

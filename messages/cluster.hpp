@@ -7,6 +7,7 @@
 // agent pings the registrar; either side that hears nothing for node_timeout treats the other as
 // gone (a node rejoins with a fresh handshake). Work: node_task -> node_result, a whole partition
 // (witness in, verified-by-the-coordinator proof out); never a key, which every node loads itself.
+// The registrar's and the agent's own interfaces: actors/registrar.hpp, actors/node_agent.hpp.
 #pragma once
 
 #include <cstdint>
@@ -14,7 +15,7 @@
 #include <vector>
 
 #include "caf/actor.hpp"
-#include "messages/types.hpp"
+#include "messages/common.hpp"
 
 namespace cuzk::msg {
 
@@ -106,64 +107,6 @@ struct node_result {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_result& x) {
   return f(caf::meta::type_name("node_result"), x.task, x.output, x.synthesis_us, x.device_us);
-}
-
-// Registrar -> scheduler: a node joined (or rejoined under a new id).
-struct node_joined {
-  std::uint64_t id = 0;
-  std::string name;
-  caf::actor agent;
-  std::uint32_t slots = 0;
-  std::vector<std::string> fingerprints;
-  bool operator==(const node_joined&) const = default;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, node_joined& x) {
-  return f(caf::meta::type_name("node_joined"), x.id, x.name, x.agent, x.slots, x.fingerprints);
-}
-
-// ---- status ---------------------------------------------------------------------------------
-
-struct node_info {
-  std::uint64_t id = 0;
-  std::string name, build;
-  bool alive = false;
-  std::string lost_reason;  // when !alive
-  std::uint32_t slots = 0;
-  std::vector<std::string> devices;
-  std::vector<key_offer> keys;
-  std::uint64_t joined_us = 0, last_seen_us = 0;  // engine clock (now_us)
-  bool operator==(const node_info&) const = default;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, node_info& x) {
-  return f(caf::meta::type_name("node_info"), x.id, x.name, x.build, x.alive, x.lost_reason, x.slots, x.devices,
-           x.keys, x.joined_us, x.last_seen_us);
-}
-
-struct registrar_status {
-  std::vector<node_info> nodes;  // current, then the most recently lost
-  std::uint64_t joins = 0, refused = 0, lost = 0;
-  std::vector<std::string> refusals;  // the latest, one line each
-  bool operator==(const registrar_status&) const = default;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, registrar_status& x) {
-  return f(caf::meta::type_name("registrar_status"), x.nodes, x.joins, x.refused, x.lost, x.refusals);
-}
-
-// What a worker's agent knows of its coordinator.
-struct agent_status {
-  std::string coordinator;  // HOST:PORT
-  std::string state;        // connecting | joined | refused
-  std::string detail;       // the last error or refusal
-  std::uint64_t node_id = 0, joins = 0, tasks = 0, failures = 0;
-  bool operator==(const agent_status&) const = default;
-};
-template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, agent_status& x) {
-  return f(caf::meta::type_name("agent_status"), x.coordinator, x.state, x.detail, x.node_id, x.joins, x.tasks,
-           x.failures);
 }
 
 }  // namespace cuzk::msg

@@ -1,64 +1,9 @@
 // Registration of every message type under one name, and the engine's error category.
+#include "actors/actors.hpp"
 #include "caf/actor_system_config.hpp"
 #include "caf/message.hpp"
-#include "caf/sec.hpp"
-#include "messages/interfaces.hpp"
 
 namespace cuzk::msg {
-
-const char* to_string(role r) {
-  switch (r) {
-    case role::host_budget: return "host_budget";
-    case role::vram_budget: return "vram_budget";
-    case role::key_store: return "key_store";
-    case role::synthesizer: return "synthesizer";
-    case role::device: return "device";
-    case role::assembler: return "assembler";
-    case role::scheduler: return "scheduler";
-    case role::intake: return "intake";
-    case role::remote_synthesizer: return "remote_synthesizer";
-    case role::stager: return "stager";
-  }
-  return "unknown";
-}
-
-const char* to_string(errc x) {
-  switch (x) {
-    case errc::none: return "none";
-    case errc::invalid_request: return "invalid_request";
-    case errc::queue_full: return "queue_full";
-    case errc::unknown_job: return "unknown_job";
-    case errc::bad_input: return "bad_input";
-    case errc::worker_failed: return "worker_failed";
-    case errc::proof_invalid: return "proof_invalid";
-    case errc::over_budget: return "over_budget";
-    case errc::shutting_down: return "shutting_down";
-    case errc::refused: return "refused";
-    case errc::node_lost: return "node_lost";
-  }
-  return "unknown";
-}
-
-caf::error make_error(errc x, std::string what) {
-  return caf::error{static_cast<std::uint8_t>(x), caf::atom("cuzk"), caf::make_message(std::move(what))};
-}
-
-std::string describe(const caf::error& e) {
-  if (!e) return "no error";
-  std::string out;
-  if (e.category() == caf::atom("cuzk")) {
-    out = to_string(static_cast<errc>(e.code()));
-  } else if (e.category() == caf::atom("system")) {
-    out = caf::to_string(static_cast<caf::sec>(e.code()));
-  } else {
-    out = caf::to_string(e);
-  }
-  if (!e.context().empty() && e.context().match_elements<std::string>()) {
-    const auto& what = e.context().get_as<std::string>(0);
-    if (!what.empty()) out += ": " + what;
-  }
-  return out;
-}
 
 void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<keepalive>("cuzk.keepalive");

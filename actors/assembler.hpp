@@ -1,0 +1,49 @@
+// The assembler (actors/assembler.cpp): verifies each partition proof, collects a job's partitions
+// in order and answers with the job's proof once all are in.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "actors/settings.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+#include "messages/common.hpp"
+
+namespace cuzk::msg {
+
+struct assemble_request {
+  task_ref task;
+  std::uint32_t n_partitions = 0;
+  verifier_handle vk;
+  partition_output output;
+  bool operator==(const assemble_request&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, assemble_request& x) {
+  return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.vk, x.output);
+}
+
+struct assembly_ack {
+  task_ref task;
+  bool complete = false;                     // all partitions verified: the job's proof follows
+  std::vector<partition_output> partitions;  // when complete
+  std::vector<std::uint8_t> compressed;      // when complete: 192 bytes per partition
+  bool operator==(const assembly_ack&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, assembly_ack& x) {
+  return f(caf::meta::type_name("assembly_ack"), x.task, x.complete, x.partitions, x.compressed);
+}
+
+using assembler_actor = caf::typed_actor<                         //
+    caf::replies_to<assemble_request>::with<assembly_ack>,        //
+    caf::reacts_to<forget_atom, job_id>>;
+
+}  // namespace cuzk::msg
+
+namespace cuzk::actors {
+
+assembler_actor spawn_assembler(caf::actor_system& sys);
+
+}  // namespace cuzk::actors

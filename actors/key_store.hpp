@@ -1,0 +1,111 @@
+// The key store (actors/key_store.cpp): proving keys by path in tiers, cold -> warm -> hot (host
+// budget) -> resident on a device (that device's VRAM budget), leased to partitions, evicted LRU
+// among unleased entries; and its blocking helper, the key worker.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/budget.hpp"
+#include "actors/device.hpp"
+#include "actors/settings.hpp"
+#include "actors/supervisor.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+#include "messages/common.hpp"
+
+namespace cuzk::msg {
+
+// A key as its header describes it (zk::io::zkey_header): read without loading the key's points.
+struct key_summary {
+  std::string path, fingerprint;
+  verifier_handle vk;
+  bool operator==(const key_summary&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_summary& x) {
+  return f(caf::meta::type_name("key_summary"), x.path, x.fingerprint, x.vk);
+}
+
+enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
+
+struct key_status {
+  std::string path;
+  key_tier tier = key_tier::cold;
+  std::uint32_t leases = 0;
+  std::uint64_t bytes = 0;
+  std::vector<std::uint32_t> resident_on;  // devices holding its points (the tier above hot)
+  bool operator==(const key_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_status& x) {
+  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on);
+}
+
+// The resident tier on one device: the grants of the keys resident there, and its history.
+struct residency_status {
+  std::uint32_t device = 0;
+  std::uint64_t resident_bytes = 0;
+  std::uint32_t keys = 0, leased = 0, waiting = 0;
+  std::uint64_t loads = 0, evictions = 0;
+  bool operator==(const residency_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, residency_status& x) {
+  return f(caf::meta::type_name("residency_status"), x.device, x.resident_bytes, x.keys, x.leased, x.waiting,
+           x.loads, x.evictions);
+}
+
+struct key_store_status {
+  std::vector<key_status> keys;
+  std::uint64_t loads = 0, evaluator_builds = 0, evictions = 0, reserved_bytes = 0;
+  std::vector<residency_status> devices;
+  bool operator==(const key_store_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
+  return f(caf::meta::type_name("key_store_status"), x.keys, x.loads, x.evaluator_builds, x.evictions,
+           x.reserved_bytes, x.devices);
+}
+
+// Blocking helper of the key store (its own thread): parses keys and builds evaluators.
+using key_worker_actor = caf::typed_actor<                        //
+    caf::replies_to<load_atom, std::string>::with<key_handle>,    //
+    caf::replies_to<describe_atom, std::string>::with<key_summary>,  //
+    caf::replies_to<build_atom, key_handle>::with<key_handle>>;
+
+// Proving keys by path: acquire answers once the key is hot (parsed, evaluator built); describe
+// reads only the key's header (fingerprint and verifying key), cached per path. acquire with a
+// hot key's handle and a device slot answers once the key's points are resident on that device
+// (the tier above hot: a grant from that device's VRAM budget, then the device's load_key); tick
+// retries residencies that waited for VRAM.
+using key_store_actor = caf::typed_actor<                         //
+    caf::replies_to<acquire_atom, std::string>::with<key_handle>,  //
+    caf::replies_to<acquire_atom, key_handle, std::uint32_t>::with<resident_handle>,  //
+    caf::reacts_to<tick_atom>,                                    //
+    caf::replies_to<describe_atom, std::string>::with<key_summary>,  //
+    caf::reacts_to<evict_atom>,                                   //
+    caf::replies_to<evict_atom, std::string>::with<bool>,         // one key, when unleased -> evicted
+    caf::reacts_to<worker_replaced>,                              //
+    caf::replies_to<status_atom>::with<key_store_status>>;
+
+}  // namespace cuzk::msg
+
+namespace cuzk::actors {
+
+// The key store, with each device and its VRAM budget (devices[d], vram_budgets[d]) for the
+// resident tier.
+key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
+                                std::shared_ptr<const std::map<std::string, std::string>> param_digests = {},
+                                std::vector<device_actor> devices = {}, std::vector<budget_actor> vram_budgets = {});
+
+// A proving key by path: a snarkjs .zkey, or a Filecoin .params file named as parameters.json names
+// it (its circuit recorded, fil/partition.hpp; its digest checked first when `param_digests` lists
+// digests). Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
+std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
+                                                     const std::map<std::string, std::string>* param_digests);
+
+}  // namespace cuzk::actors

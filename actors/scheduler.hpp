@@ -1,0 +1,156 @@
+// The scheduler (actors/scheduler.cpp): every accepted job's partitions through the pipeline (key,
+// host grant, synthesis, residency, VRAM grant, staging, proof, assembly), priorities, retries and
+// cancellation; cluster nodes join it (node_joined) as remote capacity.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "actors/settings.hpp"
+#include "actors/supervisor.hpp"
+#include "caf/actor.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+#include "messages/common.hpp"
+
+namespace cuzk::msg {
+
+struct job_spec {
+  std::string request_id;  // the client's id: submitting it again returns the same job
+  std::string circuit;     // zkey path (names are resolved by intake)
+  priority prio = priority::normal;
+  std::vector<witness_source> partitions;
+  bool fixed_randomness = false;  // tests: every partition uses `randomness`
+  zk::groth16::randomness randomness{};
+  bool operator==(const job_spec& o) const {
+    return request_id == o.request_id && circuit == o.circuit && prio == o.prio && partitions == o.partitions &&
+           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_spec& x) {
+  return f(caf::meta::type_name("job_spec"), x.request_id, x.circuit, x.prio, x.partitions, x.fixed_randomness,
+           x.randomness);
+}
+
+// What intake hands the scheduler: an accepted job.
+struct job_ticket {
+  job_id job = 0;
+  job_spec spec;
+  bool operator==(const job_ticket&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_ticket& x) {
+  return f(caf::meta::type_name("job_ticket"), x.job, x.spec);
+}
+
+// One partition's path through the pipeline, for timelines (now_us(), the scheduler's steady
+// clock; 0: the stage did not run here, e.g. proved by a cluster node): the synthesizer and device
+// of its last attempt ("synth:N", the device's label).
+struct partition_timing {
+  std::uint32_t partition = 0;
+  std::string synthesizer, device;
+  std::uint64_t synth_start_us = 0, synth_end_us = 0, device_start_us = 0, device_end_us = 0;
+  bool operator==(const partition_timing&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, partition_timing& x) {
+  return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device, x.synth_start_us,
+           x.synth_end_us, x.device_start_us, x.device_end_us);
+}
+
+struct job_outcome {
+  job_id job = 0;
+  job_state state = job_state::queued;
+  std::vector<partition_output> partitions;  // in partition order; empty unless succeeded
+  std::vector<std::uint8_t> compressed;      // 192 bytes per partition, concatenated
+  std::vector<std::string> reasons;          // why attempts failed (also for a success after retries)
+  job_timings timings;
+  std::uint32_t attempts = 0;                // dispatches over all partitions
+  bool bad_input = false;                    // failed because of its input: retrying cannot help
+  std::vector<partition_timing> partition_timings;  // in partition order
+  bool operator==(const job_outcome&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, job_outcome& x) {
+  return f(caf::meta::type_name("job_outcome"), x.job, x.state, x.partitions, x.compressed, x.reasons, x.timings,
+           x.attempts, x.bad_input, x.partition_timings);
+}
+
+// Registrar -> scheduler: a node joined (or rejoined under a new id).
+struct node_joined {
+  std::uint64_t id = 0;
+  std::string name;
+  caf::actor agent;
+  std::uint32_t slots = 0;
+  std::vector<std::string> fingerprints;
+  bool operator==(const node_joined&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_joined& x) {
+  return f(caf::meta::type_name("node_joined"), x.id, x.name, x.agent, x.slots, x.fingerprints);
+}
+
+// gaps: partitions that were already staged when the previous one ended on the device; gap_us:
+// the device's idle time before them (previous end to this start, as the device measures it).
+// current_job: the job whose partition the device is proving now, else the job of the partition
+// staged next on it (0: none).
+struct device_usage {
+  std::string name;
+  std::uint64_t busy_us = 0, proofs = 0;
+  std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
+  job_id current_job = 0;
+  bool operator==(const device_usage&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
+  return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs, x.gaps, x.gap_us, x.gap_max_us,
+           x.current_job);
+}
+
+// The scheduler's view of a cluster node: how much of its capacity it uses.
+struct node_load {
+  std::uint64_t id = 0;
+  std::uint32_t busy = 0;
+  std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  bool operator==(const node_load&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, node_load& x) {
+  return f(caf::meta::type_name("node_load"), x.id, x.busy, x.proofs, x.failures, x.busy_us);
+}
+
+struct scheduler_status {
+  std::vector<device_usage> devices;
+  std::uint64_t retries = 0, tasks_queued = 0, tasks_running = 0, jobs_active = 0, synthesizers = 0;
+  std::vector<node_load> nodes;
+  std::uint64_t stale_results = 0;  // answers of abandoned attempts (a node thought dead, a late worker)
+  bool operator==(const scheduler_status&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
+  return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running,
+           x.jobs_active, x.synthesizers, x.nodes, x.stale_results);
+}
+
+// Answers a job_ticket when the job ends (succeeded, failed or canceled).
+using scheduler_actor = caf::typed_actor<                         //
+    caf::replies_to<job_ticket>::with<job_outcome>,               //
+    caf::reacts_to<cancel_atom, job_id>,                          //
+    caf::reacts_to<worker_replaced>,                              //
+    caf::reacts_to<node_joined>,                                  //
+    caf::reacts_to<node_lost_atom, std::uint64_t, std::string>,   //
+    caf::replies_to<status_atom>::with<scheduler_status>>;
+
+}  // namespace cuzk::msg
+
+namespace cuzk::actors {
+
+struct scheduler_setup {
+  engine_settings settings;
+  roster workers;  // synthesizers, devices, budgets, key store, assembler
+};
+scheduler_actor spawn_scheduler(caf::actor_system& sys, scheduler_setup setup);
+
+}  // namespace cuzk::actors

@@ -1,0 +1,55 @@
+// What every actor of one engine is built from: the engine's settings (the supervisor builds and
+// rebuilds the actors from them), seeded fault injection for tests, and the engine's clock.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "caf/fwd.hpp"
+#include "messages/common.hpp"
+#include "zk/groth16/backend_registry.hpp"
+
+namespace cuzk::actors {
+
+using namespace cuzk::msg;
+
+// Seeded fault injection for tests: probabilities per operation.
+struct fault_settings {
+  double synth_throw = 0;         // a synthesizer throws instead of synthesizing
+  double device_kernel_fail = 0;  // a backend call (h, an MSM) throws, as a failed kernel would
+  double device_alloc_fail = 0;   // a device's allocation fails before it computes
+  std::uint64_t seed = 0;
+  bool any() const { return synth_throw > 0 || device_kernel_fail > 0 || device_alloc_fail > 0; }
+};
+
+struct remote_endpoint {
+  std::string host;
+  std::uint16_t port = 0;
+};
+
+// Everything the supervisor needs to build (and rebuild) the actors of one engine.
+struct engine_settings {
+  std::uint64_t host_budget_bytes = 0;
+  std::vector<std::string> devices{"cpu"};  // backend names, one device actor each
+  zk::groth16::backend_settings backend;    // the tuning every device backend is made with
+  std::uint64_t device_budget_bytes = 0;    // per device: its VRAM budget (resident keys and staged partitions)
+  unsigned synthesizers = 1;
+  std::vector<remote_endpoint> remote_synthesizers;
+  unsigned max_attempts = 3;
+  std::size_t max_active_jobs = 1024;
+  std::size_t max_partitions = 1024;
+  std::uint64_t key_cache_bytes = 0;  // hot keys beyond this are evicted when unleased (0 = no limit)
+  std::chrono::milliseconds step_timeout{120000};
+  std::map<std::string, std::string> circuits;  // registered name -> zkey path
+  fault_settings faults;
+  // Filecoin [filecoin] verify_params: parameters.json's digests by file name; empty = not checked.
+  std::shared_ptr<const std::map<std::string, std::string>> param_digests;
+};
+
+std::uint64_t now_us();  // steady clock, microseconds
+
+}  // namespace cuzk::actors

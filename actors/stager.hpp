@@ -1,0 +1,53 @@
+// A device's stager (actors/stager.cpp): uploads the next partition's inputs while the device
+// proves the current one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "actors/settings.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+#include "messages/common.hpp"
+
+namespace cuzk::msg {
+
+// To a device's stager: upload this partition (the VRAM grant is already held).
+struct stage_request {
+  task_ref task;
+  key_handle key;
+  synthesis_handle synthesis;
+  witness_handle witness;
+  keepalive device_reservation;
+  bool operator==(const stage_request& o) const {
+    return task == o.task && key == o.key && synthesis == o.synthesis && witness == o.witness;
+  }
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_request& x) {
+  return f(caf::meta::type_name("stage_request"), x.task, x.key, x.synthesis, x.witness, x.device_reservation);
+}
+
+struct stage_result {
+  task_ref task;
+  staged_handle staged;
+  std::uint64_t elapsed_us = 0;
+  bool operator==(const stage_result&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, stage_result& x) {
+  return f(caf::meta::type_name("stage_result"), x.task, x.staged, x.elapsed_us);
+}
+
+// One per device, on its own thread: places a partition's inputs on the device (its own upload
+// stream and pinned buffers) while the device computes the previous partition.
+using stager_actor = caf::typed_actor<caf::replies_to<stage_request>::with<stage_result>>;
+
+}  // namespace cuzk::msg
+
+namespace cuzk::actors {
+
+// The stager of device `slot`, for that device's backend; spawned detached (uploads block).
+stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::string backend);
+
+}  // namespace cuzk::actors

@@ -1,0 +1,46 @@
+// A synthesizer (actors/synthesizer.cpp), one of a pool: a partition's witness (loaded, given, or
+// computed from Filecoin vanilla proofs) and its a, b, c.
+#pragma once
+
+#include <cstdint>
+
+#include "actors/settings.hpp"
+#include "caf/replies_to.hpp"
+#include "caf/typed_actor.hpp"
+#include "messages/common.hpp"
+
+namespace cuzk::msg {
+
+struct synth_request {
+  task_ref task;
+  key_handle key;
+  witness_source witness;
+  bool operator==(const synth_request&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, synth_request& x) {
+  return f(caf::meta::type_name("synth_request"), x.task, x.key, x.witness);
+}
+
+struct synth_result {
+  task_ref task;
+  synthesis_handle synthesis;
+  witness_handle witness;  // loaded from the source's path when it named a file
+  std::uint64_t elapsed_us = 0;
+  bool operator==(const synth_result&) const = default;
+};
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, synth_result& x) {
+  return f(caf::meta::type_name("synth_result"), x.task, x.synthesis, x.witness, x.elapsed_us);
+}
+
+using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<synth_result>>;
+
+}  // namespace cuzk::msg
+
+namespace cuzk::actors {
+
+synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
+                                    std::uint64_t generation);
+
+}  // namespace cuzk::actors
