@@ -284,6 +284,15 @@ void schedule_tick(store_ptr self) {
   self->delayed_send(self, std::chrono::milliseconds(20), tick_atom::value);
 }
 
+// The entry an answer is for, while it still waits for that answer (its ticket); null once it
+// moved on (evicted, made again, its device replaced).
+resident_entry* awaiting(store_ptr self, std::uint32_t d, const std::string& path, std::uint64_t ticket) {
+  auto& st = self->state;
+  if (d >= st.devices.size()) return nullptr;
+  auto it = st.devices[d].keys.find(path);
+  return it != st.devices[d].keys.end() && it->second.ticket == ticket ? &it->second : nullptr;
+}
+
 void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant);
 
 // Room on device d for entry `path` (sized): its unleased residents go, LRU first, until the budget
@@ -301,11 +310,11 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
   self->request(vram, caf::infinite, status_atom::value)
       .then(
           [self, d, path, ticket, vram](budget_status& b) {
+            auto* found = awaiting(self, d, path, ticket);
+            if (!found) return;
+            auto& r = *found;
             auto& st = self->state;
-            if (d >= st.devices.size()) return;
             auto& dev = st.devices[d];
-            auto& r = dev.keys[path];
-            if (r.ticket != ticket) return;
             std::uint64_t free = b.capacity > b.in_use ? b.capacity - b.in_use : 0;
             const std::uint64_t need = r.bytes + r.key.device_bytes;
             while (free < need) {
@@ -327,25 +336,20 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
                 .then(
                     [self, d, path, t2, vram](reservation& grant) {
                       auto token = make_reservation_token(vram, grant);
-                      auto& st = self->state;
-                      if (d >= st.devices.size()) return;
-                      auto& r = st.devices[d].keys[path];
-                      if (r.ticket != t2) return;  // the token dies here: the grant goes back
+                      auto* found = awaiting(self, d, path, t2);
+                      if (!found) return;  // the token dies here: the grant goes back
+                      auto& r = *found;
                       load_resident(self, d, path, std::move(token));
                     },
                     [self, d, path, t2](caf::error&) {
-                      auto& st = self->state;
-                      if (d >= st.devices.size()) return;
-                      auto& r = st.devices[d].keys[path];
-                      if (r.ticket != t2) return;
+                      auto* found = awaiting(self, d, path, t2);
+                      if (!found) return;
+                      auto& r = *found;
                       schedule_tick(self);  // leases still hold the room: asked again on the tick
                     });
           },
           [self, d, path, ticket](caf::error&) {
-            auto& st = self->state;
-            if (d >= st.devices.size()) return;
-            auto& r = st.devices[d].keys[path];
-            if (r.ticket == ticket) schedule_tick(self);  // the budget is being replaced
+            if (awaiting(self, d, path, ticket)) schedule_tick(self);  // the budget is being replaced
           });
 }
 
@@ -359,10 +363,9 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
   self->request(dev.device, caf::infinite, load_atom::value, r.key, r.sets)
       .then(
           [self, d, path, ticket, grant](resident_handle& made) {
-            auto& st = self->state;
-            if (d >= st.devices.size()) return;
-            auto& r = st.devices[d].keys[path];
-            if (r.ticket != ticket) return;
+            auto* found = awaiting(self, d, path, ticket);
+            if (!found) return;
+            auto& r = *found;
             auto res = std::make_shared<device_resident>();
             res->key = made.ptr ? made.ptr->key : nullptr;
             res->bytes = r.bytes;
@@ -375,10 +378,7 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
             answer_residency(r, r.handle);
           },
           [self, d, path, ticket](caf::error& err) {
-            auto& st = self->state;
-            if (d >= st.devices.size()) return;
-            auto& r = st.devices[d].keys[path];
-            if (r.ticket == ticket) fail_residency(r, err);  // the grant's token dies with the lambda
+            if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, err);  // the grant's token dies with the lambda
           });
 }
 
@@ -394,23 +394,21 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
   self->request(dev.device, caf::infinite, describe_atom::value, r.key, r.sets)
       .then(
           [self, d, path, ticket, vram](std::uint64_t bytes) {
-            auto& st = self->state;
-            if (d >= st.devices.size()) return;
-            auto& r = st.devices[d].keys[path];
-            if (r.ticket != ticket) return;
+            auto* found = awaiting(self, d, path, ticket);
+            if (!found) return;
+            auto& r = *found;
             r.bytes = bytes;
             if (bytes == 0) {  // the backend keeps nothing (a CPU): resident at no cost
               load_resident(self, d, path, keepalive{});
               return;
             }
-            auto t2 = r.ticket = st.next_ticket++;
+            auto t2 = r.ticket = self->state.next_ticket++;
             self->request(vram, caf::infinite, status_atom::value)
                 .then(
                     [self, d, path, t2](budget_status& b) {
-                      auto& st = self->state;
-                      if (d >= st.devices.size()) return;
-                      auto& r = st.devices[d].keys[path];
-                      if (r.ticket != t2) return;
+                      auto* found = awaiting(self, d, path, t2);
+                      if (!found) return;
+                      auto& r = *found;
                       // It must leave room for one staged partition: the scheduler holds the
                       // lease while it asks for that partition's grant.
                       if (r.bytes + r.key.device_bytes <= b.capacity) {
@@ -427,20 +425,14 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
                       }
                     },
                     [self, d, path, t2](caf::error&) {
-                      auto& st = self->state;
-                      if (d >= st.devices.size()) return;
-                      auto& r = st.devices[d].keys[path];
-                      if (r.ticket == t2) {
-                        r.st = resident_entry::stage::waiting;
+                      if (auto* r = awaiting(self, d, path, t2)) {
+                        r->st = resident_entry::stage::waiting;
                         schedule_tick(self);
                       }
                     });
           },
           [self, d, path, ticket](caf::error& err) {
-            auto& st = self->state;
-            if (d >= st.devices.size()) return;
-            auto& r = st.devices[d].keys[path];
-            if (r.ticket == ticket) fail_residency(r, err);
+            if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, err);
           });
 }
 
