@@ -338,13 +338,11 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
                       auto token = make_reservation_token(vram, grant);
                       auto* found = awaiting(self, d, path, t2);
                       if (!found) return;  // the token dies here: the grant goes back
-                      auto& r = *found;
                       load_resident(self, d, path, std::move(token));
                     },
                     [self, d, path, t2](caf::error&) {
                       auto* found = awaiting(self, d, path, t2);
                       if (!found) return;
-                      auto& r = *found;
                       schedule_tick(self);  // leases still hold the room: asked again on the tick
                     });
           },
