@@ -33,6 +33,7 @@
 
 #include "zk/groth16/types.hpp"
 #include "zk/io/binfile.hpp"
+#include "zk/util/uninitialized_allocator.hpp"
 
 namespace cuzk::zk::io {
 
@@ -53,25 +54,8 @@ groth16::verifying_key parse_compressed_vk(std::span<const std::uint8_t> bytes, 
 // The .vk bytes of a key (exact inverse of parse_bellperson_vk).
 std::vector<std::uint8_t> bellperson_vk_bytes(const groth16::verifying_key& vk);
 
-// Storage for decoded points whose elements are left unconstructed until written: a section of a
-// 2^24-row key is 1.6 GB, and value-initializing it first (one thread zeroing every page) cost
-// more than decoding it on all cores. Points are aggregates (implicit-lifetime types).
-template <class T>
-struct uninitialized_allocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = uninitialized_allocator<U>;
-  };
-  uninitialized_allocator() = default;
-  template <class U>
-  uninitialized_allocator(const uninitialized_allocator<U>&) noexcept {}
-  template <class U>
-  void construct(U*) noexcept {}
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
+// Left unconstructed until decoded (zk/util/uninitialized_allocator.hpp): a section of a 2^24-row key
+// is 1.6 GB, and zeroing it on one thread first cost more than decoding it on all cores.
 template <class Point>
 using decoded_points = std::vector<Point, uninitialized_allocator<Point>>;
 

@@ -164,7 +164,7 @@ inline boolean sha256_ch(constraint_system& cs, const boolean& a, const boolean&
 // (2 bc - b - c) * a = bc - maj, unless a constant folds it into an `and`.
 inline boolean sha256_maj(constraint_system& cs, const boolean& a, const boolean& b, const boolean& c) {
   using K = boolean::kind;
-  const bool v = (a.value && b.value) != (a.value && c.value) != (b.value && c.value);
+  const bool v = ((a.value && b.value) != (a.value && c.value)) != (b.value && c.value);
   const bool ca = a.k == K::constant, cb = b.k == K::constant, cc = c.k == K::constant;
   if (ca && cb && cc) return boolean::constant(v);
   if (ca && !a.value) return boolean_and(cs, b, c);
