@@ -75,5 +75,13 @@ expect_exit 2 "$CIRCUIT: a point off the curve at the end of section b_g1 (prove
 # The vk's last IC point replaced by the point at infinity.
 python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[-96:]=bytes([0x40])+bytes(95); open(sys.argv[2],'wb').write(b)" "$T/k.vk" "$T/inf.vk"
 expect_exit 2 "$CIRCUIT: a vk IC point at infinity" "$CUZK" verify --vk "$T/inf.vk" --public "$T/pub.json" --proof "$T/p.bin"
+# A witness that misses a constraint (sample: its last wire changed): its proof fails verification,
+# then the constraint is named (exit 2, one line), and nothing is written.
+if [[ $CIRCUIT == sample ]]; then
+  cp "$D/$CIRCUIT.wtns" "$T/unsat.wtns"
+  printf '\x05' | dd of="$T/unsat.wtns" bs=1 seek=$(($(stat -c %s "$D/$CIRCUIT.wtns") - 32)) conv=notrunc status=none
+  expect_exit 2 "$CIRCUIT: prove --params with a witness that does not satisfy the circuit" "$CUZK" prove --params "$T/k.params" --r1cs "$D/$CIRCUIT.r1cs" "$T/unsat.wtns" "$T/unsat.bin" --backend cpu
+  if [[ ! -e $T/unsat.bin ]]; then ok "$CIRCUIT: no proof written for it"; else not_ok "$CIRCUIT: a proof was written for an unsatisfied witness"; fi
+fi
 [[ $CIRCUIT != sample ]] && expect_exit 2 "$CIRCUIT: params of another circuit" "$CUZK" prove --params "$T/k.params" --r1cs "$SRC/tests/fixtures/sample/sample.r1cs" "$SRC/tests/fixtures/sample/sample.wtns" "$T/x.bin"
 finish

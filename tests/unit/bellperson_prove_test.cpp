@@ -37,6 +37,34 @@ void write_all(const std::string& path, const std::vector<std::uint8_t>& b) {
   f.write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
 }
 
+// circom's .r1cs bytes of a circuit (sections 1 and 2; what r1cs::load reads).
+std::vector<std::uint8_t> r1cs_file_bytes(const io::r1cs& cs) {
+  std::vector<std::uint8_t> out;
+  auto u32 = [&](std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
+  };
+  auto u64 = [&](std::uint64_t v) { u32(std::uint32_t(v)), u32(std::uint32_t(v >> 32)); };
+  auto fe = [&](const bigint<4>& v) {
+    out.resize(out.size() + 32);
+    v.to_le_bytes(out.data() + out.size() - 32);
+  };
+  out = {'r', '1', 'c', 's'};
+  u32(1), u32(2);
+  u32(1), u64(4 + 32 + 4 * 4 + 8 + 4), u32(32), fe(fr::P);
+  u32(cs.n_wires), u32(cs.n_pub_out), u32(cs.n_pub_in), u32(cs.n_prv_in), u64(cs.n_labels), u32(cs.n_constraints);
+  u32(2);
+  const std::size_t size_at = out.size();
+  u64(0);
+  for (const auto& c : cs.constraints)
+    for (const auto* lc : {&c.a, &c.b, &c.c}) {
+      u32(std::uint32_t(lc->size()));
+      for (const auto& t : *lc) u32(t.wire), fe(t.coeff.to_canonical());
+    }
+  const std::uint64_t size = out.size() - size_at - 8;
+  for (int i = 0; i < 8; ++i) out[size_at + i] = std::uint8_t(size >> (8 * i));
+  return out;
+}
+
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("cuzk_bp_" + std::to_string(::getpid()) + "_" + name)).string();
 }
@@ -144,6 +172,36 @@ TEST_CASE("bellperson-convention keys prove and verify; .params round trip is by
   const auto vkb = io::bellperson_vk_bytes(key.vk);
   CHECK(std::equal(vkb.begin(), vkb.end(), bytes.begin()));
 
+  SECTION("the key from the mapped .r1cs (r1cs_layout) is the key from the r1cs") {
+    const std::string rpath = temp_path("c.r1cs");
+    auto file = r1cs_file_bytes(rc.cs);
+    write_all(rpath, file);
+    auto layout = io::r1cs_layout::open(rpath);
+    CHECK(layout.header.n_constraints == rc.cs.n_constraints);
+    io::zkey direct = bellperson_proving_key(params, layout);
+    CHECK(direct.a_wires == loaded.a_wires);
+    CHECK(direct.b_wires == loaded.b_wires);
+    REQUIRE(direct.coefficients.size() == loaded.coefficients.size());
+    bool same = true;
+    for (std::size_t i = 0; i < direct.coefficients.size(); ++i) {
+      const auto &x = direct.coefficients[i], &y = loaded.coefficients[i];
+      same &= x.matrix == y.matrix && x.constraint == y.constraint && x.signal == y.signal && x.value == y.value;
+    }
+    CHECK(same);
+    CHECK(prove(direct, constraint_evaluator::build(direct), w, fixed_rnd(1), *cpu) == p);
+    // A bad B term of the last constraint: named as r1cs::load names it, found by the entries pass
+    // (the layout reads only the counts).
+    REQUIRE(rc.cs.constraints.back().c.empty());
+    REQUIRE(rc.cs.constraints.back().b.size() >= 1);
+    const std::size_t wire_at = file.size()  // B's first term: before B's terms and C's count (0) - 4 - 36 * rc.cs.constraints.back().b.size();
+    file[wire_at] = 0xff, file[wire_at + 1] = 0xff;
+    write_all(rpath, file);
+    auto bad = io::r1cs_layout::open(rpath);
+    const std::string why = "constraint " + std::to_string(rc.cs.n_constraints - 1) + " B term 0: wire";
+    CHECK_THROWS_WITH(bellperson_proving_key(params, bad), Catch::StartsWith(rpath + ": section 2 (constraints) " + why));
+    CHECK_THROWS_WITH(io::r1cs::load(rpath), Catch::StartsWith(rpath + ": section 2 (constraints) " + why));
+    std::filesystem::remove(rpath);
+  }
   SECTION("a key for another circuit is refused with the file named") {
     auto other = test::make_random_circuit(rng, 3, 6, 40);
     CHECK_THROWS_WITH(bellperson_proving_key(params, other.cs), Catch::StartsWith(path + ": section h has 31"));

@@ -103,6 +103,26 @@ io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& 
   return key;
 }
 
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs_layout& l) {
+  auto coefs = pce_coefficients(l);  // checks the A and B terms
+  // The densities from the entries: the appended input rows put every input in A, as
+  // bellperson_density does.
+  const std::uint32_t n_wires = l.header.n_wires;
+  std::vector<std::uint8_t> in[2] = {std::vector<std::uint8_t>(n_wires, 0), std::vector<std::uint8_t>(n_wires, 0)};
+  parallel_for(coefs.size(), [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i)
+      std::atomic_ref<std::uint8_t>(in[coefs[i].matrix][coefs[i].signal]).store(1, std::memory_order_relaxed);
+  }, 1 << 16);
+  query_density d;
+  for (std::uint32_t w = 0; w < n_wires; ++w) {
+    if (in[0][w]) d.a_wires.push_back(w);
+    if (in[1][w]) d.b_wires.push_back(w);
+  }
+  auto key = key_of(p, n_wires, l.header.n_public(), l.header.n_constraints, std::move(d), "r1cs");
+  key.coefficients = std::move(coefs);
+  return key;
+}
+
 io::zkey bellperson_proving_key(const io::bellperson_params& p, const pce_compact& e) {
   const std::uint64_t wires = e.n_inputs() + e.n_aux();
   if (wires > 0xffffffffu || e.n_constraints() > 0xffffffffu)

@@ -32,6 +32,9 @@ query_density bellperson_density(const io::r1cs& cs);
 // io::bellperson_params), the constraint matrices come from cs. Throws input_error naming the file
 // when its shape (inputs, aux, h, a, b counts) is not the circuit's.
 io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs& cs);
+// The same from a mapped .r1cs, its A and B terms read straight into the key's entries (the first
+// proof after open: no r1cs in between; the C terms are not read, the l query holds C).
+io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs_layout& layout);
 // The same from a compact recorded evaluator (its counts and density bitmaps): the key holds no
 // section-4 coefficients; evaluate with constraint_evaluator::from_compact.
 class pce_compact;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <mutex>
 #include <random>
 #include <string>
 
@@ -210,9 +211,22 @@ fr snarkjs_root_of_unity(unsigned k) {
   return w;
 }
 
+namespace {
+
+// A coefficient (Montgomery form) as section 4 stores it: coef * R, i.e. times the element R.
+fr stored_coefficient(const fr& coeff) { return coeff * fr::from_mont(fr::R2); }
+
+// The nPublic + 1 rows `input_s * 0 = 0` (one A entry each) after the circuit's `rows`, from `at`.
+void append_input_rows(std::vector<io::zkey_coefficient>& coefs, std::size_t at, std::size_t rows,
+                       std::uint32_t n_public) {
+  for (std::uint32_t s = 0; s <= n_public; ++s)
+    coefs[at + s] = {0, std::uint32_t(rows + s), s, stored_coefficient(fr::one())};
+}
+
+}  // namespace
+
 std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs) {
   const std::uint32_t n_public = cs.n_public();
-  const fr to_stored = fr::from_mont(fr::R2);  // the element R: coef * R is stored as coef * R^2
   const std::size_t rows = cs.constraints.size();
   // Where each constraint's entries start (a prefix sum), then the entries filled in parallel (a
   // 2^24-constraint circuit has tens of millions); the first bad wire in constraint order is named.
@@ -232,7 +246,7 @@ std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs) {
             }
             return;
           }
-          coefs[k++] = {m, std::uint32_t(c), t.wire, t.coeff * to_stored};
+          coefs[k++] = {m, std::uint32_t(c), t.wire, stored_coefficient(t.coeff)};
         }
     }
   }, 4096);
@@ -245,7 +259,46 @@ std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs) {
     throw input_error("r1cs: constraint " + std::to_string(c) + " names wire " + std::to_string(wire) +
                       " >= nWires " + std::to_string(cs.n_wires));
   }
-  for (std::uint32_t s = 0; s <= n_public; ++s) coefs[at[rows] + s] = {0, std::uint32_t(rows + s), s, to_stored};
+  append_input_rows(coefs, at[rows], rows, n_public);
+  return coefs;
+}
+
+std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs_layout& l) {
+  const std::size_t rows = l.header.n_constraints;
+  // Each constraint's A + B term count (in parallel), their prefix sum, then the entries.
+  std::vector<std::size_t> at(rows + 1, 0);
+  parallel_for(rows, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t c = lo; c < hi; ++c) {
+      const auto [na, pa] = l.terms(c, 0);
+      at[c + 1] = na + io::load_u32(pa + std::size_t(na) * 36);
+    }
+  }, 4096);
+  for (std::size_t c = 0; c < rows; ++c) at[c + 1] += at[c];
+  std::vector<io::zkey_coefficient> coefs(at[rows] + l.header.n_public() + 1);
+  std::atomic<std::size_t> first_bad{SIZE_MAX};  // a constraint, or the first of a later term
+  std::mutex mu;
+  std::string message;
+  parallel_for(rows, [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t c = lo; c < hi && c < first_bad.load(std::memory_order_relaxed); ++c) {
+      std::size_t k = at[c];
+      for (std::uint32_t m = 0; m < 2; ++m) {
+        const auto [n, p] = l.terms(c, int(m));
+        for (std::uint32_t t = 0; t < n; ++t) {
+          std::uint32_t wire;
+          bigint<4> v;
+          if (!l.term(p + std::size_t(t) * 36, wire, v)) {
+            std::string why = l.term_error(c, int(m), t);
+            std::lock_guard lk(mu);
+            if (c < first_bad) first_bad = c, message = std::move(why);
+            return;
+          }
+          coefs[k++] = {m, std::uint32_t(c), wire, stored_coefficient(fr::from_canonical(v))};
+        }
+      }
+    }
+  }, 4096);
+  if (first_bad != SIZE_MAX) l.fail(message);
+  append_input_rows(coefs, at[rows], rows, l.header.n_public());
   return coefs;
 }
 

@@ -44,5 +44,8 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
 // the Montgomery sense), with the nPublic + 1 input rows appended to A. Throws input_error for a
 // wire outside nWires.
 std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs& cs);
+// The same straight from a mapped .r1cs (its A and B terms decoded and checked in parallel, C left
+// unread): no r1cs in between. Throws input_error naming the first bad term, as r1cs::load does.
+std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs_layout& layout);
 
 }  // namespace cuzk::zk::groth16

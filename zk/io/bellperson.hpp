@@ -33,7 +33,7 @@
 
 #include "zk/groth16/types.hpp"
 #include "zk/io/binfile.hpp"
-#include "zk/util/uninitialized_allocator.hpp"
+#include "zk/util/huge_page_allocator.hpp"
 
 namespace cuzk::zk::io {
 
@@ -54,10 +54,11 @@ groth16::verifying_key parse_compressed_vk(std::span<const std::uint8_t> bytes, 
 // The .vk bytes of a key (exact inverse of parse_bellperson_vk).
 std::vector<std::uint8_t> bellperson_vk_bytes(const groth16::verifying_key& vk);
 
-// Left unconstructed until decoded (zk/util/uninitialized_allocator.hpp): a section of a 2^24-row key
-// is 1.6 GB, and zeroing it on one thread first cost more than decoding it on all cores.
+// Left unconstructed until decoded, in huge pages (zk/util/huge_page_allocator.hpp): a section of a
+// 2^24-row key is 1.6 GB; zeroing it on one thread first cost more than decoding it on all cores,
+// and 4 KiB page faults on first touch cost more again.
 template <class Point>
-using decoded_points = std::vector<Point, uninitialized_allocator<Point>>;
+using decoded_points = std::vector<Point, huge_page_allocator<Point>>;
 
 // A mapped .params file: the vk and the extents of its five sections.
 struct bellperson_params {
