@@ -29,7 +29,7 @@ struct budget_ledger {
   };
   std::mutex mu;
   std::map<std::uint64_t, grant> grants;
-  std::uint64_t in_use = 0, peak = 0, next_id = 1, granted_total = 0, reclaimed_total = 0;
+  std::uint64_t in_use = 0, peak = 0, next_id = 1, reclaimed_total = 0;
   std::uint64_t held = 0;  // bytes of the grants that a live token guards
   caf::actor_addr current;  // the budget that serves this ledger now
   std::vector<caf::actor_addr> incarnations;
@@ -82,7 +82,6 @@ struct budget_state {
     l.grants.emplace(r.id, budget_ledger::grant{req.bytes, req.holder});
     l.in_use += req.bytes;
     l.peak = std::max(l.peak, l.in_use);
-    l.granted_total += req.bytes;
     return r;
   }
 
@@ -203,7 +202,6 @@ budget_actor::behavior_type budget(budget_ptr self, std::string name, std::uint6
         s.in_use = st.ledger->in_use;
         s.peak = st.ledger->peak;
         s.reservations = static_cast<std::uint32_t>(st.ledger->grants.size());
-        s.granted_total = st.ledger->granted_total;
         s.reclaimed_total = st.ledger->reclaimed_total;
         s.held_bytes = st.ledger->held;
         return s;

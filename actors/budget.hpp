@@ -44,18 +44,10 @@ typename Inspector::result_type inspect(Inspector& f, reservation& x) {
   return f(caf::meta::type_name("reservation"), x.id, x.bytes);
 }
 
-struct budget_status {
-  std::string name;
-  std::uint64_t capacity = 0, in_use = 0, peak = 0, queued_bytes = 0;
-  std::uint32_t queued = 0, reservations = 0;
-  std::uint64_t granted_total = 0, reclaimed_total = 0;
-  std::uint64_t held_bytes = 0;  // of in_use: grants a live reservation token guards
-  bool operator==(const budget_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, budget_status& x) {
   return f(caf::meta::type_name("budget_status"), x.name, x.capacity, x.in_use, x.peak, x.queued_bytes, x.queued,
-           x.reservations, x.granted_total, x.reclaimed_total, x.held_bytes);
+           x.reservations, x.reclaimed_total, x.held_bytes);
 }
 
 // Host memory budget, and one VRAM budget per device: grants never exceed capacity; requests that

@@ -14,27 +14,12 @@
 
 namespace cuzk::msg {
 
-struct job_report {
-  job_id job = 0;
-  std::string request_id;
-  job_state state = job_state::queued;
-  priority prio = priority::normal;
-  std::uint32_t partitions = 0, attempts = 0;
-  job_timings timings;
-  std::vector<std::string> reasons;
-  bool operator==(const job_report&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_report& x) {
   return f(caf::meta::type_name("job_report"), x.job, x.request_id, x.state, x.prio, x.partitions, x.attempts,
            x.timings, x.reasons);
 }
 
-struct intake_status {
-  std::vector<job_report> jobs;
-  std::uint64_t accepted = 0, rejected = 0, duplicates = 0, succeeded = 0, failed = 0, canceled = 0;
-  bool operator==(const intake_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, intake_status& x) {
   return f(caf::meta::type_name("intake_status"), x.jobs, x.accepted, x.rejected, x.duplicates, x.succeeded,

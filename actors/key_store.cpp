@@ -564,9 +564,7 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
             if (r.st == resident_entry::stage::resident) {
               ++rs.keys;
               rs.resident_bytes += r.bytes;
-              if (leases(r)) ++rs.leased;
             }
-            rs.waiting += static_cast<std::uint32_t>(r.waiters.size());
           }
           s.devices.push_back(rs);
         }

@@ -30,41 +30,17 @@ typename Inspector::result_type inspect(Inspector& f, key_summary& x) {
   return f(caf::meta::type_name("key_summary"), x.path, x.fingerprint, x.vk);
 }
 
-enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
-
-struct key_status {
-  std::string path;
-  key_tier tier = key_tier::cold;
-  std::uint32_t leases = 0;
-  std::uint64_t bytes = 0;
-  std::vector<std::uint32_t> resident_on;  // devices holding its points (the tier above hot)
-  bool operator==(const key_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_status& x) {
   return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on);
 }
 
-// The resident tier on one device: the grants of the keys resident there, and its history.
-struct residency_status {
-  std::uint32_t device = 0;
-  std::uint64_t resident_bytes = 0;
-  std::uint32_t keys = 0, leased = 0, waiting = 0;
-  std::uint64_t loads = 0, evictions = 0;
-  bool operator==(const residency_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, residency_status& x) {
-  return f(caf::meta::type_name("residency_status"), x.device, x.resident_bytes, x.keys, x.leased, x.waiting,
-           x.loads, x.evictions);
+  return f(caf::meta::type_name("residency_status"), x.device, x.resident_bytes, x.keys, x.loads,
+           x.evictions);
 }
 
-struct key_store_status {
-  std::vector<key_status> keys;
-  std::uint64_t loads = 0, evaluator_builds = 0, evictions = 0, reserved_bytes = 0;
-  std::vector<residency_status> devices;
-  bool operator==(const key_store_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
   return f(caf::meta::type_name("key_store_status"), x.keys, x.loads, x.evaluator_builds, x.evictions,

@@ -17,14 +17,6 @@
 
 namespace cuzk::msg {
 
-// What a worker's agent knows of its coordinator.
-struct agent_status {
-  std::string coordinator;  // HOST:PORT
-  std::string state;        // connecting | joined | refused
-  std::string detail;       // the last error or refusal
-  std::uint64_t node_id = 0, joins = 0, tasks = 0, failures = 0;
-  bool operator==(const agent_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, agent_status& x) {
   return f(caf::meta::type_name("agent_status"), x.coordinator, x.state, x.detail, x.node_id, x.joins, x.tasks,

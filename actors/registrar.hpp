@@ -17,29 +17,12 @@
 
 namespace cuzk::msg {
 
-struct node_info {
-  std::uint64_t id = 0;
-  std::string name, build;
-  bool alive = false;
-  std::string lost_reason;  // when !alive
-  std::uint32_t slots = 0;
-  std::vector<std::string> devices;
-  std::vector<key_offer> keys;
-  std::uint64_t joined_us = 0, last_seen_us = 0;  // engine clock (now_us)
-  bool operator==(const node_info&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_info& x) {
   return f(caf::meta::type_name("node_info"), x.id, x.name, x.build, x.alive, x.lost_reason, x.slots, x.devices,
            x.keys, x.joined_us, x.last_seen_us);
 }
 
-struct registrar_status {
-  std::vector<node_info> nodes;  // current, then the most recently lost
-  std::uint64_t joins = 0, refused = 0, lost = 0;
-  std::vector<std::string> refusals;  // the latest, one line each
-  bool operator==(const registrar_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, registrar_status& x) {
   return f(caf::meta::type_name("registrar_status"), x.nodes, x.joins, x.refused, x.lost, x.refusals);

@@ -30,6 +30,7 @@
 // device); a second invalid proof of the same partition is the witness's fault (a faulty device
 // would not fail twice alike), and the job fails as bad input instead of using up max_attempts.
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 #include <tuple>
@@ -47,6 +48,13 @@
 namespace cuzk::actors {
 
 namespace {
+
+// A partition's stages in its latest attempt on the steady clock (now_us()); the outcome reports
+// them in unix time (partition_timing).
+struct stage_stamps {
+  std::string synthesizer, device;
+  std::uint64_t synth_start = 0, synth_end = 0, device_start = 0, device_end = 0;
+};
 
 struct slot_t {
   caf::actor handle;
@@ -88,7 +96,7 @@ struct task_t {
   witness_handle witness;
   partition_output output;
   std::uint32_t invalid_proofs = 0;  // attempts whose proof failed verification
-  partition_timing timing;           // the stages of its latest attempt, reported with the outcome
+  stage_stamps timing;               // the stages of its latest attempt, reported with the outcome
                                      // (synthesis: from taking its synthesizer to the answer)
 };
 
@@ -191,10 +199,16 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
   if (out.state != job_state::succeeded && st.assembler_alive)
     self->send(st.assembler, forget_atom::value, j.id);
   out.job = j.id;
-  for (auto& t : j.tasks) {
-    out.partition_timings.push_back(t.timing);
-    out.partition_timings.back().partition = t.index;
-  }
+  // Steady stamps to unix ones, by the clocks' offset now (0 stays 0: the stage did not run here).
+  const auto unix_now = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::system_clock::now().time_since_epoch())
+          .count());
+  const auto steady_now = now_us();
+  auto unix_us = [&](std::uint64_t steady) { return steady ? unix_now - (steady_now - steady) : 0; };
+  for (auto& t : j.tasks)
+    out.partition_timings.push_back(partition_timing{t.index, t.timing.synthesizer, t.timing.device,
+                                                     unix_us(t.timing.synth_start), unix_us(t.timing.synth_end),
+                                                     unix_us(t.timing.device_start), unix_us(t.timing.device_end)});
   out.reasons = j.reasons;
   out.attempts = j.attempts;
   j.timings.total_us = now_us() - j.t_submit;
@@ -347,8 +361,8 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
               if (!j.timings.device_start_us || r.started_us < j.timings.device_start_us)
                 j.timings.device_start_us = r.started_us;
               t->timing.device = device_label(st.settings, d);
-              t->timing.device_start_us = r.started_us;
-              t->timing.device_end_us = r.started_us + r.elapsed_us;
+              t->timing.device_start = r.started_us;
+              t->timing.device_end = r.started_us + r.elapsed_us;
               t->output = std::move(r.output);
               t->synth = t->device = -1;
               assemble(self, j, *t);
@@ -482,7 +496,7 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
             if (auto* t = current(self, job, index, ticket, step)) {
               auto& j = st.jobs.at(job);
               j.timings.synthesis_us += r.elapsed_us;
-              t->timing.synth_end_us = now_us();
+              t->timing.synth_end = now_us();
               t->synthesis = std::move(r.synthesis);
               t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
               t->witness = std::move(r.witness);
@@ -548,9 +562,9 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
   // The synthesizer is the partition's from here (key lease and host reservation included) to the
   // end of its synthesis: that span is its synthesis in the timings, so a partition dispatched
   // before another job arrived never looks as if it had still been queued then.
-  t.timing = partition_timing{};
+  t.timing = stage_stamps{};
   t.timing.synthesizer = "synth:" + std::to_string(s);
-  t.timing.synth_start_us = now_us();
+  t.timing.synth_start = now_us();
   t.st = stage::keying;
   auto step = ++t.step;
   auto ticket = t.ticket;
@@ -583,7 +597,7 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
   auto& st = self->state;
   auto& node = st.nodes.at(node_id);
   mark_dispatched(self, j, t);
-  t.timing = partition_timing{};  // proved there: no local stage times
+  t.timing = stage_stamps{};  // proved there: no local stage times
   t.st = stage::remote;
   t.node = node_id;
   node.tickets.insert(t.ticket);
@@ -925,9 +939,6 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         for (auto& [id, j] : st.jobs)
           for (auto& t : j.tasks)
             if (t.st != stage::queued && t.st != stage::assembled) ++s.tasks_running;
-        s.jobs_active = st.jobs.size();
-        for (auto& sl : st.synths)
-          if (sl.alive && sl.handle) ++s.synthesizers;
         for (auto& [id, n] : st.nodes)
           s.nodes.push_back(node_load{id, static_cast<std::uint32_t>(n.tickets.size()), n.proofs, n.failures, n.busy_us});
         s.stale_results = st.stale;

@@ -45,33 +45,12 @@ typename Inspector::result_type inspect(Inspector& f, job_ticket& x) {
   return f(caf::meta::type_name("job_ticket"), x.job, x.spec);
 }
 
-// One partition's path through the pipeline, for timelines (now_us(), the scheduler's steady
-// clock; 0: the stage did not run here, e.g. proved by a cluster node): the synthesizer and device
-// of its last attempt ("synth:N", the device's label).
-struct partition_timing {
-  std::uint32_t partition = 0;
-  std::string synthesizer, device;
-  std::uint64_t synth_start_us = 0, synth_end_us = 0, device_start_us = 0, device_end_us = 0;
-  bool operator==(const partition_timing&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_timing& x) {
-  return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device, x.synth_start_us,
-           x.synth_end_us, x.device_start_us, x.device_end_us);
+  return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device,
+           x.synth_start_unix_us, x.synth_end_unix_us, x.device_start_unix_us, x.device_end_unix_us);
 }
 
-struct job_outcome {
-  job_id job = 0;
-  job_state state = job_state::queued;
-  std::vector<partition_output> partitions;  // in partition order; empty unless succeeded
-  std::vector<std::uint8_t> compressed;      // 192 bytes per partition, concatenated
-  std::vector<std::string> reasons;          // why attempts failed (also for a success after retries)
-  job_timings timings;
-  std::uint32_t attempts = 0;                // dispatches over all partitions
-  bool bad_input = false;                    // failed because of its input: retrying cannot help
-  std::vector<partition_timing> partition_timings;  // in partition order
-  bool operator==(const job_outcome&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_outcome& x) {
   return f(caf::meta::type_name("job_outcome"), x.job, x.state, x.partitions, x.compressed, x.reasons, x.timings,
@@ -92,46 +71,21 @@ typename Inspector::result_type inspect(Inspector& f, node_joined& x) {
   return f(caf::meta::type_name("node_joined"), x.id, x.name, x.agent, x.slots, x.fingerprints);
 }
 
-// gaps: partitions that were already staged when the previous one ended on the device; gap_us:
-// the device's idle time before them (previous end to this start, as the device measures it).
-// current_job: the job whose partition the device is proving now, else the job of the partition
-// staged next on it (0: none).
-struct device_usage {
-  std::string name;
-  std::uint64_t busy_us = 0, proofs = 0;
-  std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
-  job_id current_job = 0;
-  bool operator==(const device_usage&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
   return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs, x.gaps, x.gap_us, x.gap_max_us,
            x.current_job);
 }
 
-// The scheduler's view of a cluster node: how much of its capacity it uses.
-struct node_load {
-  std::uint64_t id = 0;
-  std::uint32_t busy = 0;
-  std::uint64_t proofs = 0, failures = 0, busy_us = 0;
-  bool operator==(const node_load&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_load& x) {
   return f(caf::meta::type_name("node_load"), x.id, x.busy, x.proofs, x.failures, x.busy_us);
 }
 
-struct scheduler_status {
-  std::vector<device_usage> devices;
-  std::uint64_t retries = 0, tasks_queued = 0, tasks_running = 0, jobs_active = 0, synthesizers = 0;
-  std::vector<node_load> nodes;
-  std::uint64_t stale_results = 0;  // answers of abandoned attempts (a node thought dead, a late worker)
-  bool operator==(const scheduler_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
-  return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running,
-           x.jobs_active, x.synthesizers, x.nodes, x.stale_results);
+  return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running, x.nodes,
+           x.stale_results);
 }
 
 // Answers a job_ticket when the job ends (succeeded, failed or canceled).

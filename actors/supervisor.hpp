@@ -46,23 +46,11 @@ typename Inspector::result_type inspect(Inspector& f, roster& x) {
            x.synthesizers, x.devices, x.vram_budgets, x.stagers);
 }
 
-struct fault_record {
-  role who = role::synthesizer;
-  std::uint32_t slot = 0;
-  std::string reason;
-  std::uint64_t at_us = 0;  // since the engine started
-  bool operator==(const fault_record&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, fault_record& x) {
   return f(caf::meta::type_name("fault_record"), x.who, x.slot, x.reason, x.at_us);
 }
 
-struct supervisor_status {
-  std::vector<fault_record> faults;
-  std::uint64_t respawns = 0;
-  bool operator==(const supervisor_status&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, supervisor_status& x) {
   return f(caf::meta::type_name("supervisor_status"), x.faults, x.respawns);

@@ -73,7 +73,7 @@ engine::config worker_config(std::uint16_t port, const std::string& name, const 
 void wait_nodes(engine::engine& e, std::size_t n) {
   for (int i = 0; i < 1000; ++i) {
     std::size_t up = 0;
-    for (auto& node : e.status().nodes) up += node.alive;
+    for (auto& node : e.status().registrar.nodes) up += node.alive;
     if (up == n) return;
     std::this_thread::sleep_for(10ms);
   }

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
         single.push_back(ms_since(t0));
         // What the engine measured outside synthesis and the device: queueing, key lease,
         // reservations, messages, thread wake-ups and the assembler's verification.
-        outside.push_back(res->timings.total - res->timings.synthesis - res->timings.device);
+        outside.push_back(double(res->timings.total_us - res->timings.synthesis_us - res->timings.device_us) / 1000.0);
       }
     }
     std::vector<double> wall, device;
@@ -116,7 +116,7 @@ int main(int argc, char** argv) {
       }
       if (j > 0) {
         wall.push_back(t);
-        device.push_back(res->timings.device);
+        device.push_back(double(res->timings.device_us) / 1000.0);
       }
     }
     double per_partition = median(wall) / n;

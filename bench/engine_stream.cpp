@@ -78,8 +78,9 @@ int evict_check(const std::string& zkey, std::shared_ptr<const zk::io::witness> 
     auto r = e.await(e.submit(job(zkey)), 3600s);
     if (!r || r->state != engine::job_state::succeeded) return std::puts("evict: sizing job failed"), 1;
     auto s = e.status();
-    if (s.memory.empty() || s.memory[0].resident == 0) return std::puts("evict: the device keeps nothing resident"), 1;
-    resident = s.memory[0].resident;
+    const auto& devices = s.key_store.devices;
+    if (devices.empty() || devices[0].resident_bytes == 0) return std::puts("evict: the device keeps nothing resident"), 1;
+    resident = devices[0].resident_bytes;
   }
   // 2. A budget where one key and two staged partitions fit, two keys do not.
   const std::uint64_t partition = 4 * std::uint64_t(key.domain_size) * 32 + std::uint64_t(key.n_vars) * 32;
@@ -101,19 +102,19 @@ int evict_check(const std::string& zkey, std::shared_ptr<const zk::io::witness> 
       }
       for (auto& p : r->partitions) {
         ++proofs;
-        if (!zk::groth16::verify(vk, p.public_inputs, p.proof)) ++bad;
+        if (!zk::groth16::verify(vk, p.publics, p.proof)) ++bad;
       }
     }
   auto s = e.status();
-  const auto& m = s.memory.at(0);
+  const auto& m = s.key_store.devices.at(0);
   std::printf("circuit %s: domain 2^%u; device %s; resident grant %.3f GB, partition %.3f GB, VRAM budget %.3f GB\n",
-              zkey.c_str(), key.log_domain, s.devices.at(0).name.c_str(), resident / 1e9, partition / 1e9, budget / 1e9);
+              zkey.c_str(), key.log_domain, s.scheduler.devices.at(0).name.c_str(), resident / 1e9, partition / 1e9, budget / 1e9);
   std::printf("| rounds x keys x partitions | proofs verified | retries | resident loads | resident evictions | job ms (key 1, key 2) |\n");
   std::printf("| %d x 2 x %d | %d of %d | %llu | %llu | %llu | %.0f, %.0f |\n", rounds, parts, proofs - bad, proofs,
-              static_cast<unsigned long long>(s.retries), static_cast<unsigned long long>(m.loads),
+              static_cast<unsigned long long>(s.scheduler.retries), static_cast<unsigned long long>(m.loads),
               static_cast<unsigned long long>(m.evictions), ms[0] / rounds, ms[1] / rounds);
-  const bool ok = bad == 0 && s.retries == 0 && m.loads == std::uint64_t(2 * rounds) &&
-                  m.evictions == std::uint64_t(2 * rounds - 1) && m.resident_keys == 1;
+  const bool ok = bad == 0 && s.scheduler.retries == 0 && m.loads == std::uint64_t(2 * rounds) &&
+                  m.evictions == std::uint64_t(2 * rounds - 1) && m.keys == 1;
   std::printf("evict: %s\n", ok ? "every job succeeded, every proof verified, each key evicted and loaded again every round"
                                  : "MISMATCH (counters or proofs above)");
   return ok ? 0 : 1;
@@ -162,9 +163,10 @@ int main(int argc, char** argv) {
   if (!warm || warm->state != engine::job_state::succeeded) return std::puts("warm-up job failed"), 1;
   double warm_ms = std::chrono::duration<double, std::milli>(clk::now() - t_warm).count();
 
-  const auto before = e.status().devices;
+  const auto before = e.status().scheduler.devices;
   auto s0 = before.at(0);
-  double busy0 = s0.busy_ms;
+  const auto ms = [](std::uint64_t us) { return double(us) / 1000.0; };
+  double busy0 = ms(s0.busy_us);
   auto t0 = clk::now();
   std::vector<engine::job_id> ids;
   for (int j = 0; j < jobs; ++j) ids.push_back(e.submit(job(parts)));
@@ -172,8 +174,8 @@ int main(int argc, char** argv) {
   std::thread killer([&] {
     if (kill_device < 0 || std::size_t(kill_device) >= devices.size()) return;
     while (!done) {
-      if (e.status().devices.at(kill_device).proofs >= before.at(kill_device).proofs + 2) {
-        bool killed = e.kill_worker(engine::worker_role::device, unsigned(kill_device));
+      if (e.status().scheduler.devices.at(kill_device).proofs >= before.at(kill_device).proofs + 2) {
+        bool killed = e.kill_worker(engine::role::device, unsigned(kill_device));
         std::printf("killed device actor %d after its second partition: %s\n", kill_device, killed ? "yes" : "no");
         return;
       }
@@ -189,41 +191,41 @@ int main(int argc, char** argv) {
       failed = true;
       break;
     }
-    job_ms.push_back(r->timings.total);
-    synth_ms += r->timings.synthesis;
-    device_ms += r->timings.device;
+    job_ms.push_back(ms(r->timings.total_us));
+    synth_ms += ms(r->timings.synthesis_us);
+    device_ms += ms(r->timings.device_us);
   }
   done = true;
   killer.join();
   if (failed) return std::puts("job failed"), 1;
   double wall = std::chrono::duration<double, std::milli>(clk::now() - t0).count();
   auto s = e.status();
-  double busy = s.devices.at(0).busy_ms - busy0;
+  double busy = ms(s.scheduler.devices.at(0).busy_us) - busy0;
   const int total = jobs * parts;
   std::printf("circuit %s: %u wires, domain 2^%u; device %s; warm-up (key load + first partition) %.0f ms\n",
-              zkey.c_str(), header.n_vars, header.log_domain, s.devices.at(0).name.c_str(), warm_ms);
+              zkey.c_str(), header.n_vars, header.log_domain, s.scheduler.devices.at(0).name.c_str(), warm_ms);
   std::printf("| jobs x partitions | wall ms | per partition ms | device busy | mean gap ms | synthesis ms/partition | device ms/partition |\n");
   std::printf("| %d x %d | %.0f | %.1f | %.1f%% | %.2f | %.1f | %.1f |\n", jobs, parts, wall, wall / total,
               100.0 * busy / wall, total > 1 ? (wall - busy) / (total - 1) : 0.0, synth_ms / total, device_ms / total);
   if (devices.size() > 1) {
     std::printf("| device | partitions | busy | back to back | gap mean ms | gap max ms |\n|---|---|---|---|---|---|\n");
-    for (std::size_t i = 0; i < s.devices.size(); ++i) {
-      auto& x = s.devices[i];
-      auto n = x.back_to_back - before[i].back_to_back;
+    for (std::size_t i = 0; i < s.scheduler.devices.size(); ++i) {
+      auto& x = s.scheduler.devices[i];
+      auto n = x.gaps - before[i].gaps;
       std::printf("| %s | %llu | %.1f%% | %llu | %.3f | %.3f |\n", x.name.c_str(),
                   static_cast<unsigned long long>(x.proofs - before[i].proofs),
-                  100.0 * (x.busy_ms - before[i].busy_ms) / wall, static_cast<unsigned long long>(n),
-                  n ? (x.gap_ms_total - before[i].gap_ms_total) / double(n) : 0.0, x.gap_ms_max);
+                  100.0 * ms(x.busy_us - before[i].busy_us) / wall, static_cast<unsigned long long>(n),
+                  n ? ms(x.gap_us - before[i].gap_us) / double(n) : 0.0, ms(x.gap_max_us));
     }
     std::printf("faults recorded: %zu; retries: %llu; every job succeeded and every proof was verified\n",
-                s.faults.size(), static_cast<unsigned long long>(s.retries));
+                s.supervisor.faults.size(), static_cast<unsigned long long>(s.scheduler.retries));
   }
-  auto& d = s.devices.at(0);
-  auto b2b = d.back_to_back - s0.back_to_back;
-  double gap_total = d.gap_ms_total - s0.gap_ms_total;
+  auto& d = s.scheduler.devices.at(0);
+  auto b2b = d.gaps - s0.gaps;
+  double gap_total = ms(d.gap_us - s0.gap_us);
   std::printf("steady state: %llu of %d partitions started back to back (already staged); their gap: mean %.3f ms, "
               "max %.3f ms (max over the engine's life); busy over busy + those gaps %.2f%%\n",
-              static_cast<unsigned long long>(b2b), total, b2b ? gap_total / double(b2b) : 0.0, d.gap_ms_max,
+              static_cast<unsigned long long>(b2b), total, b2b ? gap_total / double(b2b) : 0.0, ms(d.gap_max_us),
               b2b ? 100.0 * busy / (busy + gap_total) : 0.0);
   return 0;
 }

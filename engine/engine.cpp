@@ -22,38 +22,10 @@
 
 namespace cuzk::engine {
 
-const char* to_string(job_state s) {
-  switch (s) {
-    case job_state::queued: return "queued";
-    case job_state::running: return "running";
-    case job_state::succeeded: return "succeeded";
-    case job_state::failed: return "failed";
-    case job_state::canceled: return "canceled";
-  }
-  return "unknown";
-}
-
-const char* to_string(key_tier t) {
-  switch (t) {
-    case key_tier::cold: return "cold";
-    case key_tier::warm: return "warm";
-    case key_tier::hot: return "hot";
-  }
-  return "unknown";
-}
-
-const char* to_string(worker_role r) { return msg::to_string(static_cast<msg::role>(r)); }
-
 namespace {
 
 bool is_timeout(const caf::error& e) {
   return e.category() == caf::atom("system") && e.code() == static_cast<std::uint8_t>(caf::sec::request_timeout);
-}
-
-double ms(std::uint64_t us) { return static_cast<double>(us) / 1000.0; }
-
-job_timings convert(const msg::job_timings& t) {
-  return {ms(t.queue_us), ms(t.key_us), ms(t.synthesis_us), ms(t.device_us), ms(t.total_us), ms(t.device_start_us)};
 }
 
 // parameters.json: {"v28-....params": {"cid": ..., "digest": "...", "sector_size": ...}, ...}
@@ -74,37 +46,6 @@ std::shared_ptr<const std::map<std::string, std::string>> read_param_digests(con
     (*out)[it.key()] = it.value()["digest"].get<std::string>();
   }
   return out;
-}
-
-job_result convert(msg::job_outcome& o) {
-  job_result r;
-  r.id = o.job;
-  r.state = static_cast<job_state>(o.state);
-  r.reasons = std::move(o.reasons);
-  r.attempts = o.attempts;
-  r.bad_input = o.bad_input;
-  r.timings = convert(o.timings);
-  // The scheduler's steady clock (now_us) to unix milliseconds, by their offset now.
-  const double steady_now = ms(actors::now_us());
-  const double unix_now = static_cast<double>(std::chrono::duration_cast<std::chrono::microseconds>(
-                                                  std::chrono::system_clock::now().time_since_epoch())
-                                                  .count()) /
-                          1000.0;
-  auto unix_ms = [&](std::uint64_t us) { return us ? unix_now - (steady_now - ms(us)) : 0.0; };
-  for (auto& p : o.partition_timings)
-    r.partition_timings.push_back(partition_timing{p.partition, std::move(p.synthesizer), std::move(p.device),
-                                                   unix_ms(p.synth_start_us), unix_ms(p.synth_end_us),
-                                                   unix_ms(p.device_start_us), unix_ms(p.device_end_us)});
-  r.compressed = std::move(o.compressed);
-  for (std::size_t i = 0; i < o.partitions.size(); ++i) {
-    partition_proof p;
-    p.proof = o.partitions[i].proof;
-    p.public_inputs = std::move(o.partitions[i].publics);
-    if (r.compressed.size() >= (i + 1) * 192)
-      std::copy_n(r.compressed.begin() + static_cast<std::ptrdiff_t>(i * 192), 192, p.compressed.begin());
-    r.partitions.push_back(std::move(p));
-  }
-  return r;
 }
 
 // "HOST:PORT" or "[V6]:PORT".
@@ -129,20 +70,6 @@ std::string default_node_name() {
   char host[256] = {};
   if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "node");
   return std::string(host) + "-" + std::to_string(getpid());
-}
-
-budget_usage convert(const msg::budget_status& b) {
-  budget_usage u;
-  u.name = b.name;
-  u.capacity = b.capacity;
-  u.in_use = b.in_use;
-  u.peak = b.peak;
-  u.queued_bytes = b.queued_bytes;
-  u.reclaimed = b.reclaimed_total;
-  u.reservations = b.reservations;
-  u.queued = b.queued;
-  u.held = b.held_bytes;
-  return u;
 }
 
 }  // namespace
@@ -192,6 +119,18 @@ struct engine::impl {
     }
     forget_logger();
     return err;
+  }
+
+  // What both submit paths end with: fixed randomness (tests), then one request to intake.
+  job_id submit(msg::job_spec spec, const std::optional<zk::groth16::randomness>& fixed) {
+    if (fixed) {
+      spec.fixed_randomness = true;
+      spec.randomness = *fixed;
+    }
+    job_id id = 0;
+    auto err = ask(roster.intake, std::chrono::seconds(30), [&](msg::job_id x) { id = x; }, std::move(spec));
+    if (err) throw engine_error(msg::describe(err));
+    return id;
   }
 
   msg::roster current_roster() {
@@ -387,7 +326,7 @@ job_id engine::submit(const request& req) {
   msg::job_spec spec;
   spec.request_id = req.request_id;
   spec.circuit = req.circuit;
-  spec.prio = static_cast<msg::priority>(req.prio);
+  spec.prio = req.prio;
   for (auto& w : req.partitions) {
     msg::witness_source src{w.path, msg::witness_handle{w.data}};
     // A coordinator's partitions may travel to nodes, which cannot read this machine's files.
@@ -400,14 +339,7 @@ job_id engine::submit(const request& req) {
     }
     spec.partitions.push_back(std::move(src));
   }
-  if (req.randomness) {
-    spec.fixed_randomness = true;
-    spec.randomness = *req.randomness;
-  }
-  job_id id = 0;
-  auto err = p_->ask(p_->roster.intake, std::chrono::seconds(30), [&](msg::job_id x) { id = x; }, std::move(spec));
-  if (err) throw engine_error(msg::describe(err));
-  return id;
+  return p_->submit(std::move(spec), req.randomness);
 }
 
 priority default_priority(fil::proof_kind kind) {
@@ -444,27 +376,20 @@ job_id engine::submit(filecoin_request req) {
   msg::job_spec spec;
   spec.request_id = req.request_id;
   spec.circuit = path;
-  spec.prio = static_cast<msg::priority>(req.prio.value_or(default_priority(req.input.kind)));
+  spec.prio = req.prio.value_or(default_priority(req.input.kind));
   auto input = std::make_shared<const fil::job_input>(std::move(req.input));
   for (std::uint32_t i = 0; i < c.partitions(); ++i) {
     msg::witness_source src;
     src.fil = msg::fil_input_handle{input, i};
     spec.partitions.push_back(std::move(src));
   }
-  if (req.randomness) {
-    spec.fixed_randomness = true;
-    spec.randomness = *req.randomness;
-  }
-  job_id id = 0;
-  auto err = p_->ask(p_->roster.intake, std::chrono::seconds(30), [&](msg::job_id x) { id = x; }, std::move(spec));
-  if (err) throw engine_error(msg::describe(err));
-  return id;
+  return p_->submit(std::move(spec), req.randomness);
 }
 
-key_report engine::preload_key(const std::string& path, std::chrono::milliseconds timeout) {
+key_status engine::preload_key(const std::string& path, std::chrono::milliseconds timeout) {
   auto guard = p_->enter();
   auto roster = p_->current_roster();
-  key_report r;
+  key_status r;
   auto err = p_->ask(roster.key_store, timeout, [&](msg::key_handle& h) {
     r.path = h.path.empty() ? path : h.path;
     r.tier = key_tier::hot;
@@ -483,10 +408,10 @@ bool engine::evict_key(const std::string& path) {
   return ok;
 }
 
-std::optional<job_result> engine::await(job_id id, std::chrono::milliseconds timeout) {
+std::optional<job_outcome> engine::await(job_id id, std::chrono::milliseconds timeout) {
   auto guard = p_->enter();
-  std::optional<job_result> out;
-  auto err = p_->ask(p_->roster.intake, timeout, [&](msg::job_outcome& o) { out = convert(o); },
+  std::optional<job_outcome> out;
+  auto err = p_->ask(p_->roster.intake, timeout, [&](msg::job_outcome& o) { out = std::move(o); },
                      msg::await_atom::value, id);
   if (err && !is_timeout(err)) throw engine_error(msg::describe(err));
   return out;
@@ -499,7 +424,7 @@ void engine::on_finished(job_id id, finished_fn done) {
   // one awaited response) and ends with the answer; the intake's response promise is the wait.
   p_->sys->spawn([intake, id, done = std::move(done)](caf::event_based_actor* self) {
     self->request(intake, caf::infinite, msg::await_atom::value, id)
-        .then([done](msg::job_outcome& o) { done(convert(o), std::string()); },
+        .then([done](msg::job_outcome& o) { done(std::move(o), std::string()); },
               [done](caf::error& e) { done(std::nullopt, msg::describe(e)); });
   });
   forget_logger();
@@ -523,101 +448,25 @@ status_report engine::status() {
   status_report r;
   auto t = std::chrono::seconds(10);
   auto roster = p_->current_roster();
-  p_->ask(roster.intake, t, [&](msg::intake_status& s) {
-    r.accepted = s.accepted;
-    r.rejected = s.rejected;
-    r.duplicates = s.duplicates;
-    r.succeeded = s.succeeded;
-    r.failed = s.failed;
-    r.canceled = s.canceled;
-    for (auto& j : s.jobs)
-      r.jobs.push_back(job_summary{j.job, j.request_id, static_cast<job_state>(j.state),
-                                   static_cast<priority>(j.prio), j.partitions, j.attempts, convert(j.timings),
-                                   j.reasons});
-  }, msg::status_atom::value);
-  p_->ask(roster.scheduler, t, [&](msg::scheduler_status& s) {
-    r.retries = s.retries;
-    r.tasks_queued = s.tasks_queued;
-    r.tasks_running = s.tasks_running;
-    for (auto& d : s.devices)
-      r.devices.push_back(
-          device_report{d.name, ms(d.busy_us), d.proofs, d.gaps, ms(d.gap_us), ms(d.gap_max_us), d.current_job});
-  }, msg::status_atom::value);
-  p_->ask(p_->supervisor, t, [&](msg::supervisor_status& s) {
-    r.respawns = s.respawns;
-    for (auto& f : s.faults)
-      r.faults.push_back(fault_report{static_cast<worker_role>(f.who), f.slot, f.reason, ms(f.at_us)});
-  }, msg::status_atom::value);
-  p_->ask(roster.host_budget, t, [&](msg::budget_status& b) { r.host = convert(b); }, msg::status_atom::value);
+  r.taken_us = actors::now_us();
+  p_->ask(roster.intake, t, [&](msg::intake_status& s) { r.intake = std::move(s); }, msg::status_atom::value);
+  p_->ask(roster.scheduler, t, [&](msg::scheduler_status& s) { r.scheduler = std::move(s); }, msg::status_atom::value);
+  p_->ask(p_->supervisor, t, [&](msg::supervisor_status& s) { r.supervisor = std::move(s); }, msg::status_atom::value);
+  p_->ask(roster.host_budget, t, [&](msg::budget_status& b) { r.host = std::move(b); }, msg::status_atom::value);
   for (auto& v : roster.vram_budgets)
-    p_->ask(v, t, [&](msg::budget_status& b) { r.vram.push_back(convert(b)); }, msg::status_atom::value);
+    p_->ask(v, t, [&](msg::budget_status& b) { r.vram.push_back(std::move(b)); }, msg::status_atom::value);
+  p_->ask(roster.key_store, t, [&](msg::key_store_status& k) { r.key_store = std::move(k); }, msg::status_atom::value);
   if (p_->registrar) {
     r.cluster_role = "coordinator";
     r.cluster_connections = std::uint32_t(std::max(0, p_->door->peers.load()));
     r.cluster_oversized = p_->door->refused_messages.load();
     r.cluster_turned_away = p_->door->refused_connections.load();
     r.cluster_handshake_timeouts = p_->door->handshake_timeouts.load();
-    std::map<std::uint64_t, msg::node_load> load;
-    p_->ask(roster.scheduler, t, [&](msg::scheduler_status& s) {
-      for (auto& n : s.nodes) load[n.id] = n;
-      r.stale_results = s.stale_results;
-    }, msg::status_atom::value);
-    p_->ask(p_->registrar, t, [&](msg::registrar_status& s) {
-      auto now = actors::now_us();
-      for (auto& n : s.nodes) {
-        node_report x;
-        x.id = n.id;
-        x.name = n.name;
-        x.build = n.build;
-        x.alive = n.alive;
-        x.lost_reason = n.lost_reason;
-        x.slots = n.slots;
-        x.devices = n.devices;
-        for (auto& k : n.keys) x.keys.push_back(k.name);
-        x.joined_ms_ago = ms(now - std::min(now, n.joined_us));
-        x.last_seen_ms_ago = ms(now - std::min(now, n.last_seen_us));
-        if (auto it = load.find(n.id); it != load.end() && n.alive) {
-          x.busy = it->second.busy;
-          x.proofs = it->second.proofs;
-          x.failures = it->second.failures;
-          x.busy_ms = ms(it->second.busy_us);
-        }
-        r.nodes.push_back(std::move(x));
-      }
-      r.node_joins = s.joins;
-      r.node_refusals = s.refused;
-      r.node_losses = s.lost;
-      r.refusals = s.refusals;
-    }, msg::status_atom::value);
+    p_->ask(p_->registrar, t, [&](msg::registrar_status& s) { r.registrar = std::move(s); }, msg::status_atom::value);
   } else if (p_->agent) {
     r.cluster_role = "worker";
-    p_->ask(p_->agent, t, [&](msg::agent_status& a) {
-      r.coordinator = coordinator_report{a.coordinator, a.state, a.detail, a.node_id, a.joins, a.tasks, a.failures};
-    }, msg::status_atom::value);
+    p_->ask(p_->agent, t, [&](msg::agent_status& a) { r.coordinator = std::move(a); }, msg::status_atom::value);
   }
-  p_->ask(roster.key_store, t, [&](msg::key_store_status& k) {
-    r.key_loads = k.loads;
-    r.evaluator_builds = k.evaluator_builds;
-    r.key_evictions = k.evictions;
-    r.key_reserved_bytes = k.reserved_bytes;
-    for (auto& key : k.keys)
-      r.keys.push_back(key_report{key.path, static_cast<key_tier>(key.tier), key.leases, key.bytes, key.resident_on});
-    for (auto& d : k.devices) {
-      device_memory m;
-      m.device = d.device;
-      m.resident = d.resident_bytes;
-      m.resident_keys = d.keys;
-      m.loads = d.loads;
-      m.evictions = d.evictions;
-      if (d.device < r.vram.size()) {
-        const auto& v = r.vram[d.device];
-        m.capacity = v.capacity;
-        m.staged = v.in_use > m.resident ? v.in_use - m.resident : 0;
-        m.free = v.capacity > v.in_use ? v.capacity - v.in_use : 0;
-      }
-      r.memory.push_back(m);
-    }
-  }, msg::status_atom::value);
   return r;
 }
 
@@ -625,11 +474,11 @@ void engine::shutdown() {
   if (p_) p_->shutdown();
 }
 
-bool engine::kill_worker(worker_role who, unsigned slot) {
+bool engine::kill_worker(role who, unsigned slot) {
   auto guard = p_->enter();
   bool ok = false;
-  p_->ask(p_->supervisor, std::chrono::seconds(10), [&](bool x) { ok = x; }, msg::kill_atom::value,
-          static_cast<msg::role>(who), static_cast<std::uint32_t>(slot));
+  p_->ask(p_->supervisor, std::chrono::seconds(10), [&](bool x) { ok = x; }, msg::kill_atom::value, who,
+          static_cast<std::uint32_t>(slot));
   return ok;
 }
 

@@ -3,7 +3,9 @@
 // Behind this facade the engine is a set of actors (C++ Actor Framework 0.17): intake, scheduler,
 // key store, host and VRAM memory budgets, a synthesizer pool, one device actor per device, an
 // assembler that verifies every partition proof, and a supervisor that respawns what dies. See
-// docs/architecture.md. This header deliberately includes no CAF header.
+// docs/architecture.md. This header deliberately includes no CAF header: what the engine reports (a
+// job's outcome, each actor's status) are the actors' own plain structs from messages/status.hpp,
+// handed over as they are.
 #pragma once
 
 #include <array>
@@ -18,23 +20,32 @@
 #include <vector>
 
 #include "fil/partition.hpp"
+#include "messages/status.hpp"
 #include "zk/groth16/types.hpp"
 #include "zk/io/wtns.hpp"
 
 namespace cuzk::engine {
 
-using job_id = std::uint64_t;
-
-enum class priority : std::uint8_t { low = 0, normal = 1, high = 2, critical = 3 };
-enum class job_state : std::uint8_t { queued = 0, running = 1, succeeded = 2, failed = 3, canceled = 4 };
-const char* to_string(job_state s);
-
-// Supervised worker roles (for status and the test hook kill_worker).
-enum class worker_role : std::uint8_t {
-  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer,
-  stager
-};
-const char* to_string(worker_role r);
+// The engine's reports (messages/status.hpp): the names callers use.
+using msg::job_id;
+using msg::priority;
+using msg::job_state;
+using msg::role;  // supervised workers (status, the test hook kill_worker)
+using msg::key_tier;
+using msg::to_string;
+using msg::job_outcome;  // what await / on_finished answer: proofs, reasons, timings
+using msg::partition_output;
+using msg::partition_timing;
+using msg::job_timings;
+using msg::job_report;
+using msg::budget_status;
+using msg::key_status;
+using msg::residency_status;
+using msg::staged_bytes;  // a device's VRAM: staged partitions (what its residency does not hold)
+using msg::free_bytes;
+using msg::node_info;
+using msg::node_load;
+using msg::agent_status;
 
 // Seeded fault injection (tests): probability per operation.
 struct fault_plan {
@@ -130,7 +141,7 @@ struct request {
 // partitions of a sector (the C1 output in input.c1), one
 // WindowPoSt partition, or a WinningPoSt. Each partition's witness is synthesized from the vanilla
 // proofs by a synthesizer, under the host budget; every partition proof is verified before the
-// job succeeds, and job_result::compressed holds them concatenated (192 B each).
+// job succeeds, and job_outcome::compressed holds them concatenated (192 B each).
 struct filecoin_request {
   std::string request_id;    // as for request
   fil::job_input input;      // kind, registered proof (serde name: fil::registered_proof_name maps
@@ -142,134 +153,32 @@ struct filecoin_request {
 // Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 normal.
 priority default_priority(fil::proof_kind kind);
 
-struct partition_proof {
-  zk::groth16::proof proof;
-  std::vector<zk::bigint<4>> public_inputs;
-  std::array<std::uint8_t, 192> compressed{};
-};
-
-struct job_timings {  // milliseconds
-  double queue = 0, key_load = 0, synthesis = 0, device = 0, total = 0;
-  // When the job's first partition started on a device, on the engine's steady clock (comparable
-  // between jobs of one engine; 0 when none did, e.g. proved by a cluster node).
-  double device_start = 0;
-};
-
-// One partition's stages in its latest attempt, in unix milliseconds (0: the stage did not run in
-// this engine, e.g. proved by a cluster node): which synthesizer ("synth:N") and device ("cpu:0",
-// "cuda:1") it ran on, for timelines and for checking priorities from outside.
-struct partition_timing {
-  std::uint32_t partition = 0;
-  std::string synthesizer, device;
-  double synth_start_unix_ms = 0, synth_end_unix_ms = 0, device_start_unix_ms = 0, device_end_unix_ms = 0;
-};
-
-struct job_result {
-  job_id id = 0;
-  job_state state = job_state::queued;
-  std::vector<partition_proof> partitions;  // when succeeded, in partition order
-  std::vector<std::uint8_t> compressed;     // the N compressed proofs concatenated (192 B each)
-  std::vector<std::string> reasons;         // failed attempts (also on success after retries)
-  std::uint32_t attempts = 0;
-  job_timings timings;
-  bool bad_input = false;  // failed because of its input (e.g. an unsatisfiable witness): not retried
-  std::vector<partition_timing> partition_timings;  // in partition order
-};
-
-struct budget_usage {
-  std::string name;
-  std::uint64_t capacity = 0, in_use = 0, peak = 0, queued_bytes = 0, reclaimed = 0;
-  std::uint32_t reservations = 0, queued = 0;
-  std::uint64_t held = 0;  // of in_use: grants whose reservation token is alive (memory really held)
-};
-
-struct device_report {
-  std::string name;
-  double busy_ms = 0;
-  std::uint64_t proofs = 0;
-  // Partitions that were already waiting (staged) when the previous one ended, and the device's
-  // idle time before them: the engine's own gap between consecutive partitions.
-  std::uint64_t back_to_back = 0;
-  double gap_ms_total = 0, gap_ms_max = 0;
-  job_id current_job = 0;  // the job it proves now, else the one staged next on it; 0: none
-};
-
-struct fault_report {
-  worker_role who;
-  std::uint32_t slot = 0;
-  std::string reason;
-  double at_ms = 0;
-};
-
-// A proving key as the key store holds it: cold (not loaded), warm (zkey parsed), hot (evaluator
-// built, ready to prove). `bytes` is what it has reserved from the host budget (the evaluator).
-enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
-const char* to_string(key_tier t);
-
-struct key_report {
-  std::string path;  // the zkey file
-  key_tier tier = key_tier::cold;
-  std::uint32_t leases = 0;  // partitions holding it now
-  std::uint64_t bytes = 0;
-  std::vector<std::uint32_t> resident_on;  // devices holding its points (the tier above hot)
-};
-
-// One device's VRAM budget by owner: keys resident there (their grants), partitions staged there,
-// and what is free; with the resident tier's loads and evictions.
-struct device_memory {
-  std::uint32_t device = 0;
-  std::uint64_t capacity = 0, resident = 0, staged = 0, free = 0;
-  std::uint32_t resident_keys = 0;
-  std::uint64_t loads = 0, evictions = 0;
-};
-
-struct job_summary {
-  job_id id = 0;
-  std::string request_id;
-  job_state state = job_state::queued;
-  priority prio = priority::normal;
-  std::uint32_t partitions = 0, attempts = 0;
-  job_timings timings;
-  std::vector<std::string> reasons;
-};
-
-struct node_report {  // a cluster node, as the coordinator sees it
-  std::uint64_t id = 0;
-  std::string name, build;
-  bool alive = false;
-  std::string lost_reason;
-  std::uint32_t slots = 0, busy = 0;
-  std::vector<std::string> devices, keys;  // backends; circuit names there
-  std::uint64_t proofs = 0, failures = 0;
-  double busy_ms = 0, joined_ms_ago = 0, last_seen_ms_ago = 0;
-};
-
-struct coordinator_report {  // a worker's link to its coordinator
-  std::string address, state, detail;  // state: connecting | joining | joined | refused
-  std::uint64_t node_id = 0, joins = 0, tasks = 0, failures = 0;
-};
-
+// status(): each actor's own report as it answered, and what only the facade knows (the cluster
+// port's connection counters). taken_us is the engine clock when it was taken, the clock of the
+// stamps in it (node_info::joined_us, last_seen_us).
 struct status_report {
-  std::vector<job_summary> jobs;
-  std::vector<device_report> devices;
-  budget_usage host;
-  std::vector<budget_usage> vram;
-  std::uint64_t accepted = 0, rejected = 0, duplicates = 0, succeeded = 0, failed = 0, canceled = 0;
-  std::uint64_t retries = 0, respawns = 0, tasks_queued = 0, tasks_running = 0;
-  std::vector<fault_report> faults;
-  std::uint64_t key_loads = 0, evaluator_builds = 0, key_evictions = 0, key_reserved_bytes = 0;
+  std::uint64_t taken_us = 0;
+  msg::intake_status intake;        // jobs and their counters
+  msg::scheduler_status scheduler;  // devices, retries, tasks; a coordinator's nodes' load
+  msg::supervisor_status supervisor;  // faults and respawns
+  budget_status host;
+  std::vector<budget_status> vram;  // per device
+  msg::key_store_status key_store;  // every key it has seen (an evicted one is cold), per-device residency
   std::string cluster_role = "standalone";  // standalone | coordinator | worker
-  std::vector<node_report> nodes;           // coordinator: members, then the latest lost
-  std::uint64_t node_joins = 0, node_refusals = 0, node_losses = 0, stale_results = 0;
-  std::vector<std::string> refusals;        // coordinator: the latest, one line each
+  msg::registrar_status registrar;          // coordinator: members, then the latest lost; joins, refusals
   // coordinator: connections open on the cluster port, peers dropped for announcing a message
   // over max_message_bytes, connections turned away beyond max_peers, connections closed for not
   // joining within handshake_timeout
   std::uint32_t cluster_connections = 0;
   std::uint64_t cluster_oversized = 0, cluster_turned_away = 0, cluster_handshake_timeouts = 0;
-  std::optional<coordinator_report> coordinator;  // worker
-  std::vector<key_report> keys;  // every key the key store has seen (an evicted one is cold)
-  std::vector<device_memory> memory;  // per device: resident / staged / free
+  std::optional<agent_status> coordinator;  // worker: its link to the coordinator
+
+  // A coordinator's node, as the scheduler uses it (nullptr: none, e.g. lost).
+  const node_load* load_of(std::uint64_t node) const {
+    for (auto& n : scheduler.nodes)
+      if (n.id == node) return &n;
+    return nullptr;
+  }
 };
 
 // Request errors (invalid request, queue full, unknown job, engine stopped): one line.
@@ -301,16 +210,16 @@ class engine {
   // Loads a key (zkey or Filecoin .params path) through the key store to the hot tier and leaves it
   // there, unleased (PreloadSRS, `cuzk preload`). Blocks until it is hot; engine_error with the
   // reason ("bad_input: FILE: ...") when it cannot be loaded.
-  key_report preload_key(const std::string& path, std::chrono::milliseconds timeout = std::chrono::minutes(30));
+  key_status preload_key(const std::string& path, std::chrono::milliseconds timeout = std::chrono::minutes(30));
   // Drops one hot key that no job holds (EvictSRS); false when it is not hot or is leased.
   bool evict_key(const std::string& path);
   // The job's result; nullopt when it has not finished within `timeout`.
-  std::optional<job_result> await(job_id id, std::chrono::milliseconds timeout);
+  std::optional<job_outcome> await(job_id id, std::chrono::milliseconds timeout);
   // The way back without a waiting thread: `done` is called once, on an engine thread, with the
   // job's result, or with nullopt and the reason when the engine lost the job (it stopped, or the
   // job is unknown). It must not block (hand the result to a thread of the caller's). Costs one
   // small actor per pending job, no thread; engine_error when the engine is shutting down.
-  using finished_fn = std::function<void(std::optional<job_result>, const std::string& why)>;
+  using finished_fn = std::function<void(std::optional<job_outcome>, const std::string& why)>;
   void on_finished(job_id id, finished_fn done);
   // The caller has kept a finished job's result: the engine drops its record (and the request id
   // that named it), so that a long-running service does not grow with every job. No-op otherwise.
@@ -324,7 +233,7 @@ class engine {
   void shutdown();
 
   // Test hooks.
-  bool kill_worker(worker_role who, unsigned slot);  // exit_reason::kill, as a crash would
+  bool kill_worker(role who, unsigned slot);  // exit_reason::kill, as a crash would
   void evict_idle_keys();                            // drop hot keys that no job holds
   // Chaos hook: the device actor in `device`'s slot fails its next `count` allocations, as a seeded
   // device_alloc_fail would (the partitions are retried with attempt + 1). Returns once the device

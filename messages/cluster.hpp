@@ -19,11 +19,6 @@
 
 namespace cuzk::msg {
 
-// A circuit a node can prove: its name there and its key's fingerprint (zkey_header::fingerprint).
-struct key_offer {
-  std::string name, fingerprint;
-  bool operator==(const key_offer&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_offer& x) {
   return f(caf::meta::type_name("key_offer"), x.name, x.fingerprint);

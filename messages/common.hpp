@@ -1,6 +1,7 @@
-// The engine's shared vocabulary: atoms, error codes, job ids and states, the handles that carry
-// large immutable buffers (proving keys, witnesses, a/b/c, staged inputs, resident keys), a
-// partition attempt (task_ref) and its output, and the supervised roles. Each actor's own messages
+// The engine's shared vocabulary: atoms, error codes, the handles that carry large immutable
+// buffers (proving keys, witnesses, a/b/c, staged inputs, resident keys) and a partition attempt
+// (task_ref). Job ids, states, roles and every report (a job's outcome, each actor's status) are
+// plain CAF-free structs in messages/status.hpp, which the engine facade shares with its callers. Each actor's own messages
 // and typed interface sit beside it (actors/<actor>.hpp); messages/cluster.hpp is the protocol
 // between a coordinator and its nodes.
 //
@@ -19,6 +20,7 @@
 #include "caf/atom.hpp"
 #include "caf/error.hpp"
 #include "fil/partition.hpp"
+#include "messages/status.hpp"
 #include "messages/zk_inspect.hpp"
 #include "zk/groth16/backend.hpp"
 #include "zk/groth16/pce.hpp"
@@ -28,11 +30,6 @@
 
 namespace cuzk::msg {
 
-using job_id = std::uint64_t;
-
-// Declared low to high so that a larger value is more urgent.
-enum class priority : std::uint8_t { low = 0, normal = 1, high = 2, critical = 3 };
-enum class job_state : std::uint8_t { queued = 0, running = 1, succeeded = 2, failed = 3, canceled = 4 };
 
 // ---- atoms (10 characters at most) ------------------------------------------------------------
 using status_atom = caf::atom_constant<caf::atom("status")>;
@@ -287,34 +284,15 @@ typename Inspector::result_type inspect(Inspector& f, task_ref& x) {
   return f(caf::meta::type_name("task_ref"), x.job, x.index, x.attempt, x.ticket);
 }
 
-// Microseconds. queue: submit to first dispatch; key: waiting for the key (max over partitions);
-// synthesis and device: summed over the job's partitions; total: submit to finish. device_start:
-// when its first partition began on a local device (now_us(): comparable between jobs), 0 if none.
-struct job_timings {
-  std::uint64_t queue_us = 0, key_us = 0, synthesis_us = 0, device_us = 0, total_us = 0, device_start_us = 0;
-  bool operator==(const job_timings&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_timings& x) {
   return f(caf::meta::type_name("job_timings"), x.queue_us, x.key_us, x.synthesis_us, x.device_us, x.total_us,
            x.device_start_us);
 }
 
-struct partition_output {
-  zk::groth16::proof proof;
-  std::vector<zk::bigint<4>> publics;
-  bool operator==(const partition_output&) const = default;
-};
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_output& x) {
   return f(caf::meta::type_name("partition_output"), x.proof, x.publics);
 }
-
-// The supervised roles; `slot` numbers instances of a role (synthesizer 3, device 0, ...).
-enum class role : std::uint8_t {
-  host_budget = 0, vram_budget, key_store, synthesizer, device, assembler, scheduler, intake, remote_synthesizer,
-  stager
-};
-const char* to_string(role r);
 
 }  // namespace cuzk::msg

@@ -1,25 +1,9 @@
-// The supervised roles' and the engine error codes' names, and the engine's errors as caf::error.
+// The engine error codes' names, and the engine's errors as caf::error.
 #include "caf/message.hpp"
 #include "caf/sec.hpp"
 #include "messages/common.hpp"
 
 namespace cuzk::msg {
-
-const char* to_string(role r) {
-  switch (r) {
-    case role::host_budget: return "host_budget";
-    case role::vram_budget: return "vram_budget";
-    case role::key_store: return "key_store";
-    case role::synthesizer: return "synthesizer";
-    case role::device: return "device";
-    case role::assembler: return "assembler";
-    case role::scheduler: return "scheduler";
-    case role::intake: return "intake";
-    case role::remote_synthesizer: return "remote_synthesizer";
-    case role::stager: return "stager";
-  }
-  return "unknown";
-}
 
 const char* to_string(errc x) {
   switch (x) {

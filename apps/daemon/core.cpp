@@ -252,7 +252,7 @@ void core::start() {
     ::kill(::getpid(), SIGTERM);  // the daemon's signal thread drains and exits non-zero
   };
   engine_.emplace(engine::engine::start(ec));
-  for (auto& d : engine_->status().devices) device_names_ += (device_names_.empty() ? "" : ",") + d.name;
+  for (auto& d : engine_->status().scheduler.devices) device_names_ += (device_names_.empty() ? "" : ",") + d.name;
   if (!cl.listen.empty())
     spdlog::info("cluster: coordinator{} accepting nodes on {} (port {})", cl.coordinator_only ? " (coordinator only)" : "",
                  cl.listen, engine_->cluster_port());
@@ -363,7 +363,7 @@ std::shared_ptr<core::job> core::track(const journal_job& row, engine::job_id en
     jobs_[j->id] = j;
   }
   // The engine calls back on one of its threads; the completion thread does the rest.
-  engine_->on_finished(j->engine_id, [this, j](std::optional<engine::job_result> r, const std::string& why) {
+  engine_->on_finished(j->engine_id, [this, j](std::optional<engine::job_outcome> r, const std::string& why) {
     {
       std::lock_guard lock(mu_);
       finished_.push_back({j, std::move(r), why});
@@ -459,7 +459,7 @@ void core::complete(finished_job f) {
   }
 }
 
-pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_result& r) {
+pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_outcome& r) {
   pb::AwaitProofResponse out;
   out.set_job_id(j.id);
   out.set_partitions_total(j.partitions);
@@ -472,7 +472,7 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
     for (auto& p : r.partitions) {
       auto* pp = out.add_partitions();
       pp->set_proof_json(zk::io::snarkjs::dump(zk::io::snarkjs::proof_to_json(p.proof)));
-      pp->set_public_json(zk::io::snarkjs::dump(zk::io::snarkjs::public_to_json(p.public_inputs)));
+      pp->set_public_json(zk::io::snarkjs::dump(zk::io::snarkjs::public_to_json(p.publics)));
     }
     out.set_proof(std::string(r.compressed.begin(), r.compressed.end()));
     out.set_partitions_done(std::uint32_t(r.partitions.size()));
@@ -482,21 +482,21 @@ pb::AwaitProofResponse core::encode_result(const job& j, const engine::job_resul
   if (r.state != engine::job_state::succeeded) out.set_error_message(reasons.empty() ? "job failed" : reasons);
   if (r.state == engine::job_state::failed && r.bad_input) out.set_invalid_input(true);
   out.set_stage(engine::to_string(r.state));
-  out.set_queue_wait_ms(std::uint64_t(r.timings.queue));
-  out.set_srs_load_ms(std::uint64_t(r.timings.key_load));
-  out.set_synthesis_ms(std::uint64_t(r.timings.synthesis));
-  out.set_gpu_compute_ms(std::uint64_t(r.timings.device));
-  out.set_total_ms(std::uint64_t(r.timings.total));
+  out.set_queue_wait_ms(r.timings.queue_us / 1000);
+  out.set_srs_load_ms(r.timings.key_us / 1000);
+  out.set_synthesis_ms(r.timings.synthesis_us / 1000);
+  out.set_gpu_compute_ms(r.timings.device_us / 1000);
+  out.set_total_ms(r.timings.total_us / 1000);
   out.set_accepted_unix_ms(std::uint64_t(j.accepted_ms));
   for (auto& p : r.partition_timings) {
     auto* t = out.add_partition_timings();
     t->set_partition(p.partition);
     t->set_synthesizer(p.synthesizer);
     t->set_device(p.device);
-    t->set_synth_start_ms(std::uint64_t(p.synth_start_unix_ms));
-    t->set_synth_end_ms(std::uint64_t(p.synth_end_unix_ms));
-    t->set_device_start_ms(std::uint64_t(p.device_start_unix_ms));
-    t->set_device_end_ms(std::uint64_t(p.device_end_unix_ms));
+    t->set_synth_start_ms(p.synth_start_unix_us / 1000);
+    t->set_synth_end_ms(p.synth_end_unix_us / 1000);
+    t->set_device_start_ms(p.device_start_unix_us / 1000);
+    t->set_device_end_ms(p.device_end_unix_us / 1000);
   }
   return out;
 }
@@ -613,12 +613,13 @@ std::uint32_t core::queue_position(engine::job_id id) {
   } catch (const std::exception&) {
     return 0;  // the engine is stopping: the job is journaled, its position no longer matters
   }
-  auto me = std::find_if(es.jobs.begin(), es.jobs.end(), [&](const engine::job_summary& j) { return j.id == id; });
-  if (me == es.jobs.end()) return 0;  // already finished
+  const auto& jobs = es.intake.jobs;
+  auto me = std::find_if(jobs.begin(), jobs.end(), [&](const engine::job_report& j) { return j.job == id; });
+  if (me == jobs.end()) return 0;  // already finished
   std::uint32_t ahead = 0;
-  for (auto& j : es.jobs)
-    if (j.id != id && (j.state == engine::job_state::queued || j.state == engine::job_state::running) &&
-        (j.prio > me->prio || (j.prio == me->prio && j.id < id)))
+  for (auto& j : jobs)
+    if (j.job != id && (j.state == engine::job_state::queued || j.state == engine::job_state::running) &&
+        (j.prio > me->prio || (j.prio == me->prio && j.job < id)))
       ++ahead;
   return ahead;
 }
@@ -788,13 +789,13 @@ pb::GetStatusResponse core::status() {
     for (auto& [id, j] : jobs_)
       if (!j->finished) live[j->engine_id] = {j->id, j->kind};
   }
-  for (std::size_t i = 0; i < es.devices.size(); ++i) {
-    const auto& d = es.devices[i];
+  for (std::size_t i = 0; i < es.scheduler.devices.size(); ++i) {
+    const auto& d = es.scheduler.devices[i];
     auto* dev = s.add_gpus();
     dev->set_ordinal(std::uint32_t(i));
     dev->set_name(d.name);
     dev->set_kind(d.name.rfind("cuda", 0) == 0 ? "cuda" : "cpu");
-    dev->set_busy_seconds(d.busy_ms / 1000.0);
+    dev->set_busy_seconds(double(d.busy_us) / 1e6);
     dev->set_partitions_done(d.proofs);
     dev->set_alive(true);
     dev->set_node("local");
@@ -804,22 +805,22 @@ pb::GetStatusResponse core::status() {
     }
     if (i < es.vram.size()) {
       dev->set_vram_total_bytes(es.vram[i].capacity);
-      dev->set_vram_free_bytes(es.vram[i].capacity - std::min(es.vram[i].capacity, es.vram[i].in_use));
+      dev->set_vram_free_bytes(engine::free_bytes(es.vram[i]));
       dev->set_vram_budget_bytes(es.vram[i].capacity);
       dev->set_vram_reserved_bytes(es.vram[i].in_use);
     }
-    for (auto& m : es.memory)
+    for (auto& m : es.key_store.devices)
       if (m.device == i) {
-        dev->set_vram_resident_bytes(m.resident);
-        dev->set_vram_staged_bytes(m.staged);
-        dev->set_resident_keys(m.resident_keys);
+        dev->set_vram_resident_bytes(m.resident_bytes);
+        if (i < es.vram.size()) dev->set_vram_staged_bytes(engine::staged_bytes(es.vram[i], m));
+        dev->set_resident_keys(m.keys);
         dev->set_resident_loads(m.loads);
         dev->set_resident_evictions(m.evictions);
       }
   }
   s.set_pinned_memory_bytes(es.host.in_use);
   s.set_pinned_memory_limit_bytes(es.host.capacity);
-  auto add_budget = [&](const engine::budget_usage& b) {
+  auto add_budget = [&](const engine::budget_status& b) {
     auto* out = s.add_budgets();
     out->set_name(b.name);
     out->set_limit_bytes(b.capacity);
@@ -846,7 +847,7 @@ pb::GetStatusResponse core::status() {
     k->set_circuit_id(name);
     k->set_tier(pb::SRSStatus::COLD);
     k->set_file_bytes(c.file_bytes);
-    for (auto& key : es.keys)
+    for (auto& key : es.key_store.keys)
       if (key.path == name || same_file(key.path, c.path)) {
         k->set_tier(tier(key.tier));
         k->set_size_bytes(key.bytes);
@@ -856,7 +857,7 @@ pb::GetStatusResponse core::status() {
       }
   }
   // Filecoin parameters the key store has seen (they are not in the keys directory's catalog).
-  for (auto& key : es.keys) {
+  for (auto& key : es.key_store.keys) {
     auto name = fs::path(key.path).filename().string();
     if (name.rfind("v28-", 0) != 0) continue;
     auto* k = s.add_loaded_srs();
@@ -876,8 +877,8 @@ pb::GetStatusResponse core::status() {
   };
   std::map<std::string, counts> by_kind;
   std::uint64_t running = 0;
-  for (auto& j : es.jobs) {
-    auto it = kinds.find(j.id);
+  for (auto& j : es.intake.jobs) {
+    auto it = kinds.find(j.job);
     auto& c = by_kind[it == kinds.end() ? "circom" : it->second];
     if (j.state == engine::job_state::queued) {
       ++c.pending;
@@ -899,10 +900,11 @@ pb::GetStatusResponse core::status() {
     s.set_total_proofs_failed(failed_);
   }
   s.set_jobs_running(running);
-  s.set_retries(es.retries);
-  s.set_faults(es.faults.size());
+  s.set_retries(es.scheduler.retries);
+  s.set_faults(es.supervisor.faults.size());
   s.set_cluster_role(es.cluster_role);
-  for (auto& n : es.nodes) {
+  auto seconds_ago = [&](std::uint64_t us) { return double(es.taken_us - std::min(es.taken_us, us)) / 1e6; };
+  for (auto& n : es.registrar.nodes) {
     auto* out = s.add_nodes();
     out->set_id(n.id);
     out->set_name(n.name);
@@ -910,23 +912,25 @@ pb::GetStatusResponse core::status() {
     out->set_alive(n.alive);
     out->set_lost_reason(n.lost_reason);
     out->set_slots(n.slots);
-    out->set_busy(n.busy);
     for (auto& d : n.devices) out->add_devices(d);
-    for (auto& k : n.keys) out->add_circuits(k);
-    out->set_partitions_done(n.proofs);
-    out->set_failures(n.failures);
-    out->set_busy_seconds(n.busy_ms / 1000.0);
-    out->set_joined_seconds_ago(n.joined_ms_ago / 1000.0);
-    out->set_last_seen_seconds_ago(n.last_seen_ms_ago / 1000.0);
+    for (auto& k : n.keys) out->add_circuits(k.name);
+    if (auto* load = es.load_of(n.id); load && n.alive) {
+      out->set_busy(load->busy);
+      out->set_partitions_done(load->proofs);
+      out->set_failures(load->failures);
+      out->set_busy_seconds(double(load->busy_us) / 1e6);
+    }
+    out->set_joined_seconds_ago(seconds_ago(n.joined_us));
+    out->set_last_seen_seconds_ago(seconds_ago(n.last_seen_us));
   }
-  s.set_node_joins(es.node_joins);
-  s.set_node_refusals(es.node_refusals);
-  s.set_node_losses(es.node_losses);
-  s.set_stale_results(es.stale_results);
-  for (auto& r : es.refusals) s.add_refusals(r);
+  s.set_node_joins(es.registrar.joins);
+  s.set_node_refusals(es.registrar.refused);
+  s.set_node_losses(es.registrar.lost);
+  s.set_stale_results(es.scheduler.stale_results);
+  for (auto& r : es.registrar.refusals) s.add_refusals(r);
   if (es.coordinator) {
     auto* c = s.mutable_coordinator();
-    c->set_address(es.coordinator->address);
+    c->set_address(es.coordinator->coordinator);
     c->set_state(es.coordinator->state);
     c->set_detail(es.coordinator->detail);
     c->set_node_id(es.coordinator->node_id);
@@ -1079,7 +1083,7 @@ pb::PreloadSrsResponse core::preload(const std::string& circuit) {
   if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache)) {
     // Through the key store to the hot tier, under the host budget, like a zkey a job loads.
     pb::PreloadSrsResponse r;
-    for (auto& k : engine_->status().keys)
+    for (auto& k : engine_->status().key_store.keys)
       if (k.path == *params && k.tier == engine::key_tier::hot) r.set_already_loaded(true);
     auto t0 = std::chrono::steady_clock::now();
     try {
@@ -1111,7 +1115,7 @@ pb::EvictSrsResponse core::evict(const std::string& circuit) {
   if (auto params = fil_params_for_circuit_id(circuit, cfg_.filecoin.param_cache)) {
     pb::EvictSrsResponse r;
     std::uint64_t bytes = 0;
-    for (auto& k : engine_->status().keys)
+    for (auto& k : engine_->status().key_store.keys)
       if (k.path == *params) bytes = k.bytes;
     r.set_was_loaded(engine_->evict_key(*params));
     if (r.was_loaded()) r.set_freed_bytes(bytes);
@@ -1127,12 +1131,12 @@ pb::EvictSrsResponse core::evict(const std::string& circuit) {
 pb::ChaosResponse core::chaos(const pb::ChaosRequest& req) {
   if (!cfg_.chaos.enabled)
     throw request_error(StatusCode::PERMISSION_DENIED, "chaos: fault injection is off; set [chaos] enabled = true");
-  static const std::map<std::string, engine::worker_role> roles = {
-      {"synthesizer", engine::worker_role::synthesizer}, {"device", engine::worker_role::device},
-      {"assembler", engine::worker_role::assembler},     {"budget", engine::worker_role::host_budget},
-      {"host-budget", engine::worker_role::host_budget}, {"vram-budget", engine::worker_role::vram_budget},
-      {"key-store", engine::worker_role::key_store},     {"scheduler", engine::worker_role::scheduler},
-      {"stager", engine::worker_role::stager}};
+  static const std::map<std::string, engine::role> roles = {
+      {"synthesizer", engine::role::synthesizer}, {"device", engine::role::device},
+      {"assembler", engine::role::assembler},     {"budget", engine::role::host_budget},
+      {"host-budget", engine::role::host_budget}, {"vram-budget", engine::role::vram_budget},
+      {"key-store", engine::role::key_store},     {"scheduler", engine::role::scheduler},
+      {"stager", engine::role::stager}};
   pb::ChaosResponse r;
   if (req.action() == "kill") {
     auto it = roles.find(req.actor());

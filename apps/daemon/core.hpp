@@ -123,7 +123,7 @@ class core {
   // A job the engine answered (or lost: nullopt), queued for the completion thread.
   struct finished_job {
     std::shared_ptr<job> j;
-    std::optional<engine::job_result> result;
+    std::optional<engine::job_outcome> result;
     std::string why;
   };
   struct waiter {
@@ -152,7 +152,7 @@ class core {
   // timed out, draining) and expires old results every result_ttl / 4 (at most a minute apart).
   void completion_loop();
   void complete(finished_job f);
-  pb::AwaitProofResponse encode_result(const job& j, const engine::job_result& r);
+  pb::AwaitProofResponse encode_result(const job& j, const engine::job_outcome& r);
   pb::AwaitProofResponse pending_answer(const std::string& job_id, std::uint32_t partitions) const;
   void expire_results();
 

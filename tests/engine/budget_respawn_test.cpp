@@ -42,12 +42,12 @@ TEST_CASE("killed host and VRAM budgets: accounting covers held memory, stays wi
   std::atomic<unsigned> samples{0}, violations{0};
   std::string first_violation;
   std::mutex vmu;
-  auto check = [&](const engine::budget_usage& b) {
-    if (b.held <= b.in_use && b.in_use <= b.capacity && b.peak <= b.capacity) return;
+  auto check = [&](const engine::budget_status& b) {
+    if (b.held_bytes <= b.in_use && b.in_use <= b.capacity && b.peak <= b.capacity) return;
     std::lock_guard lock(vmu);
     if (violations++ == 0) {
       std::ostringstream os;
-      os << b.name << ": held " << b.held << ", in use " << b.in_use << ", peak " << b.peak << ", capacity "
+      os << b.name << ": held " << b.held_bytes << ", in use " << b.in_use << ", peak " << b.peak << ", capacity "
          << b.capacity;
       first_violation = os.str();
     }
@@ -68,7 +68,7 @@ TEST_CASE("killed host and VRAM budgets: accounting covers held memory, stays wi
     while (kills < target_kills) {
       std::this_thread::sleep_for(std::chrono::microseconds(1000 + krng() % 4000));
       bool host = krng() % 2 == 0;
-      if (e.kill_worker(host ? engine::worker_role::host_budget : engine::worker_role::vram_budget,
+      if (e.kill_worker(host ? engine::role::host_budget : engine::role::vram_budget,
                         host ? 0 : unsigned(krng() % 2)))
         ++kills;
     }
@@ -96,7 +96,7 @@ TEST_CASE("killed host and VRAM budgets: accounting covers held memory, stays wi
     if (r->state == engine::job_state::succeeded) {
       ++ok;
       REQUIRE(r->partitions.size() == n);
-      for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+      for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.publics, p.proof));
     } else {
       ++failed;
       REQUIRE(r->state == engine::job_state::failed);
@@ -108,13 +108,13 @@ TEST_CASE("killed host and VRAM budgets: accounting covers held memory, stays wi
 
   auto s = e.status();
   std::cout << "budget respawns: " << jobs.size() << " jobs (" << ok << " succeeded, " << failed << " failed), "
-            << kills << " budget kills, " << s.retries << " retries, " << samples << " samples; host peak "
+            << kills << " budget kills, " << s.scheduler.retries << " retries, " << samples << " samples; host peak "
             << s.host.peak << " of " << s.host.capacity << std::endl;
   INFO("first violation: " << first_violation);
   REQUIRE(violations == 0);
   REQUIRE(samples > 10);
   REQUIRE(kills >= target_kills);
-  REQUIRE(s.respawns >= kills);
+  REQUIRE(s.supervisor.respawns >= kills);
   REQUIRE(ok > 0);
   REQUIRE(s.host.peak >= evaluator + synthesis);  // the budget was really used
 
@@ -123,8 +123,8 @@ TEST_CASE("killed host and VRAM budgets: accounting covers held memory, stays wi
   for (;;) {
     e.evict_idle_keys();
     s = e.status();
-    bool zero = s.host.in_use == 0 && s.host.reservations == 0 && s.host.held == 0;
-    for (auto& v : s.vram) zero = zero && v.in_use == 0 && v.reservations == 0 && v.held == 0;
+    bool zero = s.host.in_use == 0 && s.host.reservations == 0 && s.host.held_bytes == 0;
+    for (auto& v : s.vram) zero = zero && v.in_use == 0 && v.reservations == 0 && v.held_bytes == 0;
     if (zero) break;
     INFO("host in use " << s.host.in_use << " (" << s.host.reservations << " grants), vram0 " << s.vram[0].in_use
                         << ", vram1 " << s.vram[1].in_use);

@@ -15,7 +15,7 @@ using namespace std::chrono_literals;
 
 namespace {
 
-std::size_t count_alloc_failures(const engine::job_result& r) {
+std::size_t count_alloc_failures(const engine::job_outcome& r) {
   std::size_t n = 0;
   for (auto& why : r.reasons)
     if (why.find("device 0 allocation failed") != std::string::npos) ++n;
@@ -40,20 +40,20 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
     INFO("reasons: " << r->reasons.size());
     REQUIRE(r->state == engine::job_state::succeeded);
     REQUIRE(r->partitions.size() == 3);
-    for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+    for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.publics, p.proof));
     REQUIRE(r->attempts == 3 + count);
     REQUIRE(r->reasons.size() == count);
     REQUIRE(count_alloc_failures(*r) == count);
     auto s = e.status();
-    REQUIRE(s.retries == count);
-    REQUIRE(s.faults.empty());  // no worker died: the device answered with an error
-    REQUIRE(s.respawns == 0);
+    REQUIRE(s.scheduler.retries == count);
+    REQUIRE(s.supervisor.faults.empty());  // no worker died: the device answered with an error
+    REQUIRE(s.supervisor.respawns == 0);
     // The counter is spent: the next job runs without failures.
     auto r2 = e.await(e.submit(test::sample_request(rng, 2)), 60s);
     REQUIRE(r2);
     REQUIRE(r2->state == engine::job_state::succeeded);
     REQUIRE(r2->attempts == 2);
-    REQUIRE(e.status().retries == count);
+    REQUIRE(e.status().scheduler.retries == count);
   }
 
   SECTION("count equal to max_attempts on a one-partition job: the job fails with every reason") {
@@ -67,7 +67,7 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
     auto ok = e.await(e.submit(test::sample_request(rng, 1)), 60s);  // and the device still proves
     REQUIRE(ok);
     REQUIRE(ok->state == engine::job_state::succeeded);
-    REQUIRE(zk::groth16::verify(key.vk, ok->partitions[0].public_inputs, ok->partitions[0].proof));
+    REQUIRE(zk::groth16::verify(key.vk, ok->partitions[0].publics, ok->partitions[0].proof));
   }
 
   // Every reservation went back (hot keys dropped first).
@@ -102,7 +102,7 @@ TEST_CASE("an unsatisfiable witness fails the job as bad input after one confirm
   REQUIRE(r->attempts == 2);
   REQUIRE(r->reasons.size() == 2);
   REQUIRE(r->reasons[1].find("does not satisfy the circuit") != std::string::npos);
-  REQUIRE(e.status().retries == 1);
+  REQUIRE(e.status().scheduler.retries == 1);
   // The engine proves on: a good witness after the bad one.
   auto ok = e.await(e.submit(test::sample_request(rng, 1)), 60s);
   REQUIRE(ok);

@@ -90,7 +90,7 @@ bool eventually(Pred pred, std::chrono::milliseconds limit = 10s) {
 
 std::size_t alive_nodes(engine::engine& e) {
   std::size_t n = 0;
-  for (auto& node : e.status().nodes) n += node.alive;
+  for (auto& node : e.status().registrar.nodes) n += node.alive;
   return n;
 }
 
@@ -121,12 +121,15 @@ TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify
   for (std::size_t i = 0; i < 8; ++i) REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
 
   auto s = coord.status();
-  REQUIRE(s.nodes.size() == 2);
+  REQUIRE(s.registrar.nodes.size() == 2);
   std::uint64_t total = 0;
-  for (auto& n : s.nodes) {
-    CHECK(n.proofs > 0);  // both took work
-    CHECK(n.keys == std::vector<std::string>{"sample"});
-    total += n.proofs;
+  for (auto& n : s.registrar.nodes) {
+    auto* load = s.load_of(n.id);
+    REQUIRE(load);
+    CHECK(load->proofs > 0);  // both took work
+    CHECK(n.keys.size() == 1);
+    CHECK(n.keys.at(0).name == "sample");
+    total += load->proofs;
   }
   REQUIRE(total == 8);
   REQUIRE(w1.status().coordinator->tasks + w2.status().coordinator->tasks == 8);
@@ -152,8 +155,9 @@ TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewh
   auto id = coord.submit(test::sample_request(rng, 12));
   // Once w1 holds partitions, it goes away (its engine stops: the connection closes).
   REQUIRE(eventually([&] {
-    for (auto& n : coord.status().nodes)
-      if (n.name == "w1" && n.busy > 0) return true;
+    auto s = coord.status();
+    for (auto& n : s.registrar.nodes)
+      if (auto* load = s.load_of(n.id); n.name == "w1" && load && load->busy > 0) return true;
     return false;
   }));
   w1->shutdown();
@@ -162,8 +166,8 @@ TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewh
   test::require_verifies(direct.key, *r, 12);
   REQUIRE(eventually([&] { return log.has("node w1 (#"); }));
   auto s = coord.status();
-  REQUIRE(s.node_losses >= 1);
-  REQUIRE(s.succeeded == 1);
+  REQUIRE(s.registrar.lost >= 1);
+  REQUIRE(s.intake.succeeded == 1);
   w1.reset();
 }
 
@@ -206,9 +210,9 @@ TEST_CASE("a wrong secret or another build is refused, with the reason on both s
     REQUIRE(refused_with == "wrong secret");
   }
   auto s = coord.status();
-  REQUIRE(s.node_refusals == 1);
-  REQUIRE(s.nodes.empty());
-  REQUIRE(s.refusals.at(0) == "node intruder refused: wrong secret");
+  REQUIRE(s.registrar.refused == 1);
+  REQUIRE(s.registrar.nodes.empty());
+  REQUIRE(s.registrar.refusals.at(0) == "node intruder refused: wrong secret");
   REQUIRE(log.has("cluster: node intruder refused: wrong secret"));
 
   auto other = worker_config(coord.cluster_port(), "old", log);
@@ -216,7 +220,7 @@ TEST_CASE("a wrong secret or another build is refused, with the reason on both s
   auto w2 = engine::engine::start(other);
   REQUIRE(eventually([&] { return w2.status().coordinator->state == "refused"; }));
   REQUIRE(w2.status().coordinator->detail.find("build mismatch") != std::string::npos);
-  REQUIRE(coord.status().node_refusals == 2);
+  REQUIRE(coord.status().registrar.refused == 2);
 }
 
 TEST_CASE("a node whose key differs is never sent that circuit's work", "[engine][cluster]") {
@@ -262,8 +266,10 @@ TEST_CASE("a coordinator with local devices also uses its nodes", "[engine][clus
   REQUIRE(r);
   test::require_verifies(direct.key, *r, 10);
   auto s = coord.status();
-  REQUIRE(s.nodes.at(0).proofs > 0);
-  REQUIRE(s.nodes.at(0).proofs < 10);  // the local pipeline took some
+  auto* load = s.load_of(s.registrar.nodes.at(0).id);
+  REQUIRE(load);
+  REQUIRE(load->proofs > 0);
+  REQUIRE(load->proofs < 10);  // the local pipeline took some
 }
 
 TEST_CASE("answers from a node declared lost are dropped; the job is answered once", "[engine][cluster]") {
@@ -283,7 +289,8 @@ TEST_CASE("answers from a node declared lost are dropped; the job is answered on
   auto id = coord.submit(test::sample_request(rng, 200));
   REQUIRE(eventually([&] {
     auto s = coord.status();
-    return !s.nodes.empty() && s.nodes[0].busy > 0 && s.nodes[0].proofs > 5;
+    auto* load = s.registrar.nodes.empty() ? nullptr : s.load_of(s.registrar.nodes[0].id);
+    return load && load->busy > 0 && load->proofs > 5;
   }));
   auto second = engine::engine::start(worker_config(coord.cluster_port(), "twin", log));
   auto r = coord.await(id, 120s);
@@ -292,9 +299,9 @@ TEST_CASE("answers from a node declared lost are dropped; the job is answered on
   for (auto& l : log.lines) UNSCOPED_INFO(l);
   test::require_verifies(direct.key, *r, 200);
   auto s = coord.status();
-  CHECK(s.stale_results > 0);
-  REQUIRE(s.node_losses >= 1);
-  REQUIRE(s.succeeded == 1);
+  CHECK(s.scheduler.stale_results > 0);
+  REQUIRE(s.registrar.lost >= 1);
+  REQUIRE(s.intake.succeeded == 1);
   REQUIRE(log.has("it joined again"));
 }
 

@@ -57,7 +57,7 @@ TEST_CASE("engine proofs equal the direct prover's with the same randomness", "[
     const auto& w = i < 4 ? *req.partitions[i].data : file_witness;
     auto expected = direct.prove(w, *req.randomness);
     REQUIRE(r->partitions[i].proof == expected);
-    REQUIRE(r->partitions[i].public_inputs == zk::groth16::public_inputs(direct.key, w));
+    REQUIRE(r->partitions[i].publics == zk::groth16::public_inputs(direct.key, w));
   }
   // A different r, s gives a different (still valid) proof: the randomness really is the job's.
   auto req2 = req;
@@ -68,15 +68,15 @@ TEST_CASE("engine proofs equal the direct prover's with the same randomness", "[
   REQUIRE(r2->partitions[0].proof != r->partitions[0].proof);
 
   auto s = e.status();
-  REQUIRE(s.succeeded == 2);
-  REQUIRE(s.evaluator_builds == 1);  // the key stayed hot between the jobs
-  REQUIRE(s.devices.size() == 1);
-  REQUIRE(s.devices[0].proofs == 10);
-  REQUIRE(s.devices[0].busy_ms > 0);
-  REQUIRE(s.jobs.size() == 2);
-  REQUIRE(s.jobs[0].timings.total > 0);
-  REQUIRE(s.jobs[0].timings.synthesis > 0);
-  REQUIRE(s.jobs[0].timings.device > 0);
+  REQUIRE(s.intake.succeeded == 2);
+  REQUIRE(s.key_store.evaluator_builds == 1);  // the key stayed hot between the jobs
+  REQUIRE(s.scheduler.devices.size() == 1);
+  REQUIRE(s.scheduler.devices[0].proofs == 10);
+  REQUIRE(s.scheduler.devices[0].busy_us > 0);
+  REQUIRE(s.intake.jobs.size() == 2);
+  REQUIRE(s.intake.jobs[0].timings.total_us > 0);
+  REQUIRE(s.intake.jobs[0].timings.synthesis_us > 0);
+  REQUIRE(s.intake.jobs[0].timings.device_us > 0);
   REQUIRE(budgets_drain(e));
 }
 
@@ -96,35 +96,35 @@ TEST_CASE("several devices (cpu:0, cpu:1) share a job's partitions, each with it
   for (std::size_t i = 0; i < 20; ++i)
     REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
   auto s = e.status();
-  REQUIRE(s.devices.size() == 2);
+  REQUIRE(s.scheduler.devices.size() == 2);
   // A device holds one partition staged and one proving: the rest must go to the other.
-  REQUIRE(s.devices[0].proofs > 0);
-  REQUIRE(s.devices[1].proofs > 0);
-  REQUIRE(s.devices[0].proofs + s.devices[1].proofs == 20);
-  REQUIRE(s.devices[0].back_to_back + s.devices[1].back_to_back <= 20);
-  REQUIRE(s.devices[0].gap_ms_max <= s.devices[0].gap_ms_total + 1e-9);
+  REQUIRE(s.scheduler.devices[0].proofs > 0);
+  REQUIRE(s.scheduler.devices[1].proofs > 0);
+  REQUIRE(s.scheduler.devices[0].proofs + s.scheduler.devices[1].proofs == 20);
+  REQUIRE(s.scheduler.devices[0].gaps + s.scheduler.devices[1].gaps <= 20);
+  REQUIRE(s.scheduler.devices[0].gap_max_us <= s.scheduler.devices[0].gap_us + 1e-9);
   // Per-partition stage times: which synthesizer and device, in order; one partition at a time on a
   // device; as many on each device as its own count says; idle devices name no current job.
   REQUIRE(r->partition_timings.size() == 20);
-  std::map<std::string, std::vector<std::pair<double, double>>> on_device;
+  std::map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> on_device;
   for (std::uint32_t k = 0; k < 20; ++k) {
     const auto& p = r->partition_timings[k];
     REQUIRE(p.partition == k);
     REQUIRE(p.synthesizer.rfind("synth:", 0) == 0);
     REQUIRE(std::stoi(p.synthesizer.substr(6)) < 4);
     REQUIRE((p.device == "cpu:0" || p.device == "cpu:1"));
-    REQUIRE(p.synth_start_unix_ms > 1.7e12);  // unix milliseconds (after 2023)
-    REQUIRE(p.synth_start_unix_ms <= p.synth_end_unix_ms);
-    REQUIRE(p.synth_end_unix_ms <= p.device_start_unix_ms + 1e-3);
-    REQUIRE(p.device_start_unix_ms <= p.device_end_unix_ms);
-    on_device[p.device].push_back({p.device_start_unix_ms, p.device_end_unix_ms});
+    REQUIRE(p.synth_start_unix_us > 1'700'000'000'000'000);  // unix microseconds (after 2023)
+    REQUIRE(p.synth_start_unix_us <= p.synth_end_unix_us);
+    REQUIRE(p.synth_end_unix_us <= p.device_start_unix_us);
+    REQUIRE(p.device_start_unix_us <= p.device_end_unix_us);
+    on_device[p.device].push_back({p.device_start_unix_us, p.device_end_unix_us});
   }
   for (std::size_t d = 0; d < 2; ++d) {
-    auto& spans = on_device[s.devices[d].name];
-    REQUIRE(spans.size() == s.devices[d].proofs);
+    auto& spans = on_device[s.scheduler.devices[d].name];
+    REQUIRE(spans.size() == s.scheduler.devices[d].proofs);
     std::sort(spans.begin(), spans.end());
-    for (std::size_t i = 1; i < spans.size(); ++i) REQUIRE(spans[i - 1].second <= spans[i].first + 1e-3);
-    REQUIRE(s.devices[d].current_job == 0);
+    for (std::size_t i = 1; i < spans.size(); ++i) REQUIRE(spans[i - 1].second <= spans[i].first);
+    REQUIRE(s.scheduler.devices[d].current_job == 0);
   }
   REQUIRE(budgets_drain(e));
 }
@@ -231,10 +231,10 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
       auto r = e.await(e.submit(req), 60s);
       if (!r) {
         auto s = e.status();
-        for (auto& j : s.jobs) UNSCOPED_INFO("job " << j.id << " state " << int(j.state) << " attempts " << j.attempts);
+        for (auto& j : s.intake.jobs) UNSCOPED_INFO("job " << j.job << " state " << int(j.state) << " attempts " << j.attempts);
         for (auto& v : s.vram) UNSCOPED_INFO("vram " << v.capacity << " in use " << v.in_use << " queued " << v.queued);
-        for (auto& m : s.memory) UNSCOPED_INFO("resident " << m.resident << " keys " << m.resident_keys << " loads " << m.loads);
-        UNSCOPED_INFO("tasks queued " << s.tasks_queued << " running " << s.tasks_running << " kb " << kb << " partition " << partition);
+        for (auto& m : s.key_store.devices) UNSCOPED_INFO("resident " << m.resident_bytes << " keys " << m.keys << " loads " << m.loads);
+        UNSCOPED_INFO("tasks queued " << s.scheduler.tasks_queued << " running " << s.scheduler.tasks_running << " kb " << kb << " partition " << partition);
       }
       REQUIRE(r);
       REQUIRE(r->state == engine::job_state::succeeded);
@@ -243,16 +243,16 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
       return e.status();
     };
     auto s = job(a);
-    REQUIRE(s.memory.size() == 1);
-    REQUIRE(s.memory[0].resident == kb);
-    REQUIRE(s.memory[0].resident_keys == 1);
-    REQUIRE(s.memory[0].loads == 1);
-    REQUIRE(s.memory[0].capacity == s.vram[0].capacity);
+    REQUIRE(s.key_store.devices.size() == 1);
+    REQUIRE(s.key_store.devices[0].resident_bytes == kb);
+    REQUIRE(s.key_store.devices[0].keys == 1);
+    REQUIRE(s.key_store.devices[0].loads == 1);
     // Only b's grant is out once the last staged grant is back: a's went back with its eviction.
     auto vram_settles_at = [&](std::uint64_t bytes) {
       for (int i = 0; i < 1000; ++i) {
         auto v = e.status();
-        if (v.vram[0].in_use == bytes && v.memory[0].resident == bytes && v.memory[0].staged == 0) return true;
+        const auto& r = v.key_store.devices[0];
+        if (v.vram[0].in_use == bytes && r.resident_bytes == bytes && engine::staged_bytes(v.vram[0], r) == 0) return true;
         std::this_thread::sleep_for(5ms);
       }
       return false;
@@ -260,24 +260,25 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     REQUIRE(vram_settles_at(kb));
     s = job(b);  // a is evicted to make room for b
     REQUIRE(vram_settles_at(kb));
-    REQUIRE(s.memory[0].evictions == 1);
-    REQUIRE(s.memory[0].loads == 2);
-    REQUIRE(s.memory[0].resident == kb);
-    for (auto& k : s.keys) REQUIRE(k.resident_on == (k.path == b ? std::vector<std::uint32_t>{0} : std::vector<std::uint32_t>{}));
+    REQUIRE(s.key_store.devices[0].evictions == 1);
+    REQUIRE(s.key_store.devices[0].loads == 2);
+    REQUIRE(s.key_store.devices[0].resident_bytes == kb);
+    for (auto& k : s.key_store.keys) REQUIRE(k.resident_on == (k.path == b ? std::vector<std::uint32_t>{0} : std::vector<std::uint32_t>{}));
     s = job(a);  // and loaded again
-    REQUIRE(s.memory[0].evictions == 2);
-    REQUIRE(s.memory[0].loads == 3);
-    REQUIRE(s.memory[0].free + s.memory[0].resident + s.memory[0].staged == s.memory[0].capacity);
-    REQUIRE(s.retries == 0);
+    REQUIRE(s.key_store.devices[0].evictions == 2);
+    REQUIRE(s.key_store.devices[0].loads == 3);
+    const auto& r0 = s.key_store.devices[0];
+    REQUIRE(engine::free_bytes(s.vram[0]) + r0.resident_bytes + engine::staged_bytes(s.vram[0], r0) == s.vram[0].capacity);
+    REQUIRE(s.scheduler.retries == 0);
     REQUIRE(vram_fake::loads == 3);
     REQUIRE(vram_fake::without_resident == 0);
     REQUIRE(vram_settles_at(kb));
     REQUIRE(budgets_drain(e));  // evicting the idle keys returns their grants
     REQUIRE(fake_resident::alive == 0);
     s = e.status();
-    REQUIRE(s.memory[0].resident == 0);
-    REQUIRE(s.memory[0].resident_keys == 0);
-    REQUIRE(s.memory[0].evictions == 3);
+    REQUIRE(s.key_store.devices[0].resident_bytes == 0);
+    REQUIRE(s.key_store.devices[0].keys == 0);
+    REQUIRE(s.key_store.devices[0].evictions == 3);
   }
   std::filesystem::remove_all(dir);
 }
@@ -302,8 +303,8 @@ TEST_CASE("a cold key with many partitions at once: evaluator built once and acc
   }
   auto s = e.status();
   INFO("host capacity " << s.host.capacity << " peak " << s.host.peak);
-  REQUIRE(s.evaluator_builds == 1);
-  REQUIRE(s.key_loads == 1);
+  REQUIRE(s.key_store.evaluator_builds == 1);
+  REQUIRE(s.key_store.loads == 1);
   REQUIRE(s.host.peak <= s.host.capacity);
   REQUIRE(s.host.peak >= evaluator + synthesis);  // the budget was really used, and really limited
   REQUIRE(budgets_drain(e));
@@ -365,9 +366,9 @@ TEST_CASE("request validation and idempotent request ids and registered names an
   REQUIRE_FALSE(e.cancel(12345));  // unknown
   REQUIRE_THROWS_AS(e.await(12345, 1s), engine::engine_error);
   auto s = e.status();
-  REQUIRE(s.duplicates == 1);
-  REQUIRE(s.accepted == 2);
-  REQUIRE(s.rejected == 2);
+  REQUIRE(s.intake.duplicates == 1);
+  REQUIRE(s.intake.accepted == 2);
+  REQUIRE(s.intake.rejected == 2);
 }
 
 TEST_CASE("priorities decide at partition granularity", "[engine]") {
@@ -392,7 +393,7 @@ TEST_CASE("priorities decide at partition granularity", "[engine]") {
   auto rl = e.await(low, 60s);
   REQUIRE(rl);
   REQUIRE(rl->state == engine::job_state::succeeded);
-  REQUIRE(rc->timings.total < rl->timings.total);
+  REQUIRE(rc->timings.total_us < rl->timings.total_us);
 }
 
 TEST_CASE("cancellation drops queued partitions and returns reservations and discards running results", "[engine]") {
@@ -419,39 +420,39 @@ TEST_CASE("cancellation drops queued partitions and returns reservations and dis
   REQUIRE(rk);
   require_verifies(key, *rk, 4);
   auto s = e.status();
-  REQUIRE(s.canceled + s.succeeded == 6);
-  REQUIRE(s.canceled >= 4);
+  REQUIRE(s.intake.canceled + s.intake.succeeded == 6);
+  REQUIRE(s.intake.canceled >= 4);
   REQUIRE(budgets_drain(e));
-  REQUIRE(s.tasks_queued == 0);
+  REQUIRE(s.scheduler.tasks_queued == 0);
 }
 
 TEST_CASE("status reports each key's tier, leases and bytes: hot after a proof, cold after eviction", "[engine]") {
   std::mt19937_64 rng(23);
   auto key = zk::io::zkey::load(test::sample_zkey());
   auto e = engine::engine::start(small_config());
-  REQUIRE(e.status().keys.empty());  // nothing loaded yet
+  REQUIRE(e.status().key_store.keys.empty());  // nothing loaded yet
   auto r = e.await(e.submit(sample_request(rng, 2)), 60s);
   REQUIRE(r);
   require_verifies(key, *r, 2);
   auto s = e.status();
-  REQUIRE(s.keys.size() == 1);
-  REQUIRE(s.keys[0].path == test::sample_zkey());
-  REQUIRE(s.keys[0].tier == engine::key_tier::hot);
-  REQUIRE(std::string(engine::to_string(s.keys[0].tier)) == "hot");
-  REQUIRE(s.keys[0].bytes == zk::groth16::constraint_evaluator::estimate_bytes(key));
-  REQUIRE(s.keys[0].bytes == s.key_reserved_bytes);
-  REQUIRE(s.keys[0].leases == 0);  // the job is over
+  REQUIRE(s.key_store.keys.size() == 1);
+  REQUIRE(s.key_store.keys[0].path == test::sample_zkey());
+  REQUIRE(s.key_store.keys[0].tier == engine::key_tier::hot);
+  REQUIRE(std::string(engine::to_string(s.key_store.keys[0].tier)) == "hot");
+  REQUIRE(s.key_store.keys[0].bytes == zk::groth16::constraint_evaluator::estimate_bytes(key));
+  REQUIRE(s.key_store.keys[0].bytes == s.key_store.reserved_bytes);
+  REQUIRE(s.key_store.keys[0].leases == 0);  // the job is over
   e.evict_idle_keys();
   auto until = std::chrono::steady_clock::now() + 5s;
   for (;;) {
     s = e.status();
-    REQUIRE(s.keys.size() == 1);
-    if (s.keys[0].tier == engine::key_tier::cold) break;
+    REQUIRE(s.key_store.keys.size() == 1);
+    if (s.key_store.keys[0].tier == engine::key_tier::cold) break;
     REQUIRE(std::chrono::steady_clock::now() < until);
     std::this_thread::sleep_for(5ms);
   }
-  REQUIRE(s.keys[0].bytes == 0);
-  REQUIRE(s.key_evictions == 1);
+  REQUIRE(s.key_store.keys[0].bytes == 0);
+  REQUIRE(s.key_store.evictions == 1);
 }
 
 TEST_CASE("an engine used from several threads stops promptly from yet another thread", "[engine]") {
@@ -480,12 +481,12 @@ TEST_CASE("on_finished delivers each result once without a waiting thread; forge
   test::direct_prover direct;
   auto e = engine::engine::start(small_config());
   constexpr int kJobs = 20;
-  std::vector<std::promise<engine::job_result>> results(kJobs);
+  std::vector<std::promise<engine::job_outcome>> results(kJobs);
   std::atomic<int> calls{0};
   std::vector<engine::job_id> ids;
   for (int i = 0; i < kJobs; ++i) {
     ids.push_back(e.submit(sample_request(rng, 1)));
-    e.on_finished(ids.back(), [&, i](std::optional<engine::job_result> r, const std::string& why) {
+    e.on_finished(ids.back(), [&, i](std::optional<engine::job_outcome> r, const std::string& why) {
       ++calls;
       if (r) results[i].set_value(std::move(*r));
       else results[i].set_exception(std::make_exception_ptr(std::runtime_error(why)));
@@ -501,11 +502,11 @@ TEST_CASE("on_finished delivers each result once without a waiting thread; forge
   REQUIRE(calls == kJobs);
   // A job already finished is answered at once; after forget the engine no longer knows it.
   std::promise<bool> again;
-  e.on_finished(ids[0], [&](std::optional<engine::job_result> r, const std::string&) { again.set_value(bool(r)); });
+  e.on_finished(ids[0], [&](std::optional<engine::job_outcome> r, const std::string&) { again.set_value(bool(r)); });
   REQUIRE(again.get_future().get());
   e.forget(ids[0]);
-  REQUIRE(e.status().jobs.size() == std::size_t(kJobs - 1) + 0);
+  REQUIRE(e.status().intake.jobs.size() == std::size_t(kJobs - 1) + 0);
   std::promise<std::string> gone;
-  e.on_finished(ids[0], [&](std::optional<engine::job_result> r, const std::string& why) { gone.set_value(r ? "" : why); });
+  e.on_finished(ids[0], [&](std::optional<engine::job_outcome> r, const std::string& why) { gone.set_value(r ? "" : why); });
   REQUIRE(gone.get_future().get().find("unknown") != std::string::npos);
 }

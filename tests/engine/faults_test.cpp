@@ -50,15 +50,15 @@ TEST_CASE("fault injection: kills and throwing synthesis and failing devices and
   std::atomic<unsigned> kills{0};
   std::thread killer([&, killer_seed = seed ^ 0xabcdef] {
     std::mt19937_64 krng(killer_seed);
-    const engine::worker_role roles[] = {engine::worker_role::synthesizer, engine::worker_role::device,
-                                         engine::worker_role::assembler,   engine::worker_role::host_budget,
-                                         engine::worker_role::vram_budget, engine::worker_role::stager};
+    const engine::role roles[] = {engine::role::synthesizer, engine::role::device,
+                                         engine::role::assembler,   engine::role::host_budget,
+                                         engine::role::vram_budget, engine::role::stager};
     while (!stop_killing) {
       std::this_thread::sleep_for(std::chrono::microseconds(krng() % 3000));
       auto who = roles[krng() % 6];
-      unsigned slot = who == engine::worker_role::synthesizer ? krng() % 3
-                      : (who == engine::worker_role::device || who == engine::worker_role::vram_budget ||
-                         who == engine::worker_role::stager)
+      unsigned slot = who == engine::role::synthesizer ? krng() % 3
+                      : (who == engine::role::device || who == engine::role::vram_budget ||
+                         who == engine::role::stager)
                           ? krng() % 2
                           : 0;
       if (e.kill_worker(who, slot)) ++kills;
@@ -93,7 +93,7 @@ TEST_CASE("fault injection: kills and throwing synthesis and failing devices and
       ++ok;
       REQUIRE(r->partitions.size() == n);
       REQUIRE(r->compressed.size() == 192 * n);
-      for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.public_inputs, p.proof));
+      for (auto& p : r->partitions) REQUIRE(zk::groth16::verify(key.vk, p.publics, p.proof));
     } else {
       ++failed;
       REQUIRE(r->state == engine::job_state::failed);
@@ -107,12 +107,12 @@ TEST_CASE("fault injection: kills and throwing synthesis and failing devices and
   }
   auto s = e.status();
   std::cout << "fault injection: " << jobs.size() << " jobs (" << ok << " succeeded, " << failed << " failed), "
-            << kills << " kills, " << s.retries << " retries, " << s.respawns << " respawns, " << s.faults.size()
+            << kills << " kills, " << s.scheduler.retries << " retries, " << s.supervisor.respawns << " respawns, " << s.supervisor.faults.size()
             << " faults recorded" << std::endl;
   REQUIRE(kills >= target_kills);
-  REQUIRE(s.accepted == jobs.size());
-  REQUIRE(s.succeeded + s.failed == jobs.size());  // each job answered once
-  REQUIRE(s.respawns >= kills);
+  REQUIRE(s.intake.accepted == jobs.size());
+  REQUIRE(s.intake.succeeded + s.intake.failed == jobs.size());  // each job answered once
+  REQUIRE(s.supervisor.respawns >= kills);
   REQUIRE(ok > 0);
 
   // Budgets back to zero (hot keys dropped first: they are reservations too).

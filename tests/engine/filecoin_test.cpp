@@ -22,6 +22,8 @@ using namespace std::chrono_literals;
 
 namespace {
 
+double ms(std::uint64_t us) { return double(us) / 1000.0; }
+
 std::string fixtures() {
   const char* d = std::getenv("CUZK_FIL_FIXTURES");
   if (!d || !*d) FAIL("CUZK_FIL_FIXTURES is not set (run tests/engine/filecoin_engine.sh)");
@@ -118,16 +120,16 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
     REQUIRE(r->state == engine::job_state::succeeded);
     REQUIRE(r->partitions.size() == 1);
     REQUIRE(r->compressed.size() == 192);
-    REQUIRE(r->timings.device_start > 0);
+    REQUIRE(r->timings.device_start_us > 0);
     write_out(kind + ".bin", r->compressed);
     std::printf("engine 2 KiB %s PoSt (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, total %.1f\n",
-                kind.c_str(), r->timings.queue, r->timings.key_load, r->timings.synthesis, r->timings.device,
-                r->timings.total);
+                kind.c_str(), ms(r->timings.queue_us), ms(r->timings.key_us), ms(r->timings.synthesis_us), ms(r->timings.device_us),
+                ms(r->timings.total_us));
   }
   // Both keys went through the key store by their parameter-cache paths.
   auto s = e.status();
   unsigned params_keys = 0;
-  for (auto& k : s.keys)
+  for (auto& k : s.key_store.keys)
     if (k.path.ends_with(".params") && k.tier == engine::key_tier::hot) ++params_keys;
   REQUIRE(params_keys == 2);
   REQUIRE(budgets_drain(e));
@@ -143,7 +145,7 @@ TEST_CASE("Filecoin PoRep C2 job: a 2 KiB sector's proof", "[.][filecoin-porep]"
   REQUIRE(r->compressed.size() == 192);  // one partition at 2 KiB
   write_out("porep-1.bin", r->compressed);
   std::printf("engine 2 KiB PoRep C2 (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, total %.1f\n",
-              r->timings.queue, r->timings.key_load, r->timings.synthesis, r->timings.device, r->timings.total);
+              ms(r->timings.queue_us), ms(r->timings.key_us), ms(r->timings.synthesis_us), ms(r->timings.device_us), ms(r->timings.total_us));
   REQUIRE(budgets_drain(e));
 }
 
@@ -167,8 +169,8 @@ TEST_CASE("Filecoin: a WinningPoSt overtakes queued WindowPoSt partitions", "[.]
     auto r = e.await(id, 10min);
     REQUIRE(r);
     REQUIRE(r->state == engine::job_state::succeeded);
-    REQUIRE(r->timings.device_start > 0);
-    if (r->timings.device_start < win->timings.device_start) ++before;
+    REQUIRE(r->timings.device_start_us > 0);
+    if (r->timings.device_start_us < win->timings.device_start_us) ++before;
   }
   INFO("WindowPoSt jobs on the device before the WinningPoSt: " << before);
   REQUIRE(before <= 3);
@@ -199,7 +201,7 @@ TEST_CASE("Filecoin: cancel and evict return every budget to zero; preload makes
     evicted = e.evict_key(path);
   REQUIRE(evicted);
   REQUIRE_FALSE(e.evict_key(path));  // not hot any more
-  for (auto& key : e.status().keys)
+  for (auto& key : e.status().key_store.keys)
     if (key.path == path) REQUIRE(key.tier == engine::key_tier::cold);
   REQUIRE(budgets_drain(e));
 }

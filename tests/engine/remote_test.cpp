@@ -37,7 +37,7 @@ TEST_CASE("a remote synthesizer (second actor system over the middleman) serves 
   for (std::size_t i = 0; i < 4; ++i) {
     const auto& w = i < 3 ? *r.partitions[i].data : file_witness;
     REQUIRE(res->partitions[i].proof == direct.prove(w, *r.randomness));
-    REQUIRE(zk::groth16::verify(direct.key.vk, res->partitions[i].public_inputs, res->partitions[i].proof));
+    REQUIRE(zk::groth16::verify(direct.key.vk, res->partitions[i].publics, res->partitions[i].proof));
   }
   e.shutdown();
 }
