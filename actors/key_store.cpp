@@ -295,60 +295,68 @@ resident_entry* awaiting(store_ptr self, std::uint32_t d, const std::string& pat
 
 void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant);
 
+// Asks device d's VRAM budget how full it is, for entry `path` (a new ticket): `then` runs with the
+// entry and the answer unless the entry moved on meanwhile. No answer (the budget is being
+// replaced): the entry waits and asks again on the tick.
+template <class F>
+void with_vram_status(store_ptr self, std::uint32_t d, const std::string& path, F then) {
+  auto& st = self->state;
+  auto ticket = st.devices[d].keys[path].ticket = st.next_ticket++;
+  self->request(st.devices[d].vram, caf::infinite, status_atom::value)
+      .then(
+          [self, d, path, ticket, then](budget_status& b) {
+            if (auto* r = awaiting(self, d, path, ticket)) then(*r, b);
+          },
+          [self, d, path, ticket](caf::error&) {
+            if (auto* r = awaiting(self, d, path, ticket)) {
+              r->st = resident_entry::stage::waiting;
+              schedule_tick(self);
+            }
+          });
+}
+
 // Room on device d for entry `path` (sized): its unleased residents go, LRU first, until the budget
 // has the key's bytes free and, beside them, one staged partition's (the partition that asked
 // holds this device's stager slot and asks for its staging grant next: a key granted into the last
 // free bytes would starve it while the idle residents kept their room). Then the grant, asked for
 // without queueing. Not yet (leases hold the room): waits for the tick.
 void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
-  auto& st = self->state;
-  auto& dev = st.devices[d];
-  auto& r = dev.keys[path];
-  r.st = resident_entry::stage::waiting;
-  auto ticket = r.ticket = st.next_ticket++;
-  auto vram = dev.vram;
-  self->request(vram, caf::infinite, status_atom::value)
-      .then(
-          [self, d, path, ticket, vram](budget_status& b) {
-            auto* found = awaiting(self, d, path, ticket);
-            if (!found) return;
-            auto& r = *found;
-            auto& st = self->state;
-            auto& dev = st.devices[d];
-            std::uint64_t free = b.capacity > b.in_use ? b.capacity - b.in_use : 0;
-            const std::uint64_t need = r.bytes + r.key.device_bytes;
-            while (free < need) {
-              resident_entry* lru = nullptr;
-              for (auto& [p, e] : dev.keys)
-                if (e.st == resident_entry::stage::resident && leases(e) == 0 && (!lru || e.last_used < lru->last_used))
-                  lru = &e;
-              if (!lru) break;
-              free += lru->bytes;
-              drop_resident(dev, *lru);
-            }
-            if (free < need) {
-              schedule_tick(self);  // leases hold the room: asked again on the tick
-              return;
-            }
-            reserve_request req{r.bytes, caf::actor_cast<caf::actor_addr>(self), "resident points of " + path, true};
-            auto t2 = r.ticket = st.next_ticket++;
-            self->request(vram, caf::infinite, std::move(req))
-                .then(
-                    [self, d, path, t2, vram](reservation& grant) {
-                      auto token = make_reservation_token(vram, grant);
-                      auto* found = awaiting(self, d, path, t2);
-                      if (!found) return;  // the token dies here: the grant goes back
-                      load_resident(self, d, path, std::move(token));
-                    },
-                    [self, d, path, t2](caf::error&) {
-                      auto* found = awaiting(self, d, path, t2);
-                      if (!found) return;
-                      schedule_tick(self);  // leases still hold the room: asked again on the tick
-                    });
-          },
-          [self, d, path, ticket](caf::error&) {
-            if (awaiting(self, d, path, ticket)) schedule_tick(self);  // the budget is being replaced
-          });
+  self->state.devices[d].keys[path].st = resident_entry::stage::waiting;
+  with_vram_status(self, d, path, [self, d, path](resident_entry& r, const budget_status& b) {
+    auto& st = self->state;
+    auto& dev = st.devices[d];
+    auto vram = dev.vram;
+    std::uint64_t free = free_bytes(b);
+    const std::uint64_t need = r.bytes + r.key.device_bytes;
+    while (free < need) {
+      resident_entry* lru = nullptr;
+      for (auto& [p, e] : dev.keys)
+        if (e.st == resident_entry::stage::resident && leases(e) == 0 && (!lru || e.last_used < lru->last_used))
+          lru = &e;
+      if (!lru) break;
+      free += lru->bytes;
+      drop_resident(dev, *lru);
+    }
+    if (free < need) {
+      schedule_tick(self);  // leases hold the room: asked again on the tick
+      return;
+    }
+    reserve_request req{r.bytes, caf::actor_cast<caf::actor_addr>(self), "resident points of " + path, true};
+    auto t2 = r.ticket = st.next_ticket++;
+    self->request(vram, caf::infinite, std::move(req))
+        .then(
+            [self, d, path, t2, vram](reservation& grant) {
+              auto token = make_reservation_token(vram, grant);
+              auto* found = awaiting(self, d, path, t2);
+              if (!found) return;  // the token dies here: the grant goes back
+              load_resident(self, d, path, std::move(token));
+            },
+            [self, d, path, t2](caf::error&) {
+              auto* found = awaiting(self, d, path, t2);
+              if (!found) return;
+              schedule_tick(self);  // leases still hold the room: asked again on the tick
+            });
+  });
 }
 
 void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant) {
@@ -388,10 +396,9 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
   auto& r = dev.keys[path];
   r.st = resident_entry::stage::sizing;
   auto ticket = r.ticket = st.next_ticket++;
-  auto vram = dev.vram;
   self->request(dev.device, caf::infinite, describe_atom::value, r.key, r.sets)
       .then(
-          [self, d, path, ticket, vram](std::uint64_t bytes) {
+          [self, d, path, ticket](std::uint64_t bytes) {
             auto* found = awaiting(self, d, path, ticket);
             if (!found) return;
             auto& r = *found;
@@ -400,34 +407,22 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
               load_resident(self, d, path, keepalive{});
               return;
             }
-            auto t2 = r.ticket = self->state.next_ticket++;
-            self->request(vram, caf::infinite, status_atom::value)
-                .then(
-                    [self, d, path, t2](budget_status& b) {
-                      auto* found = awaiting(self, d, path, t2);
-                      if (!found) return;
-                      auto& r = *found;
-                      // It must leave room for one staged partition: the scheduler holds the
-                      // lease while it asks for that partition's grant.
-                      if (r.bytes + r.key.device_bytes <= b.capacity) {
-                        try_reserve(self, d, path);
-                      } else if (r.sets) {
-                        r.sets = false;  // too large with its shifted sets: sized again without
-                        start_residency(self, d, path);
-                      } else {
-                        // Larger than the whole budget: no residency; the device uploads the
-                        // points for each proof (and the proof fails there if they do not fit).
-                        r.st = resident_entry::stage::idle;
-                        answer_residency(r, resident_handle{path, d, nullptr});
-                        r.key = {};
-                      }
-                    },
-                    [self, d, path, t2](caf::error&) {
-                      if (auto* r = awaiting(self, d, path, t2)) {
-                        r->st = resident_entry::stage::waiting;
-                        schedule_tick(self);
-                      }
-                    });
+            with_vram_status(self, d, path, [self, d, path](resident_entry& r, const budget_status& b) {
+              // It must leave room for one staged partition: the scheduler holds the
+              // lease while it asks for that partition's grant.
+              if (r.bytes + r.key.device_bytes <= b.capacity) {
+                try_reserve(self, d, path);
+              } else if (r.sets) {
+                r.sets = false;  // too large with its shifted sets: sized again without
+                start_residency(self, d, path);
+              } else {
+                // Larger than the whole budget: no residency; the device uploads the
+                // points for each proof (and the proof fails there if they do not fit).
+                r.st = resident_entry::stage::idle;
+                answer_residency(r, resident_handle{path, d, nullptr});
+                r.key = {};
+              }
+            });
           },
           [self, d, path, ticket](caf::error& err) {
             if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, err);

@@ -161,12 +161,32 @@ bool retryable(const caf::error& e) {
   return c != errc::bad_input && c != errc::over_budget && c != errc::invalid_request;
 }
 
+// One step of a partition's attempt (a request to a worker), as its answer names it: the answer
+// still counts while the partition's ticket and step are unchanged. A new step makes the answers
+// to earlier ones stale.
+struct step_ref {
+  job_id job = 0;
+  std::uint32_t index = 0;
+  std::uint64_t ticket = 0, step = 0;
+};
+step_ref next_step(job_id job, task_t& t, stage now) {
+  t.st = now;
+  return {job, t.index, t.ticket, ++t.step};
+}
+
 // The partition an answer belongs to, or null when its attempt was abandoned.
-task_t* current(sched_ptr self, job_id job, std::uint32_t index, std::uint64_t ticket, std::uint64_t step) {
-  auto it = self->state.jobs.find(job);
-  if (it == self->state.jobs.end() || index >= it->second.tasks.size()) return nullptr;
-  auto& t = it->second.tasks[index];
-  return t.ticket == ticket && t.step == step ? &t : nullptr;
+task_t* current(sched_ptr self, const step_ref& at) {
+  auto it = self->state.jobs.find(at.job);
+  if (it == self->state.jobs.end() || at.index >= it->second.tasks.size()) return nullptr;
+  auto& t = it->second.tasks[at.index];
+  return t.ticket == at.ticket && t.step == at.step ? &t : nullptr;
+}
+
+// A worker of `slots` did not answer because it is gone: its slot takes nothing until the
+// supervisor's replacement arrives (only that worker, not a replacement already in its slot).
+void mark_gone(std::vector<slot_t>& slots, int i, const caf::actor& worker, const caf::error& e) {
+  if (is_receiver_down(e) && i >= 0 && static_cast<std::size_t>(i) < slots.size() && slots[i].handle == worker)
+    slots[i].alive = false;
 }
 
 void release_slot(std::vector<slot_t>& slots, int i, std::uint64_t ticket) {
@@ -254,15 +274,14 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
 
 // A step's request failed: retry the partition. (The caller has marked a worker that is gone, so
 // that nothing is dispatched to it until the supervisor's replacement arrives.)
-void step_failed(sched_ptr self, job_id job, std::uint32_t index, std::uint64_t ticket, std::uint64_t step,
-                 const char* what, const caf::error& e) {
-  if (auto* t = current(self, job, index, ticket, step)) {
-    auto& j = self->state.jobs.at(job);
+void step_failed(sched_ptr self, const step_ref& at, const char* what, const caf::error& e) {
+  if (auto* t = current(self, at)) {
+    auto& j = self->state.jobs.at(at.job);
     // A key that is unusable is the daemon's problem, not the request's.
     bool input_fault = is_bad_input(e) && std::string_view(what) != "key store";
     fail_attempt(self, j, *t, std::string(what) + ": " + describe(e), retryable(e), input_fault);
   } else {
-    release_ticket(self, ticket);
+    release_ticket(self, at.ticket);
   }
   pump(self);
 }
@@ -271,21 +290,17 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
   auto& st = self->state;
   t.st = stage::proved;
   if (!st.assembler_alive) return;  // re-sent when the supervisor has replaced it
-  t.st = stage::assembling;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::assembling);
   auto target = st.assembler;
   verifier_handle vk = j.summary.vk;
   if (t.key.ptr && t.key.ptr->zkey)  // a local proof: the lease's key (aliasing: the lease keeps it alive)
     vk.ptr = std::shared_ptr<const zk::groth16::verifying_key>(t.key.ptr, &t.key.ptr->zkey->vk);
-  assemble_request req{task_ref{job, index, t.attempt, ticket}, static_cast<std::uint32_t>(j.tasks.size()),
+  assemble_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, static_cast<std::uint32_t>(j.tasks.size()),
                        std::move(vk), t.output};
   self->request(target, st.settings.step_timeout, std::move(req))
       .then(
-          [self, job, index, ticket, step](assembly_ack& ack) {
-            auto* t = current(self, job, index, ticket, step);
+          [self, at](assembly_ack& ack) {
+            auto* t = current(self, at);
             if (!t) return;
             t->st = stage::assembled;
             if (!ack.complete) return;
@@ -293,13 +308,13 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
             out.state = job_state::succeeded;
             out.partitions = std::move(ack.partitions);
             out.compressed = std::move(ack.compressed);
-            end_job(self, self->state.jobs.at(job), std::move(out));
+            end_job(self, self->state.jobs.at(at.job), std::move(out));
           },
-          [self, job, index, ticket, step, target](caf::error& e) {
-            auto* t = current(self, job, index, ticket, step);
+          [self, at, target](caf::error& e) {
+            auto* t = current(self, at);
             if (!t) return;
             auto& st = self->state;
-            auto& j = st.jobs.at(job);
+            auto& j = st.jobs.at(at.job);
             if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::proof_invalid) {
               bool twice = ++t->invalid_proofs >= 2;
               fail_attempt(self, j, *t,
@@ -319,16 +334,12 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
 // Device d proves a partition its stager has placed there.
 void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
-  t.st = stage::proving;
   st.devices[d].ticket = t.ticket;
   t.back_to_back = st.devices[d].follows;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::proving);
   auto dev = caf::actor_cast<device_actor>(st.devices[d].handle);
   prove_request preq;
-  preq.task = task_ref{job, index, t.attempt, ticket};
+  preq.task = task_ref{at.job, at.index, t.attempt, at.ticket};
   preq.key = t.key;
   preq.resident = std::move(t.resident);  // the device drops the lease when done
   preq.staged = std::move(t.staged);  // the device becomes the only holder
@@ -338,13 +349,13 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   auto t0 = now_us();
   self->request(dev, st.settings.step_timeout, std::move(preq))
       .then(
-          [self, job, index, ticket, step, d, t0](device_result& r) {
+          [self, at, d, t0](device_result& r) {
             auto& st = self->state;
-            if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == ticket) {
+            if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == at.ticket) {
               auto& dev = st.devices[d];
               dev.busy_us += now_us() - t0;
               ++dev.proofs;
-              auto* t = current(self, job, index, ticket, step);
+              auto* t = current(self, at);
               if (t && t->back_to_back && dev.last_end_us && r.started_us >= dev.last_end_us) {
                 auto gap = r.started_us - dev.last_end_us;
                 ++dev.gaps;
@@ -354,9 +365,9 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
               dev.last_end_us = r.started_us + r.elapsed_us;
               dev.follows = !st.staged[d].empty();  // read by prove() when pump dispatches it below
             }
-            release_slot(st.devices, d, ticket);
-            if (auto* t = current(self, job, index, ticket, step)) {
-              auto& j = st.jobs.at(job);
+            release_slot(st.devices, d, at.ticket);
+            if (auto* t = current(self, at)) {
+              auto& j = st.jobs.at(at.job);
               j.timings.device_us += r.elapsed_us;
               if (!j.timings.device_start_us || r.started_us < j.timings.device_start_us)
                 j.timings.device_start_us = r.started_us;
@@ -369,15 +380,12 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
             }
             pump(self);
           },
-          [self, job, index, ticket, step, d, dev](caf::error& e) {
+          [self, at, d, dev](caf::error& e) {
             auto& st = self->state;
             if (static_cast<std::size_t>(d) < st.devices.size()) st.devices[d].follows = false;
-            release_slot(st.devices, d, ticket);
-            // Only the worker that answered is gone, not a replacement already in its slot.
-            if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.devices.size() &&
-                st.devices[d].handle == caf::actor_cast<caf::actor>(dev))
-              st.devices[d].alive = false;
-            step_failed(self, job, index, ticket, step, "device", e);
+            release_slot(st.devices, d, at.ticket);
+            mark_gone(st.devices, d, caf::actor_cast<caf::actor>(dev), e);
+            step_failed(self, at, "device", e);
           });
 }
 
@@ -388,159 +396,138 @@ void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d);
 // for the inputs, then the upload; the partition then waits in the device's staged queue.
 void stage_for(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
-  t.st = stage::device_resident;
   t.device = d;
   st.stagers[d].ticket = t.ticket;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::device_resident);
   auto store = st.key_store;
   self->request(store, caf::infinite, acquire_atom::value, t.key, static_cast<std::uint32_t>(d))
       .then(
-          [self, job, index, ticket, step, d](resident_handle& h) {
-            auto* t = current(self, job, index, ticket, step);
+          [self, at, d](resident_handle& h) {
+            auto* t = current(self, at);
             if (!t) {
-              release_slot(self->state.stagers, d, ticket);
+              release_slot(self->state.stagers, d, at.ticket);
               pump(self);
               return;
             }
             t->resident = std::move(h);
-            reserve_and_stage(self, self->state.jobs.at(job), *t, d);
+            reserve_and_stage(self, self->state.jobs.at(at.job), *t, d);
           },
-          [self, job, index, ticket, step, d, store](caf::error& e) {
-            release_slot(self->state.stagers, d, ticket);
+          [self, at, d, store](caf::error& e) {
+            release_slot(self->state.stagers, d, at.ticket);
             if (is_receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
-            step_failed(self, job, index, ticket, step, "key store (resident)", e);
+            step_failed(self, at, "key store (resident)", e);
           });
 }
 
 void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
-  t.st = stage::device_reserving;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::device_reserving);
   auto budget = st.vram[d];
   auto stg = caf::actor_cast<stager_actor>(st.stagers[d].handle);
   reserve_request req{t.key.device_bytes, caf::actor_cast<caf::actor_addr>(stg),
-                      "partition " + std::to_string(index) + " of job " + std::to_string(job)};
+                      "partition " + std::to_string(at.index) + " of job " + std::to_string(at.job)};
   self->request(budget, caf::infinite, std::move(req))
       .then(
-          [self, job, index, ticket, step, d, budget, stg](reservation& grant) {
+          [self, at, d, budget, stg](reservation& grant) {
             auto token = make_reservation_token(budget, grant);
-            auto* t = current(self, job, index, ticket, step);
+            auto* t = current(self, at);
             if (!t) {
-              release_slot(self->state.stagers, d, ticket);
+              release_slot(self->state.stagers, d, at.ticket);
               pump(self);
               return;
             }
-            t->st = stage::staging;
-            auto step2 = ++t->step;
+            const auto at2 = next_step(at.job, *t, stage::staging);
             stage_request sreq;
-            sreq.task = task_ref{job, index, t->attempt, ticket};
+            sreq.task = task_ref{at2.job, at2.index, t->attempt, at2.ticket};
             sreq.key = t->key;
             sreq.synthesis = std::move(t->synthesis);  // the stager becomes the only holder
             sreq.witness = t->witness;
             sreq.device_reservation = std::move(token);
             self->request(stg, self->state.settings.step_timeout, std::move(sreq))
                 .then(
-                    [self, job, index, ticket, step2, d](stage_result& r) {
+                    [self, at2, d](stage_result& r) {
                       auto& st = self->state;
-                      release_slot(st.stagers, d, ticket);
-                      if (auto* t = current(self, job, index, ticket, step2)) {
-                        auto& j = st.jobs.at(job);
+                      release_slot(st.stagers, d, at2.ticket);
+                      if (auto* t = current(self, at2)) {
+                        auto& j = st.jobs.at(at2.job);
                         t->staged = std::move(r.staged);
                         t->st = stage::staged;
-                        st.staged[d].insert(order_of(j, index));
+                        st.staged[d].insert(order_of(j, at2.index));
                       }
                       pump(self);
                     },
-                    [self, job, index, ticket, step2, d, stg](caf::error& e) {
+                    [self, at2, d, stg](caf::error& e) {
                       auto& st = self->state;
-                      release_slot(st.stagers, d, ticket);
-                      if (is_receiver_down(e) && static_cast<std::size_t>(d) < st.stagers.size() &&
-                          st.stagers[d].handle == caf::actor_cast<caf::actor>(stg))
-                        st.stagers[d].alive = false;
-                      step_failed(self, job, index, ticket, step2, "stager", e);
+                      release_slot(st.stagers, d, at2.ticket);
+                      mark_gone(st.stagers, d, caf::actor_cast<caf::actor>(stg), e);
+                      step_failed(self, at2, "stager", e);
                     });
           },
-          [self, job, index, ticket, step, d, budget](caf::error& e) {
-            release_slot(self->state.stagers, d, ticket);
+          [self, at, d, budget](caf::error& e) {
+            release_slot(self->state.stagers, d, at.ticket);
             if (is_receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size() &&
                 self->state.vram[d] == budget)
               self->state.vram_alive[d] = false;
-            step_failed(self, job, index, ticket, step, "vram budget", e);
+            step_failed(self, at, "vram budget", e);
           });
 }
 
 void synthesize(sched_ptr self, job_t& j, task_t& t) {
   auto& st = self->state;
-  t.st = stage::synthesizing;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::synthesizing);
   int s = t.synth;
   auto worker = caf::actor_cast<synthesizer_actor>(st.synths[s].handle);
-  synth_request req{task_ref{job, index, t.attempt, ticket}, t.key, j.spec.partitions[index]};
+  synth_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, t.key, j.spec.partitions[at.index]};
   auto t0 = now_us();
   self->request(worker, st.settings.step_timeout, std::move(req))
       .then(
-          [self, job, index, ticket, step, s, t0](synth_result& r) {
+          [self, at, s, t0](synth_result& r) {
             auto& st = self->state;
-            if (static_cast<std::size_t>(s) < st.synths.size() && st.synths[s].ticket == ticket)
+            if (static_cast<std::size_t>(s) < st.synths.size() && st.synths[s].ticket == at.ticket)
               st.synths[s].busy_us += now_us() - t0;
-            release_slot(st.synths, s, ticket);
-            if (auto* t = current(self, job, index, ticket, step)) {
-              auto& j = st.jobs.at(job);
+            release_slot(st.synths, s, at.ticket);
+            if (auto* t = current(self, at)) {
+              auto& j = st.jobs.at(at.job);
               j.timings.synthesis_us += r.elapsed_us;
               t->timing.synth_end = now_us();
               t->synthesis = std::move(r.synthesis);
               t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
               t->witness = std::move(r.witness);
               t->st = stage::device_wait;
-              st.device_queue.insert(order_of(j, index));
+              st.device_queue.insert(order_of(j, at.index));
             }
             pump(self);
           },
-          [self, job, index, ticket, step, s, worker](caf::error& e) {
+          [self, at, s, worker](caf::error& e) {
             auto& st = self->state;
-            release_slot(st.synths, s, ticket);
-            if (is_receiver_down(e) && static_cast<std::size_t>(s) < st.synths.size() &&
-                st.synths[s].handle == caf::actor_cast<caf::actor>(worker))
-              st.synths[s].alive = false;
-            step_failed(self, job, index, ticket, step, "synthesizer", e);
+            release_slot(st.synths, s, at.ticket);
+            mark_gone(st.synths, s, caf::actor_cast<caf::actor>(worker), e);
+            step_failed(self, at, "synthesizer", e);
           });
 }
 
 void reserve_host(sched_ptr self, job_t& j, task_t& t) {
   auto& st = self->state;
-  t.st = stage::reserving;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::reserving);
   auto budget = st.host_budget;
   reserve_request req{t.key.synthesis_bytes, caf::actor_cast<caf::actor_addr>(st.synths[t.synth].handle),
-                      "synthesis of partition " + std::to_string(index) + " of job " + std::to_string(job)};
+                      "synthesis of partition " + std::to_string(at.index) + " of job " + std::to_string(at.job)};
   self->request(budget, caf::infinite, std::move(req))
       .then(
-          [self, job, index, ticket, step, budget](reservation& grant) {
+          [self, at, budget](reservation& grant) {
             auto token = make_reservation_token(budget, grant);
-            auto* t = current(self, job, index, ticket, step);
+            auto* t = current(self, at);
             if (!t) {  // abandoned: the token returns the grant
-              release_ticket(self, ticket);
+              release_ticket(self, at.ticket);
               pump(self);
               return;
             }
             t->host_reservation = std::move(token);
-            synthesize(self, self->state.jobs.at(job), *t);
+            synthesize(self, self->state.jobs.at(at.job), *t);
           },
-          [self, job, index, ticket, step, budget](caf::error& e) {
+          [self, at, budget](caf::error& e) {
             if (is_receiver_down(e) && self->state.host_budget == budget) self->state.host_alive = false;
-            step_failed(self, job, index, ticket, step, "host budget", e);
+            step_failed(self, at, "host budget", e);
           });
 }
 
@@ -561,34 +548,30 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
   st.synths[s].ticket = t.ticket;
   // The synthesizer is the partition's from here (key lease and host reservation included) to the
   // end of its synthesis: that span is its synthesis in the timings, so a partition dispatched
-  // before another job arrived never looks as if it had still been queued then.
+  // before another at.job arrived never looks as if it had still been queued then.
   t.timing = stage_stamps{};
   t.timing.synthesizer = "synth:" + std::to_string(s);
   t.timing.synth_start = now_us();
-  t.st = stage::keying;
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
+  const auto at = next_step(j.id, t, stage::keying);
   auto t0 = now_us();
   auto store = st.key_store;
   self->request(store, caf::infinite, acquire_atom::value, j.spec.circuit)
       .then(
-          [self, job, index, ticket, step, t0](key_handle& k) {
-            auto* t = current(self, job, index, ticket, step);
+          [self, at, t0](key_handle& k) {
+            auto* t = current(self, at);
             if (!t) {
-              release_ticket(self, ticket);
+              release_ticket(self, at.ticket);
               pump(self);
               return;
             }
-            auto& j = self->state.jobs.at(job);
+            auto& j = self->state.jobs.at(at.job);
             j.timings.key_us = std::max(j.timings.key_us, now_us() - t0);
             t->key = std::move(k);
             reserve_host(self, j, *t);
           },
-          [self, job, index, ticket, step, store](caf::error& e) {
+          [self, at, store](caf::error& e) {
             if (is_receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
-            step_failed(self, job, index, ticket, step, "key store", e);
+            step_failed(self, at, "key store", e);
           });
 }
 
@@ -598,31 +581,27 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
   auto& node = st.nodes.at(node_id);
   mark_dispatched(self, j, t);
   t.timing = stage_stamps{};  // proved there: no local stage times
-  t.st = stage::remote;
   t.node = node_id;
   node.tickets.insert(t.ticket);
-  auto step = ++t.step;
-  auto ticket = t.ticket;
-  auto job = j.id;
-  auto index = t.index;
-  node_task req{task_ref{job, index, t.attempt, ticket}, j.summary.fingerprint, j.spec.partitions[index].data,
+  const auto at = next_step(j.id, t, stage::remote);
+  node_task req{task_ref{at.job, at.index, t.attempt, at.ticket}, j.summary.fingerprint, j.spec.partitions[at.index].data,
                 j.spec.fixed_randomness, j.spec.randomness};
   auto t0 = now_us();
   self->request(node.agent, st.settings.step_timeout, std::move(req))
       .then(
-          [self, job, index, ticket, step, node_id, t0](node_result& r) {
+          [self, at, node_id, t0](node_result& r) {
             auto& st = self->state;
-            if (auto it = st.nodes.find(node_id); it != st.nodes.end() && it->second.tickets.erase(ticket)) {
+            if (auto it = st.nodes.find(node_id); it != st.nodes.end() && it->second.tickets.erase(at.ticket)) {
               it->second.busy_us += now_us() - t0;
               ++it->second.proofs;
             }
-            auto* t = current(self, job, index, ticket, step);
+            auto* t = current(self, at);
             if (!t) {
-              ++st.stale;  // its attempt was abandoned (the node was declared lost, the job ended)
+              ++st.stale;  // its attempt was abandoned (the node was declared lost, the at.job ended)
               pump(self);
               return;
             }
-            auto& j = st.jobs.at(job);
+            auto& j = st.jobs.at(at.job);
             j.timings.synthesis_us += r.synthesis_us;
             j.timings.device_us += r.device_us;
             t->output = std::move(r.output);
@@ -630,19 +609,19 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
             assemble(self, j, *t);
             pump(self);
           },
-          [self, job, index, ticket, step, node_id](caf::error& e) {
+          [self, at, node_id](caf::error& e) {
             auto& st = self->state;
             std::string name = "node " + std::to_string(node_id);
             if (auto it = st.nodes.find(node_id); it != st.nodes.end()) {
-              it->second.tickets.erase(ticket);
+              it->second.tickets.erase(at.ticket);
               ++it->second.failures;
               name = "node " + it->second.name;
             }
-            step_failed(self, job, index, ticket, step, name.c_str(), e);
+            step_failed(self, at, name.c_str(), e);
           });
 }
 
-// Reads the job's key header once (fingerprint, verifying key), when nodes could take its work.
+// Reads the at.job's key header once (fingerprint, verifying key), when nodes could take its work.
 void describe_key(sched_ptr self, job_t& j) {
   auto& st = self->state;
   if (j.described != job_t::described::no || !st.key_store_alive) return;

@@ -278,14 +278,8 @@ void core::start() {
       continue;
     }
     try {
-      if (row.circuit.rfind(kFilecoinPrefix, 0) == 0) {
-        launch_fil(row, read_fil_request(row.id));
-      } else {
-        std::vector<engine::witness_input> ws;
-        for (std::uint32_t k = 0; k < row.partitions; ++k)
-          ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
-        launch(row, std::move(ws));
-      }
+      if (row.circuit.rfind(kFilecoinPrefix, 0) == 0) launch_fil(row, read_fil_request(row.id));
+      else launch(row);
       spdlog::info("journal: re-queued job {} ({} partitions) from an earlier run", row.id, row.partitions);
     } catch (const std::exception& e) {
       spdlog::error("journal: job {} could not be re-queued: {}", row.id, e.what());
@@ -333,14 +327,63 @@ fs::path core::witness_dir(const std::string& job_id) const {
   return fs::path(cfg_.daemon.state_dir) / "jobs" / job_id;
 }
 
-std::shared_ptr<core::job> core::launch(const journal_job& row, std::vector<engine::witness_input> witnesses) {
+fs::path core::witness_file(const std::string& job_id, std::uint32_t partition) const {
+  return witness_dir(job_id) / (std::to_string(partition) + ".wtns");
+}
+
+journal_job core::new_row(const std::string& request_id, std::string circuit, int priority,
+                          std::uint32_t partitions) {
+  journal_job row;
+  row.id = new_job_id();
+  row.request_id = request_id;
+  row.circuit = std::move(circuit);
+  row.priority = priority;
+  row.partitions = partitions;
+  row.submitted_ms = unix_ms();
+  row.witness_dir = witness_dir(row.id).string();
+  return row;
+}
+
+pb::SubmitProofResponse core::accept(const journal_job& row, const std::function<void(const fs::path&)>& write_files,
+                                     const std::function<std::shared_ptr<job>()>& start) {
+  // A full disk or a failing journal refuses the job (UNAVAILABLE, the reason named); jobs already
+  // accepted keep running and their results stay awaitable.
+  try {
+    make_private_dir(witness_dir(row.id), "daemon.state_dir");
+    write_files(witness_dir(row.id));
+    journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
+  } catch (const std::exception& e) {
+    std::error_code ec;
+    fs::remove_all(witness_dir(row.id), ec);
+    spdlog::error("submit: {}", e.what());
+    throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
+  }
+  engine::job_id launched = 0;
+  try {
+    launched = start()->engine_id;
+  } catch (const request_error& e) {
+    try {
+      journal_->finish(row.id, "failed", "", e.what(), unix_ms());
+    } catch (const std::exception& e2) {
+      spdlog::error("submit: {}", e2.what());
+    }
+    throw;
+  }
+  pb::SubmitProofResponse resp;
+  resp.set_job_id(row.id);
+  resp.set_assigned_gpu(device_names_);
+  resp.set_queue_position(queue_position(launched));
+  return resp;
+}
+
+std::shared_ptr<core::job> core::launch(const journal_job& row) {
   engine::request req;
   req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
   // The key by its absolute path in the keys directory: a bare name would be the engine's to
   // resolve, and one it does not know is a path relative to the working directory.
   req.circuit = catalog_.find(row.circuit).path;
   req.prio = to_engine(static_cast<pb::Priority>(row.priority));
-  req.partitions = std::move(witnesses);
+  for (std::uint32_t k = 0; k < row.partitions; ++k) req.partitions.push_back({witness_file(row.id, k).string(), nullptr});
   engine::job_id id = 0;
   try {
     id = engine_->submit(req);
@@ -505,7 +548,6 @@ fs::path core::incoming_dir() const { return fs::path(cfg_.daemon.state_dir) / "
 
 pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req, witness_spool* spool) {
   if (draining_) throw request_error(StatusCode::UNAVAILABLE, "the daemon is shutting down; submit again later");
-  pb::SubmitProofResponse resp;
   // One submission per request id at a time: a concurrent one with the same id waits here until the
   // first is journaled (or refused), then finds it. The check and the insert are one step.
   std::shared_ptr<void> release_id;
@@ -523,6 +565,7 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req, witness_
   }
   if (!req.request_id().empty()) {
     if (auto existing = journal_->find_by_request_id(req.request_id())) {
+      pb::SubmitProofResponse resp;
       resp.set_job_id(*existing);
       resp.set_duplicate(true);
       return resp;
@@ -563,47 +606,17 @@ pb::SubmitProofResponse core::submit(const pb::SubmitProofRequest& req, witness_
                               req.circuit() + " expects " + std::to_string(circuit.n_vars));
   }
 
-  journal_job row;
-  row.id = new_job_id();
-  row.request_id = req.request_id();
-  row.circuit = req.circuit();
-  row.priority = req.priority();
-  row.partitions = std::uint32_t(n);
-  row.submitted_ms = unix_ms();
-  row.witness_dir = witness_dir(row.id).string();
-  // A full disk or a failing journal refuses the job (UNAVAILABLE, the reason named); jobs already
-  // accepted keep running and their results stay awaitable.
-  try {
-    make_private_dir(witness_dir(row.id), "daemon.state_dir");
-    for (int k = 0; k < n; ++k) {
-      auto to = witness_dir(row.id) / (std::to_string(k) + ".wtns");
-      if (spooled[k]) spool->move(req.partitions(k), to);
-      else write_bytes(to, req.partitions(k).witness_wtns());
-    }
-    journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
-  } catch (const std::exception& e) {
-    std::error_code ec;
-    fs::remove_all(witness_dir(row.id), ec);
-    spdlog::error("submit: {}", e.what());
-    throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
-  }
-  std::vector<engine::witness_input> ws;
-  for (int k = 0; k < n; ++k) ws.push_back({(witness_dir(row.id) / (std::to_string(k) + ".wtns")).string(), nullptr});
-  engine::job_id launched = 0;
-  try {
-    launched = launch(row, std::move(ws))->engine_id;
-  } catch (const request_error& e) {
-    try {
-      journal_->finish(row.id, "failed", "", e.what(), unix_ms());
-    } catch (const std::exception& e2) {
-      spdlog::error("submit: {}", e2.what());
-    }
-    throw;
-  }
-  resp.set_job_id(row.id);
-  resp.set_assigned_gpu(device_names_);
-  resp.set_queue_position(queue_position(launched));
-  return resp;
+  const auto row = new_row(req.request_id(), req.circuit(), req.priority(), std::uint32_t(n));
+  return accept(
+      row,
+      [&](const fs::path&) {
+        for (int k = 0; k < n; ++k) {
+          auto to = witness_file(row.id, std::uint32_t(k));
+          if (spooled[k]) spool->move(req.partitions(k), to);
+          else write_bytes(to, req.partitions(k).witness_wtns());
+        }
+      },
+      [&] { return launch(row); });
 }
 
 std::uint32_t core::queue_position(engine::job_id id) {
@@ -627,41 +640,12 @@ std::uint32_t core::queue_position(engine::job_id id) {
 pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
   // Everything is checked before anything is queued or journaled: a refusal leaves no trace.
   auto checked = check_fil_request(req, cfg_.filecoin.param_cache);
-  journal_job row;
-  row.id = new_job_id();
-  row.request_id = req.request_id();
-  row.circuit = kFilecoinPrefix + std::string(kind_name(checked.kind));
-  row.priority = checked.priority;
-  row.partitions = checked.circuit.partitions();
-  row.submitted_ms = unix_ms();
-  row.witness_dir = witness_dir(row.id).string();
+  const auto row = new_row(req.request_id(), kFilecoinPrefix + std::string(kind_name(checked.kind)), checked.priority,
+                           checked.circuit.partitions());
   // The request itself is what a restart runs again (a private file, like witnesses).
-  try {
-    make_private_dir(witness_dir(row.id), "daemon.state_dir");
-    write_message(witness_dir(row.id) / "request.pb", req);
-    journal_->insert(row);  // accepted from here on: a crash after this line re-runs the job
-  } catch (const std::exception& e) {
-    std::error_code ec;
-    fs::remove_all(witness_dir(row.id), ec);
-    spdlog::error("submit: {}", e.what());
-    throw request_error(StatusCode::UNAVAILABLE, std::string("cannot accept jobs now: ") + e.what());
-  }
-  engine::job_id launched = 0;
-  try {
-    launched = launch_fil(row, std::move(checked))->engine_id;
-  } catch (const request_error& e) {
-    try {
-      journal_->finish(row.id, "failed", "", e.what(), unix_ms());
-    } catch (const std::exception& e2) {
-      spdlog::error("submit: {}", e2.what());
-    }
-    throw;
-  }
-  pb::SubmitProofResponse resp;
-  resp.set_job_id(row.id);
-  resp.set_assigned_gpu(device_names_);
-  resp.set_queue_position(queue_position(launched));
-  return resp;
+  return accept(
+      row, [&](const fs::path& dir) { write_message(dir / "request.pb", req); },
+      [&] { return launch_fil(row, std::move(checked)); });
 }
 
 fil_request core::read_fil_request(const std::string& job_id) {

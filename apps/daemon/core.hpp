@@ -141,7 +141,17 @@ class core {
   std::vector<journal_job> open_journal();
   // Where a job's witnesses are kept: derived from its id (never read back from the journal).
   std::filesystem::path witness_dir(const std::string& job_id) const;
-  std::shared_ptr<job> launch(const journal_job& row, std::vector<engine::witness_input> witnesses);
+  std::filesystem::path witness_file(const std::string& job_id, std::uint32_t partition) const;
+  // A new job's journal row (its id, directory and submission time).
+  journal_job new_row(const std::string& request_id, std::string circuit, int priority,
+                      std::uint32_t partitions);
+  // What every kind of submission ends with: the job's directory and files (write_files) and its
+  // journal row, after which it is accepted (a failure before leaves no trace: UNAVAILABLE), then
+  // the engine's job (start); a refusal there finishes the row as failed and is rethrown.
+  pb::SubmitProofResponse accept(const journal_job& row, const std::function<void(const std::filesystem::path&)>& write_files,
+                                 const std::function<std::shared_ptr<job>()>& start);
+  // A circom job: its witnesses are the files in its directory, 0.wtns .. N-1.wtns.
+  std::shared_ptr<job> launch(const journal_job& row);
   // Filecoin jobs: journaled with circuit "filecoin.KIND" and their request in the job's directory.
   static constexpr const char* kFilecoinPrefix = "filecoin.";
   std::shared_ptr<job> launch_fil(const journal_job& row, fil_request checked);

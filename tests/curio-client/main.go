@@ -19,6 +19,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -55,6 +56,42 @@ func fail(code int, format string, args ...any) {
 	os.Exit(code)
 }
 
+// readJSON decodes the JSON file at path into v and returns its bytes; an unreadable or malformed
+// file exits 2, naming it.
+func readJSON(path string, v any) []byte {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		fail(2, "%v", err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		fail(2, "%s: %v", path, err)
+	}
+	return raw
+}
+
+// parseFlags parses a subcommand's flags; the named ones are required (exit 2 naming them).
+func parseFlags(fs *flag.FlagSet, args []string, required ...string) {
+	fs.Parse(args)
+	var missing []string
+	for _, name := range required {
+		if fs.Lookup(name).Value.String() == "" {
+			missing = append(missing, "-"+name)
+		}
+	}
+	if len(missing) == 1 {
+		fail(2, "%s: %s is required", fs.Name(), missing[0])
+	} else if len(missing) > 1 {
+		fail(2, "%s: %s are required", fs.Name(), strings.Join(missing, " and "))
+	}
+}
+
+// The subcommands that talk to a daemon.
+var commands = map[string]func(context.Context, pb.ProvingEngineClient, []string) int{
+	"status": func(ctx context.Context, c pb.ProvingEngineClient, _ []string) int { return runStatus(ctx, c) },
+	"post":   runPost, "porep": runPoRep, "bad-inputs": runBadInputs, "cancel": runCancel,
+	"submit": runSubmit, "await": runAwait, "overtake": runOvertake,
+}
+
 func main() {
 	addr := flag.String("addr", "127.0.0.1:9821", "the daemon's gRPC address")
 	timeout := flag.Duration("timeout", 10*time.Minute, "deadline of each proving call")
@@ -66,30 +103,13 @@ func main() {
 	if cmd == "contract" {
 		os.Exit(checkContract())
 	}
+	run, ok := commands[cmd]
+	if !ok {
+		usage()
+	}
 	client, closeFn := dial(*addr)
 	defer closeFn()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	var rc int
-	switch cmd {
-	case "status":
-		rc = runStatus(ctx, client)
-	case "post":
-		rc = runPost(ctx, client, args)
-	case "porep":
-		rc = runPoRep(ctx, client, args)
-	case "bad-inputs":
-		rc = runBadInputs(ctx, client, args)
-	case "cancel":
-		rc = runCancel(ctx, client, args)
-	case "submit":
-		rc = runSubmit(ctx, client, args)
-	case "await":
-		rc = runAwait(ctx, client, args)
-	case "overtake":
-		rc = runOvertake(ctx, client, args)
-	default:
-		usage()
-	}
-	os.Exit(rc)
+	os.Exit(run(ctx, client, args))
 }

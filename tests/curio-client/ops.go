@@ -47,14 +47,8 @@ type postJSON struct {
 // The SubmitProofRequest Curio's WindowPoStCuzk / WinningPoStCuzk would build for fil-oracle's
 // post.json in dir.
 func postRequest(dir string) *pb.SubmitProofRequest {
-	raw, err := os.ReadFile(filepath.Join(dir, "post.json"))
-	if err != nil {
-		fail(2, "%v", err)
-	}
 	var p postJSON
-	if err := json.Unmarshal(raw, &p); err != nil {
-		fail(2, "%s/post.json: %v", dir, err)
-	}
+	readJSON(filepath.Join(dir, "post.json"), &p)
 	n, ok := postProofNumbers[p.RegisteredProof]
 	if !ok {
 		fail(2, "%s/post.json: registered_proof: unknown %q", dir, p.RegisteredProof)
@@ -89,14 +83,8 @@ type c1Wrapper struct {
 
 // The SubmitProofRequest Curio's PoRepSnarkCuzk builds from a C1 wrapper file.
 func porepRequest(c1Path string, miner uint64) *pb.SubmitProofRequest {
-	raw, err := os.ReadFile(c1Path)
-	if err != nil {
-		fail(2, "%v", err)
-	}
 	var w c1Wrapper
-	if err := json.Unmarshal(raw, &w); err != nil {
-		fail(2, "%s: %v", c1Path, err)
-	}
+	raw := readJSON(c1Path, &w)
 	rp, ok := sealV11BySize[w.SectorSize]
 	if !ok {
 		fail(2, "%s: SectorSize: %d is not a sector size", c1Path, w.SectorSize)
@@ -108,6 +96,23 @@ func porepRequest(c1Path string, miner uint64) *pb.SubmitProofRequest {
 	}
 }
 
+// keepProof writes a completed job's proof (N x 192 bytes) to out; anything else is a failed
+// check, printed as one "not ok" line.
+func keepProof(call string, r *pb.AwaitProofResponse, out string) bool {
+	if r.GetStatus() != pb.AwaitProofResponse_COMPLETED {
+		fmt.Printf("not ok: %s: job %s %v: %s\n", call, r.GetJobId(), r.GetStatus(), r.GetErrorMessage())
+		return false
+	}
+	if len(r.GetProof()) == 0 || len(r.GetProof())%192 != 0 {
+		fmt.Printf("not ok: %s: job %s: proof is %d bytes, not N x 192\n", call, r.GetJobId(), len(r.GetProof()))
+		return false
+	}
+	if err := os.WriteFile(out, r.GetProof(), 0o644); err != nil {
+		fail(2, "%v", err)
+	}
+	return true
+}
+
 // Prove as Curio's client does: one Prove call; anything but COMPLETED is an error.
 func prove(ctx context.Context, c pb.ProvingEngineClient, req *pb.SubmitProofRequest, out string) int {
 	resp, err := c.Prove(ctx, &pb.ProveRequest{Submit: req})
@@ -116,16 +121,8 @@ func prove(ctx context.Context, c pb.ProvingEngineClient, req *pb.SubmitProofReq
 		return 1
 	}
 	r := resp.GetResult()
-	if r.GetStatus() != pb.AwaitProofResponse_COMPLETED {
-		fmt.Printf("not ok: Prove: job %s %v: %s\n", r.GetJobId(), r.GetStatus(), r.GetErrorMessage())
+	if !keepProof("Prove", r, out) {
 		return 1
-	}
-	if len(r.GetProof()) == 0 || len(r.GetProof())%192 != 0 {
-		fmt.Printf("not ok: proof is %d bytes, not N x 192\n", len(r.GetProof()))
-		return 1
-	}
-	if err := os.WriteFile(out, r.GetProof(), 0o644); err != nil {
-		fail(2, "%v", err)
 	}
 	fmt.Printf("ok: %v job %s: %d-byte proof in %d ms (queue %d, params %d, synthesis %d, device %d) -> %s\n",
 		req.GetProofKind(), r.GetJobId(), len(r.GetProof()), r.GetTotalMs(), r.GetQueueWaitMs(), r.GetSrsLoadMs(),
@@ -137,10 +134,7 @@ func runPost(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 	fs := flag.NewFlagSet("post", flag.ExitOnError)
 	dir := fs.String("dir", "", "fil-oracle post output (post.json, vanilla-*.bin)")
 	out := fs.String("out", "", "where the proof goes")
-	fs.Parse(args)
-	if *dir == "" || *out == "" {
-		fail(2, "post: -dir and -out are required")
-	}
+	parseFlags(fs, args, "dir", "out")
 	return prove(ctx, c, postRequest(*dir), *out)
 }
 
@@ -148,10 +142,7 @@ func runPost(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 func runSubmit(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 	fs := flag.NewFlagSet("submit", flag.ExitOnError)
 	dir := fs.String("dir", "", "fil-oracle post output (post.json, vanilla-*.bin)")
-	fs.Parse(args)
-	if *dir == "" {
-		fail(2, "submit: -dir is required")
-	}
+	parseFlags(fs, args, "dir")
 	req := postRequest(*dir)
 	req.RequestId = fmt.Sprintf("curio-client-%d", time.Now().UnixNano())
 	r, err := c.SubmitProof(ctx, req)
@@ -168,21 +159,14 @@ func runAwait(ctx context.Context, c pb.ProvingEngineClient, args []string) int 
 	fs := flag.NewFlagSet("await", flag.ExitOnError)
 	job := fs.String("job", "", "job id")
 	out := fs.String("out", "", "where the proof goes")
-	fs.Parse(args)
-	if *job == "" || *out == "" {
-		fail(2, "await: -job and -out are required")
-	}
+	parseFlags(fs, args, "job", "out")
 	r, err := c.AwaitProof(ctx, &pb.AwaitProofRequest{JobId: *job})
 	if err != nil {
 		fmt.Printf("not ok: AwaitProof: %v\n", err)
 		return 1
 	}
-	if r.GetStatus() != pb.AwaitProofResponse_COMPLETED || len(r.GetProof()) == 0 {
-		fmt.Printf("not ok: job %s %v: %s\n", *job, r.GetStatus(), r.GetErrorMessage())
+	if !keepProof("AwaitProof", r, *out) {
 		return 1
-	}
-	if err := os.WriteFile(*out, r.GetProof(), 0o644); err != nil {
-		fail(2, "%v", err)
 	}
 	fmt.Printf("ok: job %s completed: %d-byte proof -> %s\n", *job, len(r.GetProof()), *out)
 	return 0
@@ -193,10 +177,7 @@ func runPoRep(ctx context.Context, c pb.ProvingEngineClient, args []string) int 
 	c1 := fs.String("c1", "", "Curio's C1 wrapper JSON")
 	miner := fs.Uint64("miner", 1000, "miner actor id")
 	out := fs.String("out", "", "where the proof goes")
-	fs.Parse(args)
-	if *c1 == "" || *out == "" {
-		fail(2, "porep: -c1 and -out are required")
-	}
+	parseFlags(fs, args, "c1", "out")
 	return prove(ctx, c, porepRequest(*c1, *miner), *out)
 }
 
@@ -323,10 +304,7 @@ func runBadInputs(ctx context.Context, c pb.ProvingEngineClient, args []string) 
 	fs := flag.NewFlagSet("bad-inputs", flag.ExitOnError)
 	sample := fs.String("sample", "", "fil-oracle fixtures (window/, sector-1/c1.json)")
 	goodOut := fs.String("good-out", "", "where the proof of the good job in flight goes (optional)")
-	fs.Parse(args)
-	if *sample == "" {
-		fail(2, "bad-inputs: -sample is required")
-	}
+	parseFlags(fs, args, "sample")
 	window := func() *pb.SubmitProofRequest { return postRequest(filepath.Join(*sample, "window")) }
 	porep := func() *pb.SubmitProofRequest {
 		return porepRequest(filepath.Join(*sample, "sector-1", "c1.json"), 1000)

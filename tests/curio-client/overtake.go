@@ -51,10 +51,7 @@ func runOvertake(ctx context.Context, c pb.ProvingEngineClient, args []string) i
 	fix := fs.String("fix", "", "fil-oracle fixtures (sector-1/, sector-2/, winning/)")
 	out := fs.String("out", "", "directory for the proofs and timings.json")
 	miner := fs.Uint64("miner", 1000, "miner actor id of the sealed sectors")
-	fs.Parse(args)
-	if *fix == "" || *out == "" {
-		fail(2, "overtake: -fix and -out are required")
-	}
+	parseFlags(fs, args, "fix", "out")
 	jobs := []*overtakeJob{
 		{name: "porep-1", kind: "porep", req: porepRequest(filepath.Join(*fix, "sector-1", "c1.json"), *miner)},
 		{name: "porep-2", kind: "porep", req: porepRequest(filepath.Join(*fix, "sector-2", "c1.json"), *miner), position: 1},
@@ -192,8 +189,8 @@ poll:
 	accepted := win.GetAcceptedUnixMs()
 	winStart := win.GetPartitionTimings()[0].GetDeviceStartMs()
 	type part struct {
-		name                string
-		index               uint32
+		name                 string
+		index                uint32
 		synthStart, devStart uint64
 	}
 	var queued, running []part
