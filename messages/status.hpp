@@ -10,6 +10,7 @@
 // (actors::now_us(), comparable within one engine) unless the name says unix.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -34,40 +35,24 @@ enum class role : std::uint8_t {
 // built, ready to prove); the tier above hot, resident on a device, is key_status::resident_on.
 enum class key_tier : std::uint8_t { cold = 0, warm = 1, hot = 2 };
 
+// Their names (status, logs): enum value -> name, "unknown" outside the enum.
+template <class Enum, std::size_t N>
+const char* name_of(Enum x, const char* const (&names)[N]) {
+  const auto i = static_cast<std::size_t>(x);
+  return i < N ? names[i] : "unknown";
+}
 inline const char* to_string(job_state s) {
-  switch (s) {
-    case job_state::queued: return "queued";
-    case job_state::running: return "running";
-    case job_state::succeeded: return "succeeded";
-    case job_state::failed: return "failed";
-    case job_state::canceled: return "canceled";
-  }
-  return "unknown";
+  static constexpr const char* names[] = {"queued", "running", "succeeded", "failed", "canceled"};
+  return name_of(s, names);
 }
-
 inline const char* to_string(role r) {
-  switch (r) {
-    case role::host_budget: return "host_budget";
-    case role::vram_budget: return "vram_budget";
-    case role::key_store: return "key_store";
-    case role::synthesizer: return "synthesizer";
-    case role::device: return "device";
-    case role::assembler: return "assembler";
-    case role::scheduler: return "scheduler";
-    case role::intake: return "intake";
-    case role::remote_synthesizer: return "remote_synthesizer";
-    case role::stager: return "stager";
-  }
-  return "unknown";
+  static constexpr const char* names[] = {"host_budget", "vram_budget", "key_store", "synthesizer",        "device",
+                                          "assembler",   "scheduler",   "intake",    "remote_synthesizer", "stager"};
+  return name_of(r, names);
 }
-
 inline const char* to_string(key_tier t) {
-  switch (t) {
-    case key_tier::cold: return "cold";
-    case key_tier::warm: return "warm";
-    case key_tier::hot: return "hot";
-  }
-  return "unknown";
+  static constexpr const char* names[] = {"cold", "warm", "hot"};
+  return name_of(t, names);
 }
 
 // ---- a job's outcome (the scheduler) ------------------------------------------------------------
