@@ -193,7 +193,8 @@ TEST_CASE("bellperson-convention keys prove and verify; .params round trip is by
     // (the layout reads only the counts).
     REQUIRE(rc.cs.constraints.back().c.empty());
     REQUIRE(rc.cs.constraints.back().b.size() >= 1);
-    const std::size_t wire_at = file.size()  // B's first term: before B's terms and C's count (0) - 4 - 36 * rc.cs.constraints.back().b.size();
+    // B's first term: before B's terms and C's count (0).
+    const std::size_t wire_at = file.size() - 4 - 36 * rc.cs.constraints.back().b.size();
     file[wire_at] = 0xff, file[wire_at + 1] = 0xff;
     write_all(rpath, file);
     auto bad = io::r1cs_layout::open(rpath);
