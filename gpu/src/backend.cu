@@ -37,9 +37,20 @@ std::string device_description() {
          std::to_string(p.minor) + ", runtime " + std::to_string(rt) + ", driver " + std::to_string(drv);
 }
 
+alloc_counters& alloc_stats() {
+  static alloc_counters c;
+  return c;
+}
+
+allocation_counts device_allocations() {
+  auto& c = alloc_stats();
+  return {c.malloc_calls.load(), c.malloc_bytes.load(), c.async_calls.load(), c.async_bytes.load()};
+}
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
   CUZK_CUDA(cudaMalloc(&p, bytes));
+  count_malloc(bytes);
   return p;
 }
 void device_free(void* p) { cudaFree(p); }

@@ -3,7 +3,9 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -23,13 +25,30 @@ namespace cuzk::gpu {
 // After a kernel launch: launch-configuration errors surface here.
 #define CUZK_LAUNCHED() CUZK_CUDA(cudaGetLastError())
 
+// Counters behind device_allocations() (cuda_backend.hpp): every cudaMalloc / cudaMallocAsync.
+struct alloc_counters {
+  std::atomic<std::uint64_t> malloc_calls{0}, malloc_bytes{0}, async_calls{0}, async_bytes{0};
+};
+alloc_counters& alloc_stats();
+inline void count_malloc(std::size_t bytes) {
+  alloc_stats().malloc_calls.fetch_add(1, std::memory_order_relaxed);
+  alloc_stats().malloc_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+inline void count_malloc_async(std::size_t bytes) {
+  alloc_stats().async_calls.fetch_add(1, std::memory_order_relaxed);
+  alloc_stats().async_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
 // An owning device allocation (plain cudaMalloc: one allocator for the whole backend).
 template <class T>
 class dbuf {
  public:
   dbuf() = default;
   explicit dbuf(std::size_t n) : n_(n) {
-    if (n) CUZK_CUDA(cudaMalloc(&p_, n * sizeof(T)));
+    if (n) {
+      CUZK_CUDA(cudaMalloc(&p_, n * sizeof(T)));
+      count_malloc(n * sizeof(T));
+    }
   }
   dbuf(const dbuf&) = delete;
   dbuf& operator=(const dbuf&) = delete;

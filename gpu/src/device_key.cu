@@ -4,6 +4,8 @@
 
 #include "msm.cuh"
 #include "msm_entry.hpp"
+#include "synthetic_srs.cuh"
+#include "zk/groth16/synthetic_srs_rng.hpp"
 
 namespace cuzk::gpu {
 
@@ -27,6 +29,7 @@ struct section_ref {
   const void* src;
   std::size_t n, point_bytes;
   bool g2;
+  std::uint32_t sec;  // a synthetic key's section (synthetic_srs_rng.hpp)
 };
 
 }  // namespace
@@ -35,11 +38,12 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
                        const zk::groth16::constraint_evaluator* evaluator)
     : device_(ctx.device), source_(key) {
   CUZK_CUDA(cudaSetDevice(ctx.device));
-  section_ref secs[5] = {{&a, key.a.data(), key.a.size(), 96, false},
-                         {&b1, key.b1.data(), key.b1.size(), 96, false},
-                         {&b2, key.b2.data(), key.b2.size(), 192, true},
-                         {&c, key.c.data(), key.c.size(), 96, false},
-                         {&h, key.h.data(), key.h.size(), 96, false}};
+  namespace syn = zk::groth16::synthetic;
+  section_ref secs[5] = {{&a, key.a.data(), key.a.size(), 96, false, syn::sec_a},
+                         {&b1, key.b1.data(), key.b1.size(), 96, false, syn::sec_b1},
+                         {&b2, key.b2.data(), key.b2.size(), 192, true, syn::sec_b2},
+                         {&c, key.c.data(), key.c.size(), 96, false, syn::sec_l},
+                         {&h, key.h.data(), key.h.size(), 96, false, syn::sec_h}};
   std::size_t extra_used = 0;
   for (auto& s : secs) {
     device_points& d = *s.dst;
@@ -48,7 +52,10 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     const std::size_t bytes = s.n * s.point_bytes;
     if (!bytes) continue;
     d.dev = ctx.alloc(bytes, "cuda load_key: a section of the key's points");
-    ctx.upload_async(d.dev.get(), s.src, bytes);
+    if (key.synthetic)  // made here, on the compute stream (nothing to copy: NOT A SETUP)
+      synthetic_points(d.dev.get(), s.n, s.g2, key.synthetic_seed, s.sec, 0, ctx.compute);
+    else
+      ctx.upload_async(d.dev.get(), s.src, bytes);
     if (!shiftable(s.n, policy)) continue;
     const std::size_t sb = sets_bytes(s.n, s.point_bytes), extra = sb - bytes;
     if (extra > policy.budget || extra_used > policy.budget - extra) continue;
@@ -91,7 +98,7 @@ std::size_t device_key::shifted_bytes() const {
 
 bool device_key::made_from(const zk::groth16::key_points& k) const {
   auto same = [](auto x, auto y) { return x.data() == y.data() && x.size() == y.size(); };
-  return same(k.a, source_.a) && same(k.b1, source_.b1) && same(k.b2, source_.b2) && same(k.c, source_.c) &&
+  return k.synthetic == source_.synthetic && k.synthetic_seed == source_.synthetic_seed && same(k.a, source_.a) && same(k.b1, source_.b1) && same(k.b2, source_.b2) && same(k.c, source_.c) &&
          same(k.h, source_.h) && k.bellperson == source_.bellperson && same(k.a_wires, source_.a_wires) &&
          same(k.b_wires, source_.b_wires);
 }

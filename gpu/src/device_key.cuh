@@ -9,6 +9,10 @@
 // shifted sets (set j = 2^(c j) P, set 0 the plain copy; msm.cuh), whose bytes count in the key's;
 // for bellperson keys the A and B wires of the density-filtered queries; optionally the constraint
 // matrices for synthesis on the device.
+//
+// A synthetic key (key_points::synthetic, zk/groth16/synthetic_srs.hpp: NOT A SETUP) is not copied:
+// each section is generated in place by synthetic_srs.cu from the key's seed, under the same grant,
+// then shifted like any other.
 #pragma once
 
 #include <cstdint>

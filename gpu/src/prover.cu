@@ -203,6 +203,7 @@ struct cuda_backend::impl {
         cudaGetLastError();
         throw std::runtime_error("cuda prove: no device memory for the witness at the A and B wires");
       }
+      count_malloc_async((na + nb) * 32);
     }
     // The G2 MSM gets the side lane when its scratch fits whole next to the G1 lane's.
     std::size_t c2 = chunk_points<true>(nb, bb2, ctx.side_scratch,

@@ -129,6 +129,7 @@ class cuda_staged final : public zk::groth16::staged_inputs {
                                " MiB of device memory for the proof's inputs are not available (" +
                                cudaGetErrorString(e) + ")");
     }
+    count_malloc_async(device_bytes());
     CUZK_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
   }
   ~cuda_staged() override {

@@ -58,6 +58,10 @@ struct key_points {
   bool bellperson = false;
   std::span<const std::uint32_t> a_wires, b_wires;  // bellperson only
   const resident_key* resident = nullptr;
+  // A synthetic SRS (zk/groth16/synthetic_srs.hpp): a device generates the points from the seed
+  // instead of copying the spans (which may be an unbacked zero mapping).
+  bool synthetic = false;
+  std::uint64_t synthetic_seed = 0;
 };
 
 // The five MSM sums of one proof, before the blinding terms.

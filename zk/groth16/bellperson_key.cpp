@@ -127,6 +127,11 @@ io::zkey bellperson_proving_key(const io::bellperson_params& p, const pce_compac
   const std::uint64_t wires = e.n_inputs() + e.n_aux();
   if (wires > 0xffffffffu || e.n_constraints() > 0xffffffffu)
     throw input_error("compact evaluator: " + std::to_string(wires) + " wires: too many for a key");
+  return key_of(p, std::uint32_t(wires), std::uint32_t(e.n_inputs() - 1), std::uint32_t(e.n_constraints()),
+                bellperson_density(e), "compact evaluator");
+}
+
+query_density bellperson_density(const pce_compact& e) {
   query_density d;
   for (std::uint64_t i = 0; i < e.n_inputs(); ++i) {
     d.a_wires.push_back(std::uint32_t(i));  // inputs are always dense in A
@@ -136,8 +141,7 @@ io::zkey bellperson_proving_key(const io::bellperson_params& p, const pce_compac
     if (e.aux_in_a(j)) d.a_wires.push_back(std::uint32_t(e.n_inputs() + j));
     if (e.aux_in_b(j)) d.b_wires.push_back(std::uint32_t(e.n_inputs() + j));
   }
-  return key_of(p, std::uint32_t(wires), std::uint32_t(e.n_inputs() - 1), std::uint32_t(e.n_constraints()),
-                std::move(d), "compact evaluator");
+  return d;
 }
 
 }  // namespace cuzk::zk::groth16

@@ -27,6 +27,9 @@ struct query_density {
   std::vector<std::uint32_t> a_wires, b_wires;
 };
 query_density bellperson_density(const io::r1cs& cs);
+class pce_compact;
+// The same from a compact recorded evaluator's density bitmaps.
+query_density bellperson_density(const pce_compact& e);
 
 // A proving key for `cs` from a mapped .params file: the points are decoded and checked (see
 // io::bellperson_params), the constraint matrices come from cs. Throws input_error naming the file
@@ -37,7 +40,6 @@ io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r
 io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs_layout& layout);
 // The same from a compact recorded evaluator (its counts and density bitmaps): the key holds no
 // section-4 coefficients; evaluate with constraint_evaluator::from_compact.
-class pce_compact;
 io::zkey bellperson_proving_key(const io::bellperson_params& params, const pce_compact& compact);
 
 }  // namespace cuzk::zk::groth16

@@ -238,6 +238,16 @@ std::uint64_t pce_compact::domain_size() const {
   return n;
 }
 
+std::string pce_compact::stored_key(const std::string& path) {
+  const auto file = io::file_bytes::map(path, false);
+  const auto bytes = file->bytes();
+  const std::uint8_t* p = bytes.data();
+  if (bytes.size() < header_bytes || std::memcmp(p, magic, 8) != 0)
+    throw input_error(path + ": not a cuzk compact constraint evaluator (magic)");
+  return std::string(reinterpret_cast<const char*>(p + key_offset),
+                     strnlen(reinterpret_cast<const char*>(p + key_offset), key_bytes));
+}
+
 pce_compact pce_compact::open(const std::string& path, const std::string& key, bool populate, bool verify) {
   pce_compact e;
   e.file_ = io::file_bytes::map(path, populate);

@@ -89,6 +89,9 @@ class pce_compact {
   // size that does not match its header, a signal or coefficient index out of range (checked at
   // open on the blocks and lengths; signals and indices per entry when `verify` is set).
   static pce_compact open(const std::string& path, const std::string& key, bool populate = false, bool verify = false);
+  // The key a recorded file was made for (its header), without mapping the rest. Throws input_error
+  // naming the file when it is not this format.
+  static std::string stored_key(const std::string& path);
 
   std::uint64_t n_inputs() const { return n_inputs_; }
   std::uint64_t n_aux() const { return n_aux_; }

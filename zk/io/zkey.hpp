@@ -74,6 +74,12 @@ struct zkey {
   // Keeps the mapping (or the aligned copies) alive for the spans above.
   std::shared_ptr<const void> storage;
 
+  // A synthetic SRS (zk/groth16/synthetic_srs.hpp): random points of this shape, NOT A SETUP (its
+  // proofs never verify). Without synthetic_on_host the spans above cover an unbacked zero mapping
+  // and a device generates the points itself from synthetic_seed.
+  bool synthetic = false, synthetic_on_host = false;
+  std::uint64_t synthetic_seed = 0;
+
   // Reads and validates everything (see docs/formats.md); throws input_error naming the file and field.
   static zkey load(const std::string& path);
   // The same from bytes already in memory (fuzzing, tests); `name` is what messages call the file.

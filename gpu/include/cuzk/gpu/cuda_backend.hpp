@@ -103,4 +103,19 @@ void device_free(void* p);
 void copy_to_device(void* dst, const void* src, std::size_t bytes);
 void copy_to_host(void* dst, const void* src, std::size_t bytes);
 
+// The synthetic SRS generator (zk/groth16/synthetic_srs.hpp) run on `device`, its points copied
+// back (tests compare them with the host generator's). lanes 0: the generator's own rule.
+std::vector<zk::bls12_381::g1_affine> synthetic_g1_on_device(int device, std::uint64_t seed, std::uint32_t sec,
+                                                             std::size_t n, std::uint64_t lanes = 0);
+std::vector<zk::bls12_381::g2_affine> synthetic_g2_on_device(int device, std::uint64_t seed, std::uint32_t sec,
+                                                             std::size_t n, std::uint64_t lanes = 0);
+
+// Device allocations this process made (every device): cudaMalloc calls (the backend's buffers)
+// and stream-ordered cudaMallocAsync calls (served from the pool once it holds the memory), with
+// their bytes. A steady state of proofs should add none of the first kind.
+struct allocation_counts {
+  std::uint64_t malloc_calls = 0, malloc_bytes = 0, async_calls = 0, async_bytes = 0;
+};
+allocation_counts device_allocations();
+
 }  // namespace cuzk::gpu
