@@ -1,5 +1,7 @@
 // Assembler: collects a job's partition proofs, VERIFIES each one before accepting it (an invalid
-// proof is answered with proof_invalid and never released), and answers the request that completes
+// proof is answered with proof_invalid and never released; the one exception is a proof made on a
+// synthetic key in a job that asked for a synthetic bench, which never verifies and is passed
+// through marked unverified: without that request it is refused), and answers the request that completes
 // the job with the proofs in partition order and their 192-byte compressed forms concatenated.
 // Results are keyed by (job, partition): a duplicate (a retried or re-sent partition) is dropped.
 // Detached: a verification is a few pairings, too long for a scheduler thread.
@@ -42,9 +44,12 @@ assembler_actor::behavior_type assembler(assembler_ptr self) {
         if (j.outputs.size() != req.n_partitions)
           return make_error(errc::invalid_request, "assembler: partition count changed");
         if (j.outputs[req.task.index]) return ack;  // duplicate
+        if (req.synthetic_key && !req.synthetic_bench)
+          return make_error(errc::proof_invalid, "partition " + std::to_string(req.task.index) +
+                                                     ": made on a synthetic key (NOT A SETUP): never released");
         if (!req.vk.ptr) return make_error(errc::worker_failed, "assembler: no verifying key");
         const auto& vk = *req.vk.ptr;
-        if (!zk::groth16::verify(vk, req.output.publics, req.output.proof))
+        if (!req.synthetic_key && !zk::groth16::verify(vk, req.output.publics, req.output.proof))
           return make_error(errc::proof_invalid, "partition " + std::to_string(req.task.index) +
                                                      " proof does not verify: discarded");
         j.outputs[req.task.index] = std::move(req.output);

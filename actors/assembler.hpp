@@ -17,11 +17,15 @@ struct assemble_request {
   std::uint32_t n_partitions = 0;
   verifier_handle vk;
   partition_output output;
+  // The proof was made on a synthetic key (NOT A SETUP: it never verifies). Accepted unverified only
+  // when the job is a synthetic bench; refused (proof_invalid) otherwise.
+  bool synthetic_key = false, synthetic_bench = false;
   bool operator==(const assemble_request&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, assemble_request& x) {
-  return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.vk, x.output);
+  return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.vk, x.output,
+           x.synthetic_key, x.synthetic_bench);
 }
 
 struct assembly_ack {

@@ -62,7 +62,18 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           r.started_us = t0;
           const zk::groth16::resident_key* resident =
               req.resident.ptr && req.resident.device == st.slot ? req.resident.ptr->key.get() : nullptr;
-          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend, nullptr, resident);
+          if (key.synthetic && !key.synthetic_on_host && !resident)
+            throw std::runtime_error("device: a synthetic key's points exist only where a GPU made them (no residency here)");
+          zk::groth16::prove_timings pt;
+          r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend, &pt, resident);
+          const std::pair<const char*, double> stages[] = {{"H/NTT", pt.h},        {"MSM A", pt.msm_a},
+                                                           {"MSM B1", pt.msm_b1},  {"MSM L", pt.msm_c},
+                                                           {"MSM H", pt.msm_h},    {"B2 (G2)", pt.msm_b2},
+                                                           {"assemble", pt.assemble}};
+          for (auto [name, s] : stages) {
+            r.stage_names.emplace_back(name);
+            r.stage_ms.push_back(s * 1000);
+          }
           req.resident = {};  // the lease goes back now
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
           req.staged = {};  // the device memory and its VRAM grant go back now

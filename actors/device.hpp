@@ -40,11 +40,15 @@ struct device_result {
   partition_output output;
   std::uint64_t started_us = 0;  // now_us() when the device began (same process as the scheduler)
   std::uint64_t elapsed_us = 0;
+  // The backend's stages in order ("H/NTT", "MSM A", ..., "B2 (G2)") and their milliseconds.
+  std::vector<std::string> stage_names;
+  std::vector<double> stage_ms;
   bool operator==(const device_result&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_result& x) {
-  return f(caf::meta::type_name("device_result"), x.task, x.output, x.started_us, x.elapsed_us);
+  return f(caf::meta::type_name("device_result"), x.task, x.output, x.started_us, x.elapsed_us,
+           x.stage_names, x.stage_ms);
 }
 
 struct device_status {

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "actors/intake.hpp"
+#include "zk/groth16/synthetic_srs.hpp"
 #include "caf/all.hpp"
 
 namespace cuzk::actors {
@@ -54,6 +55,10 @@ caf::error validate(const intake_state& st, job_spec& spec) {
   if (spec.circuit.empty()) return make_error(errc::invalid_request, "request: no circuit");
   if (auto it = st.settings.circuits.find(spec.circuit); it != st.settings.circuits.end())
     spec.circuit = it->second;
+  if (zk::groth16::is_synthetic_key_path(spec.circuit) && !spec.synthetic_bench)
+    return make_error(errc::invalid_request, "request: " + spec.circuit +
+                                                 " is a synthetic key (NOT A SETUP: its proofs never verify); only a "
+                                                 "synthetic bench may prove with it");
   if (spec.partitions.empty()) return make_error(errc::invalid_request, "request: no partitions");
   if (spec.partitions.size() > st.settings.max_partitions)
     return make_error(errc::invalid_request, "request: " + std::to_string(spec.partitions.size()) +

@@ -27,12 +27,44 @@
 #include "caf/all.hpp"
 #include "fil/partition.hpp"
 #include "zk/error.hpp"
+#include "zk/groth16/pce_compact.hpp"
+#include "zk/groth16/synthetic_srs.hpp"
 #include "zk/io/bellperson.hpp"
 
 namespace cuzk::actors {
 
+namespace {
+
+std::shared_ptr<const zk::groth16::pce_compact> open_synthetic_evaluator(const std::string& path) {
+  const auto spec = zk::groth16::parse_synthetic_key_path(path);
+  return std::make_shared<const zk::groth16::pce_compact>(
+      zk::groth16::pce_compact::open(spec.evaluator, zk::groth16::pce_compact::stored_key(spec.evaluator)));
+}
+
+}  // namespace
+
+std::shared_ptr<const zk::groth16::constraint_evaluator> build_evaluator(const zk::io::zkey& key) {
+  if (key.synthetic)
+    return std::make_shared<const zk::groth16::constraint_evaluator>(
+        zk::groth16::constraint_evaluator::from_compact(open_synthetic_evaluator(key.path)));
+  return std::make_shared<const zk::groth16::constraint_evaluator>(zk::groth16::constraint_evaluator::build(key));
+}
+
+std::uint64_t evaluator_bytes(const zk::io::zkey& key) {
+  if (!key.synthetic) return zk::groth16::constraint_evaluator::estimate_bytes(key);
+  const auto spec = zk::groth16::parse_synthetic_key_path(key.path);
+  std::error_code ec;
+  const auto file = std::filesystem::file_size(spec.evaluator, ec);
+  return (ec ? 0 : file) + 3 * std::uint64_t{key.domain_size} * sizeof(zk::bls12_381::fr);
+}
+
 std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
                                                      const std::map<std::string, std::string>* digests) {
+  if (zk::groth16::is_synthetic_key_path(path)) {
+    const auto spec = zk::groth16::parse_synthetic_key_path(path);
+    return std::make_shared<const zk::io::zkey>(
+        zk::groth16::synthetic_key(*open_synthetic_evaluator(path), spec.seed, spec.host_points, path));
+  }
   auto circuit = fil::circuit_for_params(path);
   if (!circuit) return std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
   if (!std::filesystem::exists(path)) throw zk::input_error(path + ": params file not found");
@@ -80,12 +112,13 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
           auto key = load_proving_key(path, digests.get());
           auto ck = std::make_shared<circuit_key>();
           ck->zkey = key;
-          ck->evaluator_bytes = zk::groth16::constraint_evaluator::estimate_bytes(*key);
+          ck->evaluator_bytes = evaluator_bytes(*key);
           key_handle h;
           h.path = path;
           const std::uint64_t d = key->domain_size, fr_bytes = sizeof(zk::bls12_381::fr);
           h.synthesis_bytes = 3 * d * fr_bytes;                           // a, b, c
-          if (fil::circuit_for_params(path)) h.synthesis_bytes += 2 * key->n_vars * fr_bytes;  // witness, twice
+          if (fil::circuit_for_params(path) || key->synthetic)
+            h.synthesis_bytes += 2 * key->n_vars * fr_bytes;  // witness, twice
           h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
           h.ptr = std::move(ck);
           return h;
@@ -95,8 +128,7 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
         return guarded([&] {
           if (!h.ptr || !h.ptr->zkey) throw std::runtime_error("key store: build of a key that is not loaded");
           auto ck = std::make_shared<circuit_key>(*h.ptr);
-          auto eval = zk::groth16::constraint_evaluator::build(*ck->zkey);
-          ck->evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(std::move(eval));
+          ck->evaluator = build_evaluator(*ck->zkey);
           key_handle out = h;
           out.ptr = std::move(ck);
           return out;

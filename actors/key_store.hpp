@@ -81,7 +81,14 @@ key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget
 // A proving key by path: a snarkjs .zkey, or a Filecoin .params file named as parameters.json names
 // it (its circuit recorded, fil/partition.hpp; its digest checked first when `param_digests` lists
 // digests). Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
+// A synthetic key path (zk/groth16/synthetic_srs.hpp: "synthetic:SEED:device|host:EVALUATOR") gives a
+// synthetic key of the recorded circuit's shape (NOT A SETUP).
 std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
                                                      const std::map<std::string, std::string>* param_digests);
+// The key's constraint evaluator: built from its coefficients, or for a synthetic key the compact
+// recorded evaluator it was made from (mapped). Blocking.
+std::shared_ptr<const zk::groth16::constraint_evaluator> build_evaluator(const zk::io::zkey& key);
+// The host bytes build_evaluator's result holds plus one evaluation's a, b, c (for the host budget).
+std::uint64_t evaluator_bytes(const zk::io::zkey& key);
 
 }  // namespace cuzk::actors

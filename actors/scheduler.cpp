@@ -54,6 +54,8 @@ namespace {
 struct stage_stamps {
   std::string synthesizer, device;
   std::uint64_t synth_start = 0, synth_end = 0, device_start = 0, device_end = 0;
+  std::vector<std::string> stage_names;  // the synthesizer's stages, then the device's
+  std::vector<double> stage_ms;
 };
 
 struct slot_t {
@@ -228,7 +230,8 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
   for (auto& t : j.tasks)
     out.partition_timings.push_back(partition_timing{t.index, t.timing.synthesizer, t.timing.device,
                                                      unix_us(t.timing.synth_start), unix_us(t.timing.synth_end),
-                                                     unix_us(t.timing.device_start), unix_us(t.timing.device_end)});
+                                                     unix_us(t.timing.device_start), unix_us(t.timing.device_end),
+                                                     t.timing.stage_names, t.timing.stage_ms});
   out.reasons = j.reasons;
   out.attempts = j.attempts;
   j.timings.total_us = now_us() - j.t_submit;
@@ -297,15 +300,19 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
     vk.ptr = std::shared_ptr<const zk::groth16::verifying_key>(t.key.ptr, &t.key.ptr->zkey->vk);
   assemble_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, static_cast<std::uint32_t>(j.tasks.size()),
                        std::move(vk), t.output};
+  req.synthetic_key = t.key.ptr && t.key.ptr->zkey && t.key.ptr->zkey->synthetic;
+  req.synthetic_bench = j.spec.synthetic_bench;
+  const bool unverified = req.synthetic_key && req.synthetic_bench;
   self->request(target, st.settings.step_timeout, std::move(req))
       .then(
-          [self, at](assembly_ack& ack) {
+          [self, at, unverified](assembly_ack& ack) {
             auto* t = current(self, at);
             if (!t) return;
             t->st = stage::assembled;
             if (!ack.complete) return;
             job_outcome out;
             out.state = job_state::succeeded;
+            out.unverified = unverified;
             out.partitions = std::move(ack.partitions);
             out.compressed = std::move(ack.compressed);
             end_job(self, self->state.jobs.at(at.job), std::move(out));
@@ -374,6 +381,8 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
               t->timing.device = device_label(st.settings, d);
               t->timing.device_start = r.started_us;
               t->timing.device_end = r.started_us + r.elapsed_us;
+              t->timing.stage_names.insert(t->timing.stage_names.end(), r.stage_names.begin(), r.stage_names.end());
+              t->timing.stage_ms.insert(t->timing.stage_ms.end(), r.stage_ms.begin(), r.stage_ms.end());
               t->output = std::move(r.output);
               t->synth = t->device = -1;
               assemble(self, j, *t);
@@ -490,6 +499,8 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
               auto& j = st.jobs.at(at.job);
               j.timings.synthesis_us += r.elapsed_us;
               t->timing.synth_end = now_us();
+              t->timing.stage_names = r.stage_names;
+              t->timing.stage_ms = r.stage_ms;
               t->synthesis = std::move(r.synthesis);
               t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
               t->witness = std::move(r.witness);

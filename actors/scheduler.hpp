@@ -23,15 +23,19 @@ struct job_spec {
   std::vector<witness_source> partitions;
   bool fixed_randomness = false;  // tests: every partition uses `randomness`
   zk::groth16::randomness randomness{};
+  // The caller runs a synthetic bench: a synthetic key (zk/groth16/synthetic_srs.hpp, NOT A SETUP)
+  // is accepted and its proofs are released unverified. Without it a synthetic key is refused.
+  bool synthetic_bench = false;
   bool operator==(const job_spec& o) const {
     return request_id == o.request_id && circuit == o.circuit && prio == o.prio && partitions == o.partitions &&
-           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
+           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s &&
+           synthetic_bench == o.synthetic_bench;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_spec& x) {
   return f(caf::meta::type_name("job_spec"), x.request_id, x.circuit, x.prio, x.partitions, x.fixed_randomness,
-           x.randomness);
+           x.randomness, x.synthetic_bench);
 }
 
 // What intake hands the scheduler: an accepted job.
@@ -48,13 +52,14 @@ typename Inspector::result_type inspect(Inspector& f, job_ticket& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_timing& x) {
   return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device,
-           x.synth_start_unix_us, x.synth_end_unix_us, x.device_start_unix_us, x.device_end_unix_us);
+           x.synth_start_unix_us, x.synth_end_unix_us, x.device_start_unix_us, x.device_end_unix_us, x.stage_names,
+           x.stage_ms);
 }
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_outcome& x) {
   return f(caf::meta::type_name("job_outcome"), x.job, x.state, x.partitions, x.compressed, x.reasons, x.timings,
-           x.attempts, x.bad_input, x.partition_timings);
+           x.attempts, x.bad_input, x.partition_timings, x.unverified);
 }
 
 // Registrar -> scheduler: a node joined (or rejoined under a new id).

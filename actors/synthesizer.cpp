@@ -35,8 +35,7 @@ std::shared_ptr<const circuit_key> resolve_key(synth_ptr self, const key_handle&
   if (!slot) {
     auto ck = std::make_shared<circuit_key>();
     ck->zkey = load_proving_key(h.path, nullptr);
-    ck->evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
-        zk::groth16::constraint_evaluator::build(*ck->zkey));
+    ck->evaluator = build_evaluator(*ck->zkey);
     ck->evaluator_bytes = ck->evaluator->memory_bytes();
     slot = std::move(ck);
   }
@@ -55,6 +54,13 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
           if (self->state.coin->flip())
             throw std::runtime_error("injected fault: synthesizer " + std::to_string(self->state.slot) + " threw");
           auto key = resolve_key(self, req.key);
+          synth_result r;
+          auto stage_done = [&r, t = now_us()](const char* name) mutable {
+            const auto now = now_us();
+            r.stage_names.emplace_back(name);
+            r.stage_ms.push_back(double(now - t) / 1000);
+            t = now;
+          };
           std::shared_ptr<const zk::io::witness> w = req.witness.data.ptr;
           if (!w && req.witness.fil.ptr) {
             // The registered proof, not the key's file: API versions share a file, not challenges.
@@ -63,10 +69,11 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
                 fil::resolve_circuit(in.kind, in.registered_proof), in, req.witness.fil.partition));
           }
           if (!w) w = std::make_shared<const zk::io::witness>(zk::io::witness::load(req.witness.path));
+          stage_done(req.witness.fil.ptr ? "C1 + witness" : "witness");
           zk::io::check_witness_matches(*key->zkey, *w);
           // Non-const object behind a const handle: the device, as sole owner, may take it over.
           auto syn = std::make_shared<zk::groth16::synthesis>(key->evaluator->evaluate(*w));
-          synth_result r;
+          stage_done("a/b/c");
           r.task = req.task;
           r.synthesis.ptr = std::move(syn);
           r.witness.ptr = std::move(w);

@@ -27,11 +27,15 @@ struct synth_result {
   synthesis_handle synthesis;
   witness_handle witness;  // loaded from the source's path when it named a file
   std::uint64_t elapsed_us = 0;
+  // Its stages in order ("witness", "a/b/c", ...) and their milliseconds.
+  std::vector<std::string> stage_names;
+  std::vector<double> stage_ms;
   bool operator==(const synth_result&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, synth_result& x) {
-  return f(caf::meta::type_name("synth_result"), x.task, x.synthesis, x.witness, x.elapsed_us);
+  return f(caf::meta::type_name("synth_result"), x.task, x.synthesis, x.witness, x.elapsed_us,
+           x.stage_names, x.stage_ms);
 }
 
 using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<synth_result>>;

@@ -17,6 +17,7 @@
 #include "caf/io/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/synthetic_srs.hpp"
 #include "zk/io/binfile.hpp"
 #include "zk/io/zkey.hpp"
 
@@ -327,6 +328,7 @@ job_id engine::submit(const request& req) {
   spec.request_id = req.request_id;
   spec.circuit = req.circuit;
   spec.prio = req.prio;
+  spec.synthetic_bench = req.synthetic_bench;
   for (auto& w : req.partitions) {
     msg::witness_source src{w.path, msg::witness_handle{w.data}};
     // A coordinator's partitions may travel to nodes, which cannot read this machine's files.
@@ -366,15 +368,29 @@ job_id engine::submit(filecoin_request req) {
   } catch (const zk::input_error& e) {
     throw engine_error(std::string("bad_input: ") + e.what());
   }
-  if (p_->filecoin.param_cache.empty())
-    throw engine_error("failed_precondition: no Filecoin parameter cache configured ([filecoin] param_cache)");
-  // Absolute: the key store's entries are by path, and the daemon's working directory is not ours.
-  const auto path = filecoin_params_path(req.input.kind, req.input.registered_proof);
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec))
-    throw engine_error("not_found: " + path + ": params file for " + c.describe() + " not found in the parameter cache");
+  std::string path;
+  if (!req.synthetic_key.empty()) {  // a synthetic bench: no parameter cache, a key NOT A SETUP
+    try {
+      const auto spec = zk::groth16::parse_synthetic_key_path(req.synthetic_key);
+      std::error_code ec;
+      if (!std::filesystem::is_regular_file(spec.evaluator, ec))
+        throw engine_error("not_found: " + spec.evaluator + ": the synthetic key's recorded evaluator");
+    } catch (const zk::input_error& e) {
+      throw engine_error(std::string("bad_input: ") + e.what());
+    }
+    path = req.synthetic_key;
+  } else {
+    if (p_->filecoin.param_cache.empty())
+      throw engine_error("failed_precondition: no Filecoin parameter cache configured ([filecoin] param_cache)");
+    // Absolute: the key store's entries are by path, and the daemon's working directory is not ours.
+    path = filecoin_params_path(req.input.kind, req.input.registered_proof);
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(path, ec))
+      throw engine_error("not_found: " + path + ": params file for " + c.describe() + " not found in the parameter cache");
+  }
   msg::job_spec spec;
   spec.request_id = req.request_id;
+  spec.synthetic_bench = !req.synthetic_key.empty();
   spec.circuit = path;
   spec.prio = req.prio.value_or(default_priority(req.input.kind));
   auto input = std::make_shared<const fil::job_input>(std::move(req.input));
@@ -397,6 +413,20 @@ key_status engine::preload_key(const std::string& path, std::chrono::millisecond
   }, msg::acquire_atom::value, path);  // the lease ends here: the key stays hot, unleased
   if (err) throw engine_error(msg::describe(err));
   return r;
+}
+
+std::uint64_t engine::make_resident(const std::string& path, std::uint32_t device, std::chrono::milliseconds timeout) {
+  auto guard = p_->enter();
+  auto roster = p_->current_roster();
+  msg::key_handle key;
+  auto err = p_->ask(roster.key_store, timeout, [&](msg::key_handle& h) { key = std::move(h); }, msg::acquire_atom::value,
+                     path);
+  if (err) throw engine_error(msg::describe(err));
+  std::uint64_t bytes = 0;
+  err = p_->ask(roster.key_store, timeout, [&](msg::resident_handle& r) { bytes = r.ptr ? r.ptr->bytes : 0; },
+                msg::acquire_atom::value, key, device);
+  if (err) throw engine_error(msg::describe(err));
+  return bytes;  // both leases end here: the key stays hot and resident, unleased
 }
 
 bool engine::evict_key(const std::string& path) {

@@ -135,6 +135,10 @@ struct request {
   priority prio = priority::normal;
   std::vector<witness_input> partitions;  // 1..N
   std::optional<zk::groth16::randomness> randomness;  // tests: fixed r, s for every partition
+  // Benchmarks only: `circuit` may be a synthetic key (zk/groth16/synthetic_srs.hpp, NOT A SETUP),
+  // whose proofs are then released unverified (job_outcome::unverified). A synthetic key without it
+  // is refused ("invalid_request: ...").
+  bool synthetic_bench = false;
 };
 
 // A Filecoin job, as Curio's SubmitProofRequest describes one (fil/partition.hpp): PoRep C2 = all
@@ -149,6 +153,10 @@ struct filecoin_request {
   std::uint64_t sector_size = 0;  // when non-zero, checked against input.registered_proof
   std::optional<priority> prio;   // default: default_priority(input.kind)
   std::optional<zk::groth16::randomness> randomness;  // tests: fixed r, s for every partition
+  // Benchmarks only: prove against this synthetic key path (zk/groth16/synthetic_srs.hpp,
+  // "synthetic:SEED:device|host:EVALUATOR", NOT A SETUP) instead of the parameter cache's file; the
+  // proofs do not verify and are released unverified (job_outcome::unverified).
+  std::string synthetic_key;
 };
 // Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 normal.
 priority default_priority(fil::proof_kind kind);
@@ -211,6 +219,11 @@ class engine {
   // there, unleased (PreloadSRS, `cuzk preload`). Blocks until it is hot; engine_error with the
   // reason ("bad_input: FILE: ...") when it cannot be loaded.
   key_status preload_key(const std::string& path, std::chrono::milliseconds timeout = std::chrono::minutes(30));
+  // Makes a key hot and resident on `device` (the key store's tier above hot, under that device's
+  // VRAM budget) and leaves it there, unleased; returns the device bytes it holds (0 where the
+  // backend keeps nothing, or when it did not fit and each proof will upload its points).
+  std::uint64_t make_resident(const std::string& path, std::uint32_t device = 0,
+                              std::chrono::milliseconds timeout = std::chrono::minutes(30));
   // Drops one hot key that no job holds (EvictSRS); false when it is not hot or is leased.
   bool evict_key(const std::string& path);
   // The job's result; nullopt when it has not finished within `timeout`.

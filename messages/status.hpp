@@ -78,6 +78,10 @@ struct partition_timing {
   std::uint32_t partition = 0;
   std::string synthesizer, device;
   std::uint64_t synth_start_unix_us = 0, synth_end_unix_us = 0, device_start_unix_us = 0, device_end_unix_us = 0;
+  // Stage times inside them, in order, milliseconds: the synthesizer's ("witness" or "C1 + witness",
+  // "a/b/c"), then the device's ("H/NTT", "MSM A", "MSM B1", "MSM L", "MSM H", "B2 (G2)", "assemble").
+  std::vector<std::string> stage_names;
+  std::vector<double> stage_ms;
   bool operator==(const partition_timing&) const = default;
 };
 
@@ -91,6 +95,9 @@ struct job_outcome {
   std::uint32_t attempts = 0;                // dispatches over all partitions
   bool bad_input = false;                    // failed because of its input: retrying cannot help
   std::vector<partition_timing> partition_timings;  // in partition order
+  // A synthetic bench's job (a synthetic key, NOT A SETUP: zk/groth16/synthetic_srs.hpp): its proofs
+  // were NOT verified and never verify; only their timings mean anything.
+  bool unverified = false;
   bool operator==(const job_outcome&) const = default;
 };
 
