@@ -38,7 +38,13 @@ struct bench_fil_options {
   std::uint64_t miner = 1000;
   unsigned count = 1, concurrency = 2;
   double duration_s = 60;
+  // --shape: an in-process engine on a synthetic SRS of that shape (no daemon, no params)
+  std::string shape, evaluator_dir, device = "cuda", shifted = "auto";
+  unsigned partitions = 0, sectors = 1, synthesizers = 2;
+  std::uint64_t seed = 1, sector = 1;
 };
 int run_bench_fil(const bench_fil_options& o);
+// `cuzk bench fil --shape ...` (apps/cuzk/cmd_bench_shape.cpp: it embeds the engine).
+int run_bench_fil_shape(const bench_fil_options& o);
 
 }  // namespace cuzk::cli

@@ -18,6 +18,7 @@
 
 #include "client/client.hpp"
 #include "commands.hpp"
+#include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/groth16/prover.hpp"
 #include "zk/groth16/random.hpp"
@@ -160,7 +161,7 @@ void register_fil_bench(CLI::App* bench) {
   auto o = std::make_shared<bench_fil_options>();
   auto* fil = bench->add_subcommand("fil", "Filecoin proofs against a daemon, as Curio sends them: proofs/hour, stage times, "
                                            "device busy, and a timeline SVG next to the JSON results");
-  fil->add_option("--addr", o->addr, "daemon address: unix:///path/to.sock or HOST:PORT")->required();
+  fil->add_option("--addr", o->addr, "daemon address: unix:///path/to.sock or HOST:PORT (not with --shape)");
   fil->add_option("--token", o->token, "bearer token (or $CUZK_TOKEN)");
   fil->add_option("--mode", o->mode, "single (one after another) | batch (--count at once) | stress (--concurrency in flight for --duration)")
       ->capture_default_str();
@@ -172,7 +173,30 @@ void register_fil_bench(CLI::App* bench) {
   fil->add_option("--concurrency", o->concurrency, "stress: proofs in flight")->capture_default_str();
   fil->add_option("--duration", o->duration_s, "stress: seconds")->capture_default_str();
   fil->add_option("--out", o->out, "results JSON (the SVG goes next to it)")->capture_default_str();
-  fil->callback([o] { run_command([o] { return run_bench_fil(*o); }); });
+  fil->add_option("--shape", o->shape,
+                  "porep-2KiB|porep-8MiB|porep-512MiB|porep-32GiB|porep-64GiB: no daemon, an in-process engine on a "
+                  "synthetic SRS of that shape generated on the GPU (NOT A SETUP: proofs do not verify) and a synthetic "
+                  "C1 (or --c1)");
+  fil->add_option("--partitions", o->partitions, "--shape: partitions per sector (must be the proof's: 10 at 32 GiB)");
+  fil->add_option("--sectors", o->sectors, "--shape: sectors, all submitted at once")->capture_default_str();
+  fil->add_option("--seed", o->seed, "--shape: seed of the synthetic C1 and SRS")->capture_default_str();
+  fil->add_option("--sector", o->sector, "--shape: the synthetic C1's sector number")->capture_default_str();
+  fil->add_option("--evaluator-dir", o->evaluator_dir,
+                  "--shape: cache of compact recorded evaluators (default ~/.cache/cuzk/evaluators; recorded once)");
+  fil->add_option("--synthesizers", o->synthesizers, "--shape: synthesizer actors")->capture_default_str();
+  fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
+  fil->add_option("--device", o->device, "--shape: cuda, or cpu (small shapes; the key's points made on the host)")
+      ->capture_default_str();
+  fil->callback([o] {
+    run_command([o] {
+      if (!o->shape.empty()) {
+        if (!o->addr.empty()) throw zk::input_error("--shape runs its own engine: no --addr");
+        return run_bench_fil_shape(*o);
+      }
+      if (o->addr.empty()) throw zk::input_error("--addr is required (or --shape for the in-process synthetic bench)");
+      return run_bench_fil(*o);
+    });
+  });
 }
 
 void register_bench(CLI::App& app) {

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -26,6 +27,7 @@
 #include "fil/registered_proof.hpp"
 #include "fil/seal_commit_phase1_output.hpp"
 #include "fil/types.hpp"
+#include "zk/groth16/pce_compact.hpp"
 #include "zk/io/r1cs.hpp"
 #include "zk/groth16/backend.hpp"
 #include "zk/groth16/pce.hpp"
@@ -56,6 +58,10 @@ circuit_key load_key(const std::string& params_path, const circuit_ref& c, const
                      const progress_fn& progress = {});
 // The key a PoRep compact evaluator file is recorded under.
 std::string porep_evaluator_key(const seal_proof_info& info);
+// The compact recorded evaluator of info's circuit in `file`: opened, or first recorded there (a
+// "recording the circuit" stage) when absent or not this circuit's.
+std::shared_ptr<const zk::groth16::pce_compact> porep_evaluator(const seal_proof_info& info, const std::string& file,
+                                                                const progress_fn& progress = {});
 
 // The registered PoSt proof of this type and API version whose tree a bincode vanilla proof's first
 // inclusion proof fits (Merkle shape and path length give the sector size); nullptr when none.

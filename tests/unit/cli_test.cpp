@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -208,4 +209,26 @@ TEST_CASE("cli: setup makes a key that proves and verifies; the seed fixes the k
   // The fixture's (snarkjs) proof is not valid under the new key.
   r = run(t, "verify " + (t / "vk.json") + " " + fixture + "public.json " + fixture + "proof.json");
   CHECK(r.code == 1);
+}
+
+TEST_CASE("cli: bench fil --shape refuses bad input with one line, and a machine without a GPU", "[cli][bench]") {
+  temp_dir t;
+  auto one_line = [](const result& r, const std::string& what) {
+    INFO(r.err);
+    CHECK(r.code == 2);
+    CHECK(r.err.find(what) != std::string::npos);
+    CHECK(std::count(r.err.begin(), r.err.end(), '\n') == 1);
+  };
+  one_line(run(t, "bench fil --shape porep-3GiB"), "--shape: 'porep-3GiB' is not porep-2KiB");
+  one_line(run(t, "bench fil --shape porep-32GiB --partitions 5"), "--partitions 5: a StackedDrg32GiBV1_1 sector has 10 partitions");
+  one_line(run(t, "bench fil --shape porep-32GiB --sectors 0"), "--sectors: at least 1");
+  one_line(run(t, "bench fil --shape porep-32GiB --device tpu"), "--device: 'tpu' is not cuda or cpu");
+  one_line(run(t, "bench fil --shape porep-32GiB --addr unix:///x.sock"), "--shape runs its own engine: no --addr");
+  one_line(run(t, "bench fil --kind porep"), "--addr is required");
+  if (!fs::exists("/dev/nvidia0")) {  // CI: no GPU, or a build without the CUDA backend
+    auto r = run(t, "bench fil --shape porep-32GiB --partitions 10 --out " + (t / "b.json"));
+    one_line(r, "the synthetic SRS is generated on a GPU");
+    CHECK(r.out.find("NOT A SETUP") == std::string::npos);  // refused before anything ran
+    CHECK_FALSE(fs::exists(t / "b.json"));
+  }
 }

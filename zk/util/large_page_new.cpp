@@ -11,9 +11,12 @@
 // Linked into the executables only (an object library: CMake target cuzk_large_pages), never into
 // cuzk_zk, so that programs embedding the library keep their own allocator.
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdlib>
 #include <new>
+
+#include "zk/util/large_page_stats.hpp"
 
 #if defined(__linux__)
 #include <sys/mman.h>
@@ -24,6 +27,8 @@ namespace {
 constexpr std::size_t huge_page = std::size_t{2} << 20;
 constexpr std::size_t large = std::size_t{1} << 20;  // (rounded up to whole huge pages)
 
+std::atomic<std::uint64_t> large_calls{0}, large_bytes{0};
+
 // align: 0 for plain new (malloc's alignment), else the type's alignment (a power of two).
 void* allocate(std::size_t n, std::size_t align) {
   for (;;) {
@@ -31,6 +36,8 @@ void* allocate(std::size_t n, std::size_t align) {
     if (n >= large && align <= huge_page) {
       const std::size_t rounded = (n + huge_page - 1) / huge_page * huge_page;
       p = std::aligned_alloc(huge_page, rounded);
+      large_calls.fetch_add(1, std::memory_order_relaxed);
+      large_bytes.fetch_add(rounded, std::memory_order_relaxed);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
       if (p) ::madvise(p, rounded, MADV_HUGEPAGE);  // advice only: failure leaves small pages
 #endif
@@ -47,6 +54,8 @@ void* allocate(std::size_t n, std::size_t align) {
 }
 
 }  // namespace
+
+cuzk::large_allocation_counts cuzk::large_allocations() { return {large_calls.load(), large_bytes.load()}; }
 
 void* operator new(std::size_t n) { return allocate(n, 0); }
 void* operator new[](std::size_t n) { return allocate(n, 0); }

@@ -1,0 +1,451 @@
+// `cuzk bench fil --shape porep-32GiB --partitions 10 [--sectors N] [--seed S]`: the PoRep C2
+// workload at full scale with no daemon and no parameter file. An engine runs in this process (the
+// same actors and the same Filecoin path as the daemon's: C1 -> synthesizer -> stager -> device ->
+// assembler), fed a synthetic C1 (fil/synthetic, or --c1) and a synthetic SRS of the circuit's real
+// shape (zk/groth16/synthetic_srs: counts and densities from the compact recorded evaluator, points
+// generated on the GPU straight into a resident device key under a grant of the VRAM budget).
+//
+// The SRS is NOT A SETUP: the proofs do not verify, and the engine releases them unverified only
+// because this bench asks for it (filecoin_request::synthetic_key); timings and memory are real.
+//
+// Sectors are all submitted at once, so consecutive sectors overlap as a prover's queue would; the
+// steady rate is taken between the end of the first sector and the end of the last. Allocation
+// counts (cudaMalloc, cudaMallocAsync, host allocations >= 1 MiB) are sampled at each sector's end:
+// what the steady state allocates shows between two ends after the first.
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "client/client.hpp"
+#include "client/timeline_svg.hpp"
+#include "commands.hpp"
+#include "engine/engine.hpp"
+#include "fil/io/c1_json.hpp"
+#include "fil/partition.hpp"
+#include "fil/prove/prove.hpp"
+#include "fil/synthetic.hpp"
+#include "zk/error.hpp"
+#include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/synthetic_srs.hpp"
+#include "zk/io/binfile.hpp"
+#include "zk/util/large_page_stats.hpp"
+
+#ifdef CUZK_HAVE_GPU
+#include "cuzk/gpu/cuda_backend.hpp"
+#endif
+
+namespace cuzk::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+using clock_type = std::chrono::steady_clock;
+
+const fil::seal_proof_info* shape_proof(const std::string& shape) {
+  const fil::seal_proof_info* p = nullptr;
+  if (shape.rfind("porep-", 0) == 0) p = fil::find_seal_proof("StackedDrg" + shape.substr(6) + "V1_1");
+  if (!p)
+    throw zk::input_error("--shape: '" + shape + "' is not porep-2KiB, porep-8MiB, porep-512MiB, porep-32GiB or porep-64GiB");
+  return p;
+}
+
+std::string default_evaluator_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "cuzk" / "evaluators").string();
+  if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "cuzk" / "evaluators").string();
+  return "./cuzk-evaluators";
+}
+
+// kB fields of /proc/self/status ("VmHWM", "VmRSS"), in bytes; 0 where absent.
+std::uint64_t proc_status_bytes(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0) return std::strtoull(line.c_str() + field.size() + 1, nullptr, 10) * 1024;
+  return 0;
+}
+// Resets VmHWM to the current RSS (Linux clear_refs 5), so the peak is this phase's.
+void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+double gb(std::uint64_t b) { return double(b) / 1e9; }
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+struct alloc_sample {
+  std::uint64_t dev_malloc = 0, dev_malloc_bytes = 0, dev_async = 0, dev_async_bytes = 0, host = 0, host_bytes = 0;
+};
+alloc_sample sample_allocations() {
+  alloc_sample s;
+#ifdef CUZK_HAVE_GPU
+  auto d = gpu::device_allocations();
+  s.dev_malloc = d.malloc_calls, s.dev_malloc_bytes = d.malloc_bytes, s.dev_async = d.async_calls,
+  s.dev_async_bytes = d.async_bytes;
+#endif
+  auto h = large_allocations();
+  s.host = h.calls, s.host_bytes = h.bytes;
+  return s;
+}
+json alloc_delta(const alloc_sample& a, const alloc_sample& b) {
+  return {{"cuda_malloc", b.dev_malloc - a.dev_malloc},
+          {"cuda_malloc_bytes", b.dev_malloc_bytes - a.dev_malloc_bytes},
+          {"cuda_malloc_async", b.dev_async - a.dev_async},
+          {"cuda_malloc_async_bytes", b.dev_async_bytes - a.dev_async_bytes},
+          {"host_allocs_1mib", b.host - a.host},
+          {"host_alloc_bytes", b.host_bytes - a.host_bytes}};
+}
+
+std::string fmt(double v, int prec = 2) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(prec) << v;
+  return s.str();
+}
+
+}  // namespace
+
+int run_bench_fil_shape(const bench_fil_options& o) {
+  const auto* proof = shape_proof(o.shape);
+  if (o.partitions && o.partitions != proof->partitions)
+    throw zk::input_error("--partitions " + std::to_string(o.partitions) + ": a " + std::string(proof->name) +
+                          " sector has " + std::to_string(proof->partitions) + " partitions");
+  if (o.sectors == 0) throw zk::input_error("--sectors: at least 1");
+  if (o.device != "cuda" && o.device != "cpu") throw zk::input_error("--device: '" + o.device + "' is not cuda or cpu");
+  const auto names = zk::groth16::registered_backends();
+  if (o.device == "cuda" && std::find(names.begin(), names.end(), "cuda") == names.end()) {
+    std::cerr << "error: cuzk bench fil --shape: this cuzk was built without the CUDA backend (the synthetic SRS is "
+                 "generated on a GPU)\n";
+    return exit_bad_input;
+  }
+  if (o.device == "cuda" && zk::groth16::backend_device_count("cuda") < 1) {
+    std::cerr << "error: cuzk bench fil --shape: no CUDA device on this machine (the synthetic SRS is generated on a GPU)\n";
+    return exit_bad_input;
+  }
+  const auto circuit = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, proof->name);
+  const unsigned parts = proof->partitions;
+  std::cout << "bench fil --shape " << o.shape << ": " << proof->name << ", " << parts << " partitions x " << o.sectors
+            << " sectors on " << o.device << "\n"
+            << "NOT A SETUP: synthetic SRS (random points of the real shape); the proofs do NOT verify and are released "
+               "unverified; the timings are real\n"
+            << std::flush;
+  json stages = json::object();
+  auto secs = [](clock_type::time_point a) { return std::chrono::duration<double>(clock_type::now() - a).count(); };
+
+  // The C1 output: synthetic (never sealed, its witness satisfies the circuit) or the caller's.
+  std::string c1;
+  {
+    auto t = clock_type::now();
+    if (!o.c1.empty()) {
+      c1 = zk::io::read_file_capped(o.c1, (std::uint64_t{2} << 30) - 1, "C1 output");
+    } else {
+      progress_bar bar("synthetic C1 (" + o.shape + ")", false);
+      bar.update(0, 1);
+      c1 = fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*proof, o.sector, o.miner, o.seed)), o.sector,
+                            proof->sector_size);
+      bar.done();
+    }
+    stages["c1_make_s"] = secs(t);
+  }
+  fil::job_input input;
+  input.kind = fil::proof_kind::porep_seal_commit;
+  input.registered_proof = std::string(proof->name);
+  input.miner_id = o.miner;
+  input.sector_number = o.sector;
+  input.c1.assign(c1.begin(), c1.end());
+  {
+    auto t = clock_type::now();
+    fil::check_job_input(circuit, input);  // parse and check, once (each partition parses it again)
+    stages["c1_parse_check_s"] = secs(t);
+  }
+
+  // The compact recorded evaluator: loaded from the cache, or recorded there once.
+  const std::string dir = o.evaluator_dir.empty() ? default_evaluator_dir() : o.evaluator_dir;
+  fs::create_directories(dir);
+  const std::string params = circuit.params_file();
+  const std::string pce_file = (fs::path(dir) / (fs::path(params).stem().string() + ".cuzk-pce")).string();
+  std::shared_ptr<const zk::groth16::pce_compact> pce;
+  {
+    auto t = clock_type::now();
+    const bool cached = fs::exists(pce_file);
+    progress_bar bar(cached ? "loading the recorded circuit" : "recording the circuit (once per shape)", false);
+    pce = fil::prove::porep_evaluator(*proof, pce_file, [&](std::string_view, std::size_t d, std::size_t n) { bar.update(d, n); });
+    bar.done();
+    stages[cached ? "evaluator_load_s" : "evaluator_record_s"] = secs(t);
+  }
+  const auto shape = zk::groth16::synthetic_shape_of(*pce);
+  std::cout << "circuit: " << shape.n_inputs << " inputs, " << shape.n_aux << " aux, " << shape.n_constraints
+            << " constraints (+" << shape.n_inputs << " input rows), domain " << shape.domain << "; a "
+            << shape.density.a_wires.size() << ", b " << shape.density.b_wires.size() << " points (density); key points "
+            << fmt(gb(shape.point_bytes())) << " GB; evaluator " << fmt(gb(pce->file_bytes())) << " GB (" << pce_file
+            << ")\n";
+
+  // The engine: same actors as the daemon's.
+  engine::config cfg;
+  cfg.devices = {o.device};
+  cfg.shifted_bases = o.shifted;
+  cfg.synthesizers = o.synthesizers;
+  cfg.step_timeout = std::chrono::minutes(30);
+  cfg.host_margin_bytes = std::uint64_t{8} << 30;  // the mapped evaluator, pinned staging, the page cache
+  auto e = engine::engine::start(cfg);
+  const std::string key = zk::groth16::synthetic_key_path({o.seed, o.device == "cpu", pce_file});
+  std::uint64_t key_bytes = 0;
+  {
+    auto t = clock_type::now();
+    progress_bar bar("synthetic key: evaluator hot, points generated on the " + o.device, false);
+    bar.update(0, 2);
+    e.preload_key(key);
+    stages["key_hot_s"] = secs(t);
+    bar.update(1, 2);
+    auto t2 = clock_type::now();
+    key_bytes = e.make_resident(key, 0);
+    stages["key_generate_resident_s"] = secs(t2);
+    bar.done();
+  }
+  auto st0 = e.status();
+  json memory = json::object();
+  if (!st0.memory.empty()) {
+    const auto& m = st0.memory[0];
+    const std::uint64_t wires = 4 * (shape.density.a_wires.size() + shape.density.b_wires.size());
+    const std::uint64_t shifted = key_bytes > shape.point_bytes() + wires ? key_bytes - shape.point_bytes() - wires : 0;
+    memory = {{"vram_budget_bytes", m.capacity},
+              {"resident_grant_bytes", m.resident},
+              {"device_key_bytes", key_bytes},
+              {"plain_points_bytes", shape.point_bytes()},
+              {"shifted_sets_bytes", shifted},
+              {"free_after_key_bytes", m.free}};
+    std::cout << "synthetic key resident on device 0: " << fmt(gb(key_bytes)) << " GB (points " << fmt(gb(shape.point_bytes()))
+              << " GB, shifted sets " << fmt(gb(shifted)) << " GB; grant with proof scratch " << fmt(gb(m.resident))
+              << " GB of a " << fmt(gb(m.capacity)) << " GB budget, " << fmt(gb(m.free)) << " GB free); generated in "
+              << fmt(stages["key_generate_resident_s"].get<double>()) << " s\n"
+              << std::flush;
+  }
+
+  // The sectors, all submitted at once.
+  reset_peak_rss();
+  const auto t0 = clock_type::now();
+  const auto t0_unix = std::chrono::duration_cast<std::chrono::milliseconds>(
+                           std::chrono::system_clock::now().time_since_epoch())
+                           .count();
+  auto since_ms = [&] { return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(); };
+  const std::uint64_t proofs0 = st0.devices.empty() ? 0 : st0.devices[0].proofs;
+  const double busy0 = st0.devices.empty() ? 0 : st0.devices[0].busy_ms;
+  std::vector<engine::job_id> ids;
+  std::vector<double> submit_ms;
+  for (unsigned s = 0; s < o.sectors; ++s) {
+    engine::filecoin_request r;
+    r.request_id = "bench-shape-" + std::to_string(t0_unix) + "-" + std::to_string(s);
+    r.input = input;
+    r.synthetic_key = key;
+    submit_ms.push_back(since_ms());
+    ids.push_back(e.submit(std::move(r)));
+  }
+  // Progress and memory samples while they run.
+  std::mutex mu;
+  std::uint64_t staged_max = 0, free_min = UINT64_MAX, host_budget_peak = 0;
+  std::atomic<bool> running{true};
+  std::thread sampler([&] {
+    progress_bar bar("proving " + std::to_string(o.sectors) + " sectors (partitions)", false);
+    while (running) {
+      auto s = e.status();
+      {
+        std::lock_guard lock(mu);
+        if (!s.memory.empty()) {
+          staged_max = std::max(staged_max, s.memory[0].staged);
+          free_min = std::min(free_min, s.memory[0].free);
+        }
+        host_budget_peak = std::max(host_budget_peak, s.host.in_use);
+      }
+      if (!s.devices.empty()) bar.update(s.devices[0].proofs - proofs0, std::uint64_t(o.sectors) * parts);
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    bar.done();
+  });
+  std::vector<engine::job_result> results;
+  std::vector<double> end_ms;
+  std::vector<alloc_sample> allocs{sample_allocations()};
+  bool ok = true;
+  std::string failure;
+  for (auto id : ids) {
+    auto r = e.await(id, std::chrono::hours(2));
+    end_ms.push_back(since_ms());
+    allocs.push_back(sample_allocations());
+    std::cout << "sector " << end_ms.size() << " " << (r ? engine::to_string(r->state) : "timed out") << " at "
+              << fmt(end_ms.back() / 1000, 1) << " s; allocations since the previous mark "
+              << alloc_delta(allocs[allocs.size() - 2], allocs.back()).dump() << "\n"
+              << std::flush;
+    if (!r || r->state != engine::job_state::succeeded) {
+      ok = false;
+      failure = r ? (r->reasons.empty() ? std::string(engine::to_string(r->state)) : r->reasons.back()) : "timed out";
+      results.push_back(r ? *r : engine::job_result{});
+      continue;
+    }
+    if (!r->unverified) {  // the engine must never pass a synthetic key's proof off as verified
+      ok = false;
+      failure = "the engine did not mark the synthetic key's proofs unverified";
+    }
+    results.push_back(std::move(*r));
+  }
+  running = false;
+  sampler.join();
+  const double wall_ms = since_ms();
+  const auto st1 = e.status();
+  const std::uint64_t peak_rss = proc_status_bytes("VmHWM");
+
+  // Per-partition figures.
+  std::map<std::string, std::vector<double>> by_stage;
+  std::vector<std::string> stage_order;
+  std::vector<double> synth_ms, device_ms, synth_wait_ms, device_wait_ms;
+  struct span_t {
+    double a, b;
+  };
+  std::vector<span_t> device_spans, inflight;
+  json jobs = json::array();
+  for (std::size_t s = 0; s < results.size(); ++s) {
+    json parts_json = json::array();
+    for (auto& p : results[s].partition_timings) {
+      auto rel = [&](double unix) { return unix ? unix - double(t0_unix) : 0.0; };
+      const double ss = rel(p.synth_start_unix_ms), se = rel(p.synth_end_unix_ms), ds = rel(p.device_start_unix_ms),
+                   de = rel(p.device_end_unix_ms);
+      parts_json.push_back({{"partition", p.partition},
+                            {"synthesizer", p.synthesizer},
+                            {"device", p.device},
+                            {"synth_start_ms", ss},
+                            {"synth_end_ms", se},
+                            {"device_start_ms", ds},
+                            {"device_end_ms", de}});
+      json st = json::object();
+      for (auto& [name, ms] : p.stages_ms) {
+        st[name] = ms;
+        if (!by_stage.count(name)) stage_order.push_back(name);
+        by_stage[name].push_back(ms);
+      }
+      parts_json.back()["stages_ms"] = st;
+      synth_ms.push_back(se - ss);
+      device_ms.push_back(de - ds);
+      synth_wait_ms.push_back(ss - submit_ms[s]);
+      device_wait_ms.push_back(ds - se);
+      device_spans.push_back({ds, de});
+      inflight.push_back({ss, de});
+    }
+    jobs.push_back({{"slot", s},
+                    {"job_id", "sector" + std::to_string(s + 1)},
+                    {"kind", "porep"},
+                    {"submit_ms", submit_ms[s]},
+                    {"done_ms", s < end_ms.size() ? end_ms[s] : 0.0},
+                    {"status", results[s].state == engine::job_state::succeeded ? "COMPLETED" : "FAILED"},
+                    {"unverified", results[s].unverified},
+                    {"partitions", parts},
+                    {"partition_timings", parts_json}});
+  }
+  double first_dev = 1e300, last_dev = 0, busy = 0;
+  for (auto& sp : device_spans) {
+    first_dev = std::min(first_dev, sp.a);
+    last_dev = std::max(last_dev, sp.b);
+    busy += sp.b - sp.a;
+  }
+  const double busy_pct = last_dev > first_dev ? 100 * busy / (last_dev - first_dev) : 0;
+  double busy_steady_pct = 0;
+  if (end_ms.size() >= 2) {  // the device's busy share after the first sector ended
+    double b = 0;
+    for (auto& sp : device_spans) b += std::max(0.0, std::min(sp.b, last_dev) - std::max(sp.a, end_ms[0]));
+    busy_steady_pct = last_dev > end_ms[0] ? 100 * b / (last_dev - end_ms[0]) : 0;
+  }
+  std::vector<std::pair<double, int>> ev;
+  for (auto& sp : inflight) ev.push_back({sp.a, 1}), ev.push_back({sp.b, -1});
+  std::sort(ev.begin(), ev.end());
+  int cur = 0, max_inflight = 0;
+  for (auto& [t, d] : ev) max_inflight = std::max(max_inflight, cur += d);
+  const double first_sector_s = end_ms.empty() ? 0 : (end_ms[0] - submit_ms[0]) / 1000;
+  const double steady_s_per_sector =
+      end_ms.size() >= 2 ? (end_ms.back() - end_ms[0]) / 1000 / double(end_ms.size() - 1) : first_sector_s;
+  const double per_hour = steady_s_per_sector > 0 ? 3600 / steady_s_per_sector : 0;
+  json stage_medians = json::object();
+  for (auto& name : stage_order) stage_medians[name] = median(by_stage[name]);
+  json alloc_json = json::array();
+  for (std::size_t i = 1; i < allocs.size(); ++i)
+    alloc_json.push_back({{"between", i == 1 ? "submit and the end of sector 1"
+                                             : "the ends of sectors " + std::to_string(i - 1) + " and " + std::to_string(i)},
+                          {"counts", alloc_delta(allocs[i - 1], allocs[i])}});
+  memory["vram_staged_max_bytes"] = staged_max;
+  memory["vram_free_min_bytes"] = free_min == UINT64_MAX ? 0 : free_min;
+  memory["host_peak_rss_bytes"] = peak_rss;
+  memory["host_budget_peak_bytes"] = host_budget_peak;
+  memory["host_budget_capacity_bytes"] = st1.host.capacity;
+  const double dev_busy_engine = st1.devices.empty() ? 0 : st1.devices[0].busy_ms - busy0;
+
+  const std::string svg_path = fs::path(o.out).replace_extension(".svg").string();
+  json out{{"command", "cuzk bench fil --shape " + o.shape},
+           {"not_a_setup", "synthetic SRS: the proofs do NOT verify; timings and memory are real"},
+           {"registered_proof", proof->name},
+           {"device", o.device},
+           {"sectors", o.sectors},
+           {"partitions_per_sector", parts},
+           {"seed", o.seed},
+           {"start_unix_ms", t0_unix},
+           {"setup_s", stages},
+           {"wall_s", wall_ms / 1000},
+           {"completed", std::count_if(results.begin(), results.end(),
+                                       [](auto& r) { return r.state == engine::job_state::succeeded; })},
+           {"first_sector_s", first_sector_s},
+           {"steady_s_per_sector", steady_s_per_sector},
+           {"proofs_per_hour", per_hour},
+           {"gpu_busy_pct", busy_pct},
+           {"gpu_busy_after_first_sector_pct", busy_steady_pct},
+           {"device_busy_ms_engine", dev_busy_engine},
+           {"max_partitions_in_flight", max_inflight},
+           {"per_partition_median_ms",
+            {{"synthesis", median(synth_ms)},
+             {"device", median(device_ms)},
+             {"wait_for_synthesizer", median(synth_wait_ms)},
+             {"wait_staged_for_device", median(device_wait_ms)}}},
+           {"stage_median_ms", stage_medians},
+           {"memory", memory},
+           {"allocations", alloc_json},
+           {"timeline_svg", svg_path},
+           {"jobs", jobs}};
+  write_file_atomically(o.out, out.dump(1) + "\n");
+
+  std::cout << "setup:";
+  for (auto& [k, v] : stages.items()) std::cout << " " << k << " " << fmt(v.get<double>());
+  std::cout << "\nper partition (median of " << synth_ms.size() << "): synthesis " << fmt(median(synth_ms), 0)
+            << " ms, device " << fmt(median(device_ms), 0) << " ms; waits: for a synthesizer "
+            << fmt(median(synth_wait_ms), 0) << " ms, synthesized -> device start " << fmt(median(device_wait_ms), 0)
+            << " ms\nstages (median ms):";
+  for (auto& name : stage_order) std::cout << "  " << name << " " << fmt(median(by_stage[name]), 1);
+  std::cout << "\nsectors: first " << fmt(first_sector_s, 1) << " s; steady " << fmt(steady_s_per_sector, 1)
+            << " s/sector = " << fmt(per_hour, 0) << " proofs/hour; GPU busy " << fmt(busy_pct, 1) << "% (after sector 1: "
+            << fmt(busy_steady_pct, 1) << "%); partitions in flight max " << max_inflight << "\n"
+            << "memory: host peak RSS " << fmt(gb(peak_rss)) << " GB (host budget peak " << fmt(gb(host_budget_peak))
+            << " GB); VRAM staged max " << fmt(gb(staged_max)) << " GB, free min "
+            << fmt(gb(free_min == UINT64_MAX ? 0 : free_min)) << " GB\n";
+  for (auto& a : alloc_json) std::cout << "allocations between " << a["between"].get<std::string>() << ": " << a["counts"].dump() << "\n";
+  try {
+    write_file_atomically(svg_path, timeline_svg(bars_from_results(out),
+                                                 "cuzk bench fil --shape " + o.shape + " (synthetic SRS, NOT A SETUP): " +
+                                                     std::to_string(o.sectors) + " sectors x " + std::to_string(parts) +
+                                                     " partitions in " + fmt(wall_ms / 1000, 1) + " s"));
+  } catch (const std::exception& e) {
+    std::cerr << "warning: no timeline: " << e.what() << "\n";
+  }
+  std::cout << "NOT A SETUP: these proofs do not verify. results: " << o.out << ", timeline: " << svg_path << "\n";
+  if (!ok) {
+    std::cerr << "error: bench fil --shape: " << failure << "\n";
+    return exit_internal;
+  }
+  return exit_ok;
+}
+
+}  // namespace cuzk::cli

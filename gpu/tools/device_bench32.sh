@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 19 items 1 and 6 in one device call (<= 7 minutes): correctness first (the synthetic SRS
+# generator against the host's, a real 2 KiB WindowPoSt proved on the GPU and verified, a small
+# shape through the in-process engine), then the 32 GiB PoRep workload through the engine on a
+# synthetic SRS (NOT A SETUP): `cuzk bench fil --shape porep-32GiB --partitions 10 --sectors 2`.
+# Logs and results under $OUT; the summary last.
+#   here:  scripts/build.sh build cuzk cuzk_gpu_tests
+#          /work/shared/tools/device-bundle -o /tmp/devb-bench build/bin/{cuzk,cuzk_gpu_tests}
+#          mkdir -p .device/bench && tar -C /tmp/devb-bench -cJf .device/bench/payload.tar.xz .
+#          cp gpu/tools/device_bench32.sh .device/bench/ ; cp -r WINDOW_POST_FIXTURES .device/bench/fil (optional)
+#   run(command="cd .device/bench && tar -xJf payload.tar.xz && bash device_bench32.sh", carry=[".device/bench"])
+set -u -o pipefail
+cd "$(dirname "$0")"
+OUT=${OUT:-/tmp/out}
+L=$OUT/logs
+mkdir -p "$L"
+S=$OUT/summary.txt
+: >"$S"
+R=./run
+budget=${BUDGET_S:-400}
+say() { echo "$*" | tee -a "$S"; }
+say "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader | tee -a "$S"
+say "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo) RAM"
+nvidia-smi dmon -s um -d 1 >"$L/dmon.log" 2>&1 &
+dmon=$!
+
+# 1. The generator on the device equals the host's (points on the curve, distinct, not the identity).
+timeout 60 $R cuzk_gpu_tests "[synthetic]" >"$L/synthetic.log" 2>&1
+say "synthetic SRS device test rc=$?"
+grep -E "test cases|assertions|FAILED" "$L/synthetic.log" | tee -a "$S"
+
+# 2. A real 2 KiB WindowPoSt on the GPU (cuzk fil post verifies its proof before writing it).
+if [[ -d fil/window ]]; then
+  rnd=$(python3 -c "import json; print(json.load(open('fil/window/post.json'))['randomness'])" 2>/dev/null)
+  timeout 60 $R cuzk fil post --kind window --miner-id 1000 --params-dir fil/params --backend cuda \
+    --vanilla fil/window/vanilla-*.bin --randomness "$rnd" --out "$OUT/window-cuda.bin" >"$L/window.log" 2>&1
+  say "2 KiB WindowPoSt on the GPU rc=$? (0: proved and verified)"
+fi
+
+# 3. A small shape through the same engine path (recorded evaluator, synthetic key on the GPU).
+timeout 90 $R cuzk bench fil --shape porep-2KiB --sectors 2 --evaluator-dir /tmp/pce --out "$OUT/bench-2k.json" \
+  >"$L/bench-2k.log" 2>&1
+say "bench porep-2KiB rc=$?"
+grep -E "^circuit|^synthetic key|^per partition|^stages|^sectors|^memory|^allocations|error" "$L/bench-2k.log" | tee -a "$S"
+
+# 4. 32 GiB: ten partitions per sector, two sectors, through the engine.
+left=$((budget - SECONDS))
+say "32 GiB bench with ${left} s left"
+timeout "$left" $R cuzk bench fil --shape porep-32GiB --partitions 10 --sectors "${SECTORS:-2}" --evaluator-dir /tmp/pce \
+  --out "$OUT/bench-32g.json" >"$L/bench-32g.log" 2>&1
+say "bench porep-32GiB rc=$?"
+grep -vE "^\s*$" "$L/bench-32g.log" | grep -v "\[" | tail -30 | tee -a "$S"
+kill $dmon 2>/dev/null
+cp "$OUT/bench-32g.svg" "$OUT/bench-2k.svg" "$OUT/" 2>/dev/null
+echo "== summary"
+cat "$S"
