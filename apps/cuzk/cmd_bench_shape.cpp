@@ -80,6 +80,31 @@ void reset_peak_rss() { std::ofstream("/proc/self/clear_refs") << "5"; }
 
 double gb(std::uint64_t b) { return double(b) / 1e9; }
 
+// Device 0's VRAM by owner, from the engine's status: its budget, the resident keys' grants, the
+// staged partitions' grants, what is free.
+struct vram_view {
+  std::uint64_t capacity = 0, resident = 0, staged = 0, free = 0;
+  bool present = false;
+};
+vram_view vram_of(const engine::status_report& s) {
+  vram_view v;
+  if (s.vram.empty()) return v;
+  v.present = true;
+  v.capacity = s.vram[0].capacity;
+  v.free = engine::free_bytes(s.vram[0]);
+  if (!s.key_store.devices.empty()) {
+    v.resident = s.key_store.devices[0].resident_bytes;
+    v.staged = engine::staged_bytes(s.vram[0], s.key_store.devices[0]);
+  }
+  return v;
+}
+std::uint64_t device_proofs(const engine::status_report& s) {
+  return s.scheduler.devices.empty() ? 0 : s.scheduler.devices[0].proofs;
+}
+double device_busy_ms(const engine::status_report& s) {
+  return s.scheduler.devices.empty() ? 0 : double(s.scheduler.devices[0].busy_us) / 1000;
+}
+
 double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -216,8 +241,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   }
   auto st0 = e.status();
   json memory = json::object();
-  if (!st0.memory.empty()) {
-    const auto& m = st0.memory[0];
+  if (const auto m = vram_of(st0); m.present) {
     const std::uint64_t wires = 4 * (shape.density.a_wires.size() + shape.density.b_wires.size());
     const std::uint64_t shifted = key_bytes > shape.point_bytes() + wires ? key_bytes - shape.point_bytes() - wires : 0;
     memory = {{"vram_budget_bytes", m.capacity},
@@ -240,8 +264,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
                            std::chrono::system_clock::now().time_since_epoch())
                            .count();
   auto since_ms = [&] { return std::chrono::duration<double, std::milli>(clock_type::now() - t0).count(); };
-  const std::uint64_t proofs0 = st0.devices.empty() ? 0 : st0.devices[0].proofs;
-  const double busy0 = st0.devices.empty() ? 0 : st0.devices[0].busy_ms;
+  const std::uint64_t proofs0 = device_proofs(st0);
+  const double busy0 = device_busy_ms(st0);
   std::vector<engine::job_id> ids;
   std::vector<double> submit_ms;
   for (unsigned s = 0; s < o.sectors; ++s) {
@@ -262,18 +286,18 @@ int run_bench_fil_shape(const bench_fil_options& o) {
       auto s = e.status();
       {
         std::lock_guard lock(mu);
-        if (!s.memory.empty()) {
-          staged_max = std::max(staged_max, s.memory[0].staged);
-          free_min = std::min(free_min, s.memory[0].free);
+        if (const auto m = vram_of(s); m.present) {
+          staged_max = std::max(staged_max, m.staged);
+          free_min = std::min(free_min, m.free);
         }
         host_budget_peak = std::max(host_budget_peak, s.host.in_use);
       }
-      if (!s.devices.empty()) bar.update(s.devices[0].proofs - proofs0, std::uint64_t(o.sectors) * parts);
+      bar.update(device_proofs(s) - proofs0, std::uint64_t(o.sectors) * parts);
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     bar.done();
   });
-  std::vector<engine::job_result> results;
+  std::vector<engine::job_outcome> results;
   std::vector<double> end_ms;
   std::vector<alloc_sample> allocs{sample_allocations()};
   bool ok = true;
@@ -289,7 +313,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
     if (!r || r->state != engine::job_state::succeeded) {
       ok = false;
       failure = r ? (r->reasons.empty() ? std::string(engine::to_string(r->state)) : r->reasons.back()) : "timed out";
-      results.push_back(r ? *r : engine::job_result{});
+      results.push_back(r ? *r : engine::job_outcome{});
       continue;
     }
     if (!r->unverified) {  // the engine must never pass a synthetic key's proof off as verified
@@ -317,8 +341,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
     json parts_json = json::array();
     for (auto& p : results[s].partition_timings) {
       auto rel = [&](double unix) { return unix ? unix - double(t0_unix) : 0.0; };
-      const double ss = rel(p.synth_start_unix_ms), se = rel(p.synth_end_unix_ms), ds = rel(p.device_start_unix_ms),
-                   de = rel(p.device_end_unix_ms);
+      const double ss = rel(double(p.synth_start_unix_us) / 1000), se = rel(double(p.synth_end_unix_us) / 1000),
+                   ds = rel(double(p.device_start_unix_us) / 1000), de = rel(double(p.device_end_unix_us) / 1000);
       parts_json.push_back({{"partition", p.partition},
                             {"synthesizer", p.synthesizer},
                             {"device", p.device},
@@ -327,7 +351,9 @@ int run_bench_fil_shape(const bench_fil_options& o) {
                             {"device_start_ms", ds},
                             {"device_end_ms", de}});
       json st = json::object();
-      for (auto& [name, ms] : p.stages_ms) {
+      for (std::size_t k = 0; k < p.stage_names.size() && k < p.stage_ms.size(); ++k) {
+        const auto& name = p.stage_names[k];
+        const double ms = p.stage_ms[k];
         st[name] = ms;
         if (!by_stage.count(name)) stage_order.push_back(name);
         by_stage[name].push_back(ms);
@@ -384,7 +410,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   memory["host_peak_rss_bytes"] = peak_rss;
   memory["host_budget_peak_bytes"] = host_budget_peak;
   memory["host_budget_capacity_bytes"] = st1.host.capacity;
-  const double dev_busy_engine = st1.devices.empty() ? 0 : st1.devices[0].busy_ms - busy0;
+  const double dev_busy_engine = device_busy_ms(st1) - busy0;
 
   const std::string svg_path = fs::path(o.out).replace_extension(".svg").string();
   json out{{"command", "cuzk bench fil --shape " + o.shape},
