@@ -1,5 +1,6 @@
 // `cuzk bench`: GPU primitive benchmarks (gpu/src/bench.cpp does the work).
-//   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident [--shifted]] [--reps N] [--warmup N]
+//   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident [--shifted]] [--scalars random|bits90|bits99|ones]
+//                  [--no-split] [--affine-lanes N] [--reps N] [--warmup N]
 //   cuzk bench ntt --log-size 20,24,26,27
 //   cuzk bench h   --log-size 20,24          (compute_h on device-resident vectors)
 //   cuzk bench prove <zkey> <wtns> [--backend auto|cpu|cuda] [--shifted-bases off|auto|SIZE] [--reps N]
@@ -218,6 +219,11 @@ void register_bench(CLI::App& app) {
   msm->add_flag("--profile", opt->profile, "with --resident: one more run timed stage by stage");
   msm->add_option("--segment-length", opt->segment_length,
                   "buckets per reduction segment (default: chosen by size; for comparison runs)");
+  msm->add_option("--scalars", opt->scalars,
+                  "random, bits90 / bits99 (that share of 0 and 1, like a witness) or ones; comma-separated: each");
+  msm->add_flag("!--no-split", opt->split_bits, "every scalar through the bucket method (no split of 0 / 1)");
+  msm->add_option("--affine-lanes", opt->affine_lanes,
+                  "batch-affine bucket accumulation with N slices per thread (default 0: XYZZ accumulators)");
   add_common(msm);
   auto* ntt = sub->add_subcommand("ntt", "natural-order NTT over Fr");
   add_common(ntt);

@@ -36,99 +36,126 @@ double secs_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+// The scalars of `cuzk bench msm --scalars`: uniform, or a share of bits (0 or 1) like a witness.
+std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n, std::uint64_t seed) {
+  if (kind == "random") return testgen::random_scalars(n, seed);
+  if (kind == "bits90") return testgen::bit_scalars(n, seed, 0.90);
+  if (kind == "bits99") return testgen::bit_scalars(n, seed, 0.99);
+  if (kind == "ones") return testgen::bit_scalars(n, seed, 1.0, true);
+  throw std::invalid_argument("bench msm: --scalars must be random, bits90, bits99 or ones");
+}
+
+// One row per scalar kind (and per kind on shifted sets): the bases, their upload and their
+// shifted sets are made once per size for all kinds.
 template <class Curve>
 std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shifted, bool profiled, int warmup,
-                           int reps) {
+                           int reps, const std::vector<std::string>& kinds) {
   using aff = zk::affine_t<Curve>;
   constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
+  const char* curve = g2 ? "g2" : "g1";
   std::size_t n = std::size_t(1) << L;
   std::size_t D = std::min<std::size_t>(n, g2 ? (1u << 15) : (1u << 18));
   auto t = std::chrono::steady_clock::now();
   auto ps = testgen::progression<Curve>(D, 1234 + L, false);
-  auto scalars = testgen::random_scalars(n, 99 + L);
   std::vector<aff> bases(n);
   zk::parallel_for(n, [&](std::size_t b, std::size_t e) {
     for (std::size_t i = b; i < e; ++i) bases[i] = ps.pts[i % D];
   }, 1 << 16);
-  auto want = testgen::expected(ps, std::span<const zk::bigint<4>>(scalars));
-  std::printf("  [msm %s 2^%u: inputs ready in %.1f s]\n", g2 ? "g2" : "g1", L, secs_since(t));
+  std::printf("  [msm %s 2^%u: bases ready in %.1f s]\n", curve, L, secs_since(t));
   std::fflush(stdout);
-  zk::jacobian_t<Curve> got;
-  std::vector<double> times;
-  std::vector<row> extra;
+  std::vector<row> out;
+  void* db = nullptr;
+  void* ds = nullptr;
   if (resident) {
-    void* db = device_alloc(n * sizeof(aff));
-    void* ds = device_alloc(n * 32);
+    db = device_alloc(n * sizeof(aff));
+    ds = device_alloc(n * 32);
     copy_to_device(db, bases.data(), n * sizeof(aff));
-    copy_to_device(ds, scalars.data(), n * 32);
-    times = be.time_ms(warmup, reps, [&] {
-      if constexpr (g2) got = be.msm_g2_device(db, ds, n);
-      else got = be.msm_g1_device(db, ds, n);
-    });
-    // --profile: one more run with an event after each stage.
-    auto profile = [&](bool on_shifted) {
-      if (!profiled) return;
-      msm_profile prof;
-      for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
-      msm_profile_hook() = &prof;
-      if constexpr (g2) be.msm_g2_device(db, ds, n, on_shifted);
-      else be.msm_g1_device(db, ds, n, on_shifted);
-      msm_profile_hook() = nullptr;
-      CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
-      const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
-                             "window sums+combine"};
-      std::printf("  [msm %s 2^%u%s stages (ms):", g2 ? "g2" : "g1", L, on_shifted ? " shifted" : "");
-      for (int i = 0; i < msm_profile::stages; ++i) {
-        float ms = 0;
-        CUZK_CHECK_CUDA(cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]));
-        std::printf(" %s %.2f%s", names[i], ms, i + 1 < msm_profile::stages ? "," : "]\n");
-      }
-      for (auto& e : prof.ev) cudaEventDestroy(e);
-    };
-    profile(false);
-    if (shifted) {
-      // The same MSM on precomputed shifted sets (made once, timed apart).
-      auto ts = std::chrono::steady_clock::now();
-      unsigned c = be.shift_bases_device(db, n, g2);
-      double t_shift = secs_since(ts);
-      zk::jacobian_t<Curve> got_s;
-      auto stimes = be.time_ms(warmup, reps, [&] {
-        if constexpr (g2) got_s = be.msm_g2_device(db, ds, n, true);
-        else got_s = be.msm_g1_device(db, ds, n, true);
-      });
-      char sname[128];
-      std::snprintf(sname, sizeof sname, "msm %s 2^%u resident shifted (c = %u, %u sets, built in %.2f s)",
-                    g2 ? "g2" : "g1", L, c, (255 + c) / c, t_shift);
-      profile(true);
-      extra.push_back({sname, median(stimes), *std::min_element(stimes.begin(), stimes.end()), got_s == want});
-      be.release_caches();  // the sets are large: gone before the next size
-    }
-    device_free(db);
-    device_free(ds);
-  } else {
-    times = be.time_ms(warmup, reps, [&] {
-      if constexpr (g2) got = be.msm_g2(bases, scalars);
-      else got = be.msm_g1(bases, scalars);
-    });
-    // The same scalars from pinned (page-locked) host memory: copied to the device by DMA.
-    void* pinned = nullptr;
-    CUZK_CHECK_CUDA(cudaHostAlloc(&pinned, n * 32, cudaHostAllocDefault));
-    std::memcpy(pinned, scalars.data(), n * 32);
-    std::span<const zk::bigint<4>> ps_span(static_cast<const zk::bigint<4>*>(pinned), n);
-    zk::jacobian_t<Curve> got_pinned;
-    auto ptimes = be.time_ms(warmup, reps, [&] {
-      if constexpr (g2) got_pinned = be.msm_g2(bases, ps_span);
-      else got_pinned = be.msm_g1(bases, ps_span);
-    });
-    cudaFreeHost(pinned);
-    be.release_caches();
-    std::printf("| msm %s 2^%u pinned-host-scalars | %.3f | %.3f | %s |\n", g2 ? "g2" : "g1", L, median(ptimes),
-                *std::min_element(ptimes.begin(), ptimes.end()), got_pinned == want ? "ok" : "MISMATCH");
   }
-  char name[96];
-  std::snprintf(name, sizeof name, "msm %s 2^%u %s", g2 ? "g2" : "g1", L, resident ? "resident" : "host-scalars");
-  std::vector<row> out{{name, median(times), *std::min_element(times.begin(), times.end()), got == want}};
-  out.insert(out.end(), extra.begin(), extra.end());
+  bool sets_made = false;
+  unsigned c = 0;
+  double t_shift = 0;
+  for (const std::string& kind : kinds) {
+    t = std::chrono::steady_clock::now();
+    auto scalars = bench_scalars(kind, n, 99 + L);
+    auto want = testgen::expected(ps, std::span<const zk::bigint<4>>(scalars));
+    std::printf("  [msm %s 2^%u %s: scalars ready in %.1f s]\n", curve, L, kind.c_str(), secs_since(t));
+    std::fflush(stdout);
+    zk::jacobian_t<Curve> got;
+    std::vector<double> times;
+    char name[160];
+    if (resident) {
+      copy_to_device(ds, scalars.data(), n * 32);
+      times = be.time_ms(warmup, reps, [&] {
+        if constexpr (g2) got = be.msm_g2_device(db, ds, n);
+        else got = be.msm_g1_device(db, ds, n);
+      });
+      std::snprintf(name, sizeof name, "msm %s 2^%u %s resident", curve, L, kind.c_str());
+      out.push_back({name, median(times), *std::min_element(times.begin(), times.end()), got == want});
+      // --profile: one more run with an event after each stage (the bucket method's stages; the
+      // split of the scalars that are bits comes before them).
+      auto profile = [&](bool on_shifted) {
+        if (!profiled) return;
+        msm_profile prof;
+        for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
+        msm_profile_hook() = &prof;
+        if constexpr (g2) be.msm_g2_device(db, ds, n, on_shifted);
+        else be.msm_g1_device(db, ds, n, on_shifted);
+        msm_profile_hook() = nullptr;
+        CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
+        const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
+                               "window sums+combine"};
+        std::printf("  [msm %s 2^%u %s%s stages (ms):", curve, L, kind.c_str(), on_shifted ? " shifted" : "");
+        for (int i = 0; i < msm_profile::stages; ++i) {
+          float ms = 0;
+          CUZK_CHECK_CUDA(cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]));
+          std::printf(" %s %.2f%s", names[i], ms, i + 1 < msm_profile::stages ? "," : "]\n");
+        }
+        for (auto& e : prof.ev) cudaEventDestroy(e);
+      };
+      profile(false);
+      if (shifted) {
+        // The same MSM on precomputed shifted sets (made once per size, timed apart).
+        if (!sets_made) {
+          auto ts = std::chrono::steady_clock::now();
+          c = be.shift_bases_device(db, n, g2);
+          t_shift = secs_since(ts);
+          sets_made = true;
+        }
+        zk::jacobian_t<Curve> got_s;
+        auto stimes = be.time_ms(warmup, reps, [&] {
+          if constexpr (g2) got_s = be.msm_g2_device(db, ds, n, true);
+          else got_s = be.msm_g1_device(db, ds, n, true);
+        });
+        std::snprintf(name, sizeof name, "msm %s 2^%u %s resident shifted (c = %u, %u sets, built in %.2f s)", curve,
+                      L, kind.c_str(), c, (255 + c) / c, t_shift);
+        profile(true);
+        out.push_back({name, median(stimes), *std::min_element(stimes.begin(), stimes.end()), got_s == want});
+      }
+    } else {
+      times = be.time_ms(warmup, reps, [&] {
+        if constexpr (g2) got = be.msm_g2(bases, scalars);
+        else got = be.msm_g1(bases, scalars);
+      });
+      std::snprintf(name, sizeof name, "msm %s 2^%u %s host-scalars", curve, L, kind.c_str());
+      out.push_back({name, median(times), *std::min_element(times.begin(), times.end()), got == want});
+      // The same scalars from pinned (page-locked) host memory: copied to the device by DMA.
+      void* pinned = nullptr;
+      CUZK_CHECK_CUDA(cudaHostAlloc(&pinned, n * 32, cudaHostAllocDefault));
+      std::memcpy(pinned, scalars.data(), n * 32);
+      std::span<const zk::bigint<4>> ps_span(static_cast<const zk::bigint<4>*>(pinned), n);
+      zk::jacobian_t<Curve> got_pinned;
+      auto ptimes = be.time_ms(warmup, reps, [&] {
+        if constexpr (g2) got_pinned = be.msm_g2(bases, ps_span);
+        else got_pinned = be.msm_g1(bases, ps_span);
+      });
+      cudaFreeHost(pinned);
+      std::snprintf(name, sizeof name, "msm %s 2^%u %s pinned-host-scalars", curve, L, kind.c_str());
+      out.push_back({name, median(ptimes), *std::min_element(ptimes.begin(), ptimes.end()), got_pinned == want});
+    }
+  }
+  be.release_caches();  // shifted sets and scratch are large: gone before the next size
+  if (db) device_free(db);
+  if (ds) device_free(ds);
   return out;
 }
 
@@ -178,16 +205,28 @@ int run_bench(const bench_options& opt) {
     return 0;
   }
   std::printf("device: %s\n", device_description().c_str());
+  if (opt.what == "msm")
+    std::printf("msm: scalars %s, bits split %s, accumulation %s (lanes %u)\n", opt.scalars.c_str(),
+                opt.split_bits ? "on" : "off", opt.affine_lanes ? "batch-affine" : "xyzz", opt.affine_lanes);
   cuda_options co;
   co.msm_segment_length = opt.segment_length;
+  co.msm_split_bits = opt.split_bits;
+  co.msm_affine_lanes = opt.affine_lanes;
   cuda_backend be(co);
   std::vector<row> rows;
   if (opt.shifted && !(opt.what == "msm" && opt.resident)) throw std::invalid_argument("bench: --shifted needs msm --resident");
+  std::vector<std::string> kinds;
+  for (std::size_t p = 0; p <= opt.scalars.size();) {
+    std::size_t q = opt.scalars.find(',', p);
+    if (q == std::string::npos) q = opt.scalars.size();
+    kinds.push_back(opt.scalars.substr(p, q - p));
+    p = q + 1;
+  }
   for (unsigned L : opt.log_sizes) {
     std::vector<row> rs;
     if (opt.what == "msm") {
-      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps);
-      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps);
+      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds);
+      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds);
       else throw std::invalid_argument("bench msm: --curve must be g1 or g2");
     } else if (opt.what == "ntt" || opt.what == "h") {
       rs = {bench_ntt(be, L, opt.warmup, opt.reps, opt.what == "h")};

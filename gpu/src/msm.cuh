@@ -39,11 +39,14 @@ struct msm_shape {
   unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
+  unsigned affine_lanes;  // 0: XYZZ accumulation; else batch-affine first level, this many lanes per thread
 };
 
 // seg_len: buckets per reduction segment (0: the measured rule in msm_common.cu; benchmarks pass
 // cuda_options::msm_segment_length to try others).
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false, unsigned seg_len = 0);
+// affine_lanes: batch-affine accumulation with that many lanes (slices) per thread (0: XYZZ).
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false, unsigned seg_len = 0,
+                         unsigned affine_lanes = 0);
 // Window bits of shifted sets for n points (>= 12, so at most max_shifted_sets sets).
 unsigned shifted_window_bits(std::size_t n);
 // Signed c-bit windows of a 255-bit scalar (the top one takes the last borrow): also the number of
@@ -69,10 +72,12 @@ __device__ __forceinline__ void store16(T* p, const T& v) {
   for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
 }
 
-// Window w of scalar i: key = w * key_stride + |digit|, value = (w * set_stride + i) | sign << 31.
+// Window w of entry i (scalar s = idx[i], point p = idx[i] - idx_base; without idx both are i):
+// key = w * key_stride + |digit|, value = (w * set_stride + p) | sign << 31.
 // Plain bases: key_stride = buckets per window, set_stride = 0. Shifted: 0 and the set stride.
-__global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::size_t n, unsigned c, unsigned nwin,
-                                  unsigned key_stride, std::size_t set_stride, uint32_t* keys, uint32_t* vals);
+__global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
+                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned key_stride,
+                                  std::size_t set_stride, uint32_t* keys, uint32_t* vals);
 
 // Sets j < sets of each base (shifted.cuh): sets[j * n + i] = 2^(c j) bases[i].
 template <class F>
@@ -132,6 +137,122 @@ __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const u
   // Unused slots carry a neighbouring key and the identity, keeping the slot keys sorted.
   if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
   if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
+}
+
+// The first level again, with affine accumulators whose additions share one inversion per batch
+// (zk/curve/affine_batch_formulas.hpp). Lane j of thread u is the slice msm_accumulate_points'
+// thread j * nthreads + u would take (same buckets and slots); a thread steps its B lanes together,
+// one sorted pair each per step, and the step's additions (at most one per accumulator: no bucket
+// twice in a batch) share one Fermat inversion by Montgomery's trick. The lanes' state lives in
+// global memory at the lane's index (coalesced across the threads of a warp): accumulator, prefix
+// product, run key and flags, case; a point is loaded again on the way back rather than kept.
+template <class F>
+__global__ void msm_accumulate_points_affine(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
+                                             std::size_t M, unsigned K, unsigned nb,
+                                             const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
+                                             uint32_t* slot_keys, xyzz_d<F>* slot_pts, std::size_t lanes, unsigned B,
+                                             affine_d<F>* acc_st, F* pre_st, uint32_t* key_st, uint32_t* flag_st) {
+  namespace ab = zk::affine_batch;
+  using A = affine_d<F>;
+  using X = xyzz_d<F>;
+  constexpr uint32_t first_run = 1, slot0 = 2, slot1 = 4;  // flags; the case is in bits 8..
+  const std::size_t u = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t nthr = std::size_t(gridDim.x) * blockDim.x;
+  auto to_xyzz = [](const A& a) { return a.is_identity() ? X::identity() : X{a.x, a.y, F::one(), F::one()}; };
+  auto point = [&](uint32_t v) {
+    A p = load16(bases + (v & 0x7fffffffu));
+    if (v >> 31) p.y = -p.y;
+    return p;
+  };
+  // msm_accumulate_points' flush for lane l (slice [begin, end)).
+  auto flush = [&](std::size_t l, std::size_t begin, std::size_t end, uint32_t cur, uint32_t& fl, const A& acc,
+                   bool last) {
+    bool first = fl & first_run;
+    uint32_t prev = begin ? keys[begin - 1] : no_key, next = end < M ? keys[end] : no_key;
+    bool cont = (first && cur == prev) || (last && cur == next);
+    if (cont) {
+      std::size_t s = first ? 2 * l : 2 * l + 1;
+      fl |= first ? slot0 : slot1;
+      slot_keys[s] = cur;
+      store16(slot_pts + s, to_xyzz(acc));
+    } else if (cur % nb) {
+      store16(buckets + cur, to_xyzz(acc));
+    }
+  };
+  for (unsigned j = 0; j < B; ++j) {
+    std::size_t l = std::size_t(j) * nthr + u;
+    if (l >= lanes) break;
+    key_st[l] = keys[l * K];
+    flag_st[l] = first_run;
+    store16(acc_st + l, A::identity());
+  }
+  for (unsigned i = 0; i < K; ++i) {
+    F prefix = F::one();
+    bool any = false;
+    unsigned last_j = 0;
+    for (unsigned j = 0; j < B; ++j) {
+      std::size_t l = std::size_t(j) * nthr + u;
+      if (l >= lanes) break;
+      last_j = j;
+      std::size_t begin = l * K, end = begin + K < M ? begin + K : M, e = begin + i;
+      uint32_t fl = flag_st[l] & 0xffu;
+      if (e >= end) {
+        flag_st[l] = fl;
+        continue;
+      }
+      uint32_t k = keys[e], cur = key_st[l];
+      A acc = load16(acc_st + l);
+      bool acc_changed = false;
+      if (k != cur) {
+        flush(l, begin, end, cur, fl, acc, false);
+        acc = A::identity();
+        acc_changed = true;
+        key_st[l] = k;
+        fl &= ~first_run;
+      }
+      unsigned o = ab::none;
+      if (k % nb) {
+        A p = point(vals[e]);
+        if (!p.is_identity()) {
+          F d;
+          o = ab::plan(acc.x, acc.y, p.x, p.y, d);
+          if (o == ab::add || o == ab::dbl) {
+            pre_st[l] = prefix;  // the product of the batch's denominators before this one
+            prefix = prefix * d;
+            any = true;
+          } else {
+            ab::finish(o, acc.x, acc.y, p.x, p.y, F::one());
+            acc_changed = true;
+            o = ab::none;
+          }
+        }
+      }
+      if (acc_changed) store16(acc_st + l, acc);
+      flag_st[l] = fl | (o << 8);
+    }
+    if (!any) continue;
+    F inv = prefix.inverse();
+    for (unsigned j = last_j + 1; j-- > 0;) {
+      std::size_t l = std::size_t(j) * nthr + u;
+      unsigned o = flag_st[l] >> 8;
+      if (o != ab::add && o != ab::dbl) continue;
+      A acc = load16(acc_st + l);
+      A p = point(vals[l * K + i]);
+      F inv_d = inv * pre_st[l];
+      inv = inv * ab::denominator(o, acc.x, acc.y, p.x);
+      ab::finish(o, acc.x, acc.y, p.x, p.y, inv_d);
+      store16(acc_st + l, acc);
+    }
+  }
+  for (unsigned j = 0; j < B; ++j) {
+    std::size_t l = std::size_t(j) * nthr + u;
+    if (l >= lanes) break;
+    std::size_t begin = l * K, end = begin + K < M ? begin + K : M;
+    uint32_t fl = flag_st[l] & 0xffu, cur = key_st[l];
+    flush(l, begin, end, cur, fl, load16(acc_st + l), true);
+    if (!(fl & slot0)) slot_keys[2 * l] = keys[begin], store16(slot_pts + 2 * l, X::identity());
+    if (!(fl & slot1)) slot_keys[2 * l + 1] = cur, store16(slot_pts + 2 * l + 1, X::identity());
+  }
 }
 
 template <class F>
@@ -229,14 +350,39 @@ __global__ void msm_combine_windows(const xyzz_d<F>* __restrict__ win, unsigned 
   store16(out, acc);
 }
 
-// Device bytes one MSM of this shape needs beyond bases and scalars.
+// The sum of the points whose scalar is 1 (no buckets): thread t adds entries [t K, (t + 1) K) of
+// the index list (mixed additions); msm_group_sums then adds the partial sums 32 at a time, level
+// after level (msm_sum_run).
+template <class F>
+__global__ void msm_sum_points(const uint32_t* __restrict__ idx, std::size_t n, uint32_t idx_base, unsigned K,
+                               const affine_d<F>* __restrict__ bases, xyzz_d<F>* out) {
+  using X = xyzz_d<F>;
+  std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  std::size_t begin = t * K;
+  if (begin >= n) return;
+  X acc = X::identity();
+  for (std::size_t i = begin; i < begin + K && i < n; ++i) {
+    affine_d<F> p = load16(bases + (idx[i] - idx_base));
+    if (!p.is_identity()) acc.add_affine(p.x, p.y);
+  }
+  store16(out + t, acc);
+}
+
+// Partial sums of msm_sum_points: at most this many threads (and points of scratch, twice).
+constexpr std::size_t msm_sum_threads = 32768;
+
+// Device bytes one MSM of this shape needs beyond bases and scalars (its bucket method, or the sum
+// of the points whose scalar is 1 in the same arena, whichever is more).
 template <class F>
 std::size_t msm_scratch_bytes(const msm_shape& sh, std::size_t cub_temp) {
   using X = xyzz_d<F>;
   std::size_t slots1 = 2 * sh.T1, slots2 = 2 * ((slots1 + sh.K2 - 1) / sh.K2);
-  return 4 * sh.M * sizeof(uint32_t) + cub_temp + std::size_t(sh.bucket_windows) * sh.nb * sizeof(X) +
-         (slots1 + slots2) * (sizeof(X) + 4) + 2 * std::size_t(sh.bucket_windows) * sh.nseg * sizeof(X) + sizeof(X) +
-         4096;
+  std::size_t buckets = 4 * sh.M * sizeof(uint32_t) + cub_temp + std::size_t(sh.bucket_windows) * sh.nb * sizeof(X) +
+                        (slots1 + slots2) * (sizeof(X) + 4) + 2 * std::size_t(sh.bucket_windows) * sh.nseg * sizeof(X) +
+                        sizeof(X) + 4096;
+  if (sh.affine_lanes)  // the lanes' state: accumulator, prefix product, key, flags
+    buckets += sh.T1 * (sizeof(affine_d<F>) + sizeof(F) + 8) + 1024;
+  return std::max(buckets, 2 * msm_sum_threads * sizeof(X) + 4096);
 }
 
 // Bump allocator over one device arena, kept across calls (no cudaMalloc per MSM).
@@ -270,9 +416,10 @@ unsigned msm_key_bits(const msm_shape& sh);
 
 // sum scalars[i] * bases[i] over device arrays; the result (XYZZ) is written to out_dev. With a
 // shifted shape, bases[j * set_stride + i] must hold 2^(c j) P_i for every window j.
+// idx (optional): entry j is scalar idx[j] and point idx[j] - idx_base (msm_digits_kernel).
 template <class F>
 void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride,
-             arena& ar, xyzz_d<F>* out_dev, cudaStream_t s) {
+             arena& ar, xyzz_d<F>* out_dev, cudaStream_t s, const uint32_t* idx = nullptr, uint32_t idx_base = 0) {
   using X = xyzz_d<F>;
   if (sh.shifted != (set_stride != 0)) throw std::logic_error("cuda msm: shifted shape without shifted bases");
   const unsigned BW = sh.bucket_windows;
@@ -298,8 +445,8 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   };
 
   mark(0);
-  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, sh.n, sh.c, sh.nwin, sh.shifted ? 0 : sh.nb,
-                                                          set_stride, k0, v0);
+  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, sh.nwin,
+                                                          sh.shifted ? 0 : sh.nb, set_stride, k0, v0);
   CUZK_LAUNCHED();
   mark(1);
   cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
@@ -309,8 +456,19 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   mark(2);
 
   constexpr unsigned acc_threads = 128;
-  msm_accumulate_points<F><<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
-      keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1);
+  if (sh.affine_lanes) {
+    affine_d<F>* acc_st = ar.take<affine_d<F>>(sh.T1);
+    F* pre_st = ar.take<F>(sh.T1);
+    uint32_t* key_st = ar.take<uint32_t>(sh.T1);
+    uint32_t* flag_st = ar.take<uint32_t>(sh.T1);
+    std::size_t threads = (sh.T1 + sh.affine_lanes - 1) / sh.affine_lanes;
+    msm_accumulate_points_affine<F><<<blocks_for(threads, acc_threads), acc_threads, 0, s>>>(
+        keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1, sh.T1, sh.affine_lanes, acc_st,
+        pre_st, key_st, flag_st);
+  } else {
+    msm_accumulate_points<F><<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
+        keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1);
+  }
   CUZK_LAUNCHED();
   mark(3);
   std::size_t count = slots1;
@@ -344,6 +502,37 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   msm_combine_windows<F><<<1, 32, 0, s>>>(in, BW, sh.c, out_dev);
   CUZK_LAUNCHED();
   mark(6);
+}
+
+// sum bases[idx[j] - idx_base] for j < n into out_dev: partial sums of K points per thread, then
+// group sums of 32 until one is left (the last level writes out_dev).
+template <class F>
+void msm_sum_run(const affine_d<F>* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar,
+                 xyzz_d<F>* out_dev, cudaStream_t s) {
+  using X = xyzz_d<F>;
+  if (n == 0) {
+    CUZK_CUDA(cudaMemsetAsync(out_dev, 0, sizeof(X), s));  // all-zero: the identity
+    return;
+  }
+  std::size_t T = std::min<std::size_t>(msm_sum_threads, (n + 15) / 16);
+  unsigned K = unsigned((n + T - 1) / T);
+  T = (n + K - 1) / K;
+  ar.reserve(2 * T * sizeof(X) + 1024);
+  X* a = ar.take<X>(T);
+  X* b = ar.take<X>(T);
+  constexpr unsigned threads = 128;
+  msm_sum_points<F><<<blocks_for(T, threads), threads, 0, s>>>(idx, n, idx_base, K, bases, T == 1 ? out_dev : a);
+  CUZK_LAUNCHED();
+  std::size_t cnt = T;
+  X *in = a, *out = b;
+  while (cnt > 1) {
+    constexpr unsigned G = 32;
+    unsigned ng = unsigned((cnt + G - 1) / G);
+    msm_group_sums<F><<<blocks_for(ng, 64), 64, 0, s>>>(in, 1, unsigned(cnt), G, ng, ng == 1 ? out_dev : out);
+    CUZK_LAUNCHED();
+    cnt = ng;
+    std::swap(in, out);
+  }
 }
 
 // The shifted sets of n device bases into `out` (sets * n points).

@@ -1,5 +1,8 @@
 #include <algorithm>
 
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
+
 #include "msm.cuh"
 
 namespace cuzk::gpu {
@@ -9,11 +12,14 @@ msm_profile*& msm_profile_hook() {
   return p;
 }
 
-__global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::size_t n, unsigned c, unsigned nwin,
-                                  unsigned key_stride, std::size_t set_stride, uint32_t* keys, uint32_t* vals) {
+__global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
+                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned key_stride,
+                                  std::size_t set_stride, uint32_t* keys, uint32_t* vals) {
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  const uint4* p = reinterpret_cast<const uint4*>(scalars + 4 * i);
+  const std::size_t src = idx ? idx[i] : i;
+  const uint32_t point = idx ? uint32_t(src) - idx_base : uint32_t(i);
+  const uint4* p = reinterpret_cast<const uint4*>(scalars + 4 * src);
   uint4 a = p[0], b = p[1];
   uint64_t s0 = a.x | uint64_t(a.y) << 32, s1 = a.z | uint64_t(a.w) << 32;
   uint64_t s2 = b.x | uint64_t(b.y) << 32, s3 = b.z | uint64_t(b.w) << 32;
@@ -38,11 +44,69 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, std::siz
       carry = 0;
     }
     keys[std::size_t(w) * n + i] = w * key_stride + mag;
-    vals[std::size_t(w) * n + i] = uint32_t(w * set_stride + i) | (neg << 31);
+    vals[std::size_t(w) * n + i] = uint32_t(w * set_stride + point) | (neg << 31);
   }
 }
 
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted, unsigned seg_len) {
+namespace {
+
+struct scalar_is {
+  const uint64_t* s;
+  bool one;  // true: selects scalars equal to 1; false: scalars neither 0 nor 1
+  __device__ __forceinline__ bool operator()(uint32_t i) const {
+    const uint4* p = reinterpret_cast<const uint4*>(s + 4 * std::size_t(i));
+    uint4 a = p[0], b = p[1];
+    bool high_zero = (a.y | a.z | a.w | b.x | b.y | b.z | b.w) == 0;
+    bool is_bit = high_zero && a.x <= 1;
+    return one ? high_zero && a.x == 1 : !is_bit;
+  }
+};
+
+// counts[2 + k] = entries of list k below `cut` (lists ascending: a binary search).
+__global__ void msm_split_cut_kernel(const uint32_t* ones, const uint32_t* others, uint32_t cut, int* counts) {
+  if (blockIdx.x || threadIdx.x > 1) return;
+  const uint32_t* list = threadIdx.x ? others : ones;
+  int lo = 0, hi = counts[threadIdx.x];
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (list[mid] < cut) lo = mid + 1;
+    else hi = mid;
+  }
+  counts[2 + threadIdx.x] = lo;
+}
+
+std::size_t select_temp_bytes(std::size_t n) {
+  std::size_t bytes = 0;
+  CUZK_CUDA(cub::DeviceSelect::If(nullptr, bytes, thrust::counting_iterator<uint32_t>(0), (uint32_t*)nullptr,
+                                  (int*)nullptr, int(n), scalar_is{nullptr, true}));
+  return bytes;
+}
+
+}  // namespace
+
+std::size_t msm_split_temp_bytes(std::size_t n) { return select_temp_bytes(n) + 256; }
+
+void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, uint32_t* ones, uint32_t* others,
+                       int* counts, void* temp, cudaStream_t s) {
+  if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 scalars to split");
+  if (n == 0) {
+    CUZK_CUDA(cudaMemsetAsync(counts, 0, 4 * sizeof(int), s));
+    return;
+  }
+  std::size_t bytes = select_temp_bytes(n);
+  thrust::counting_iterator<uint32_t> first(0);
+  CUZK_CUDA(cub::DeviceSelect::If(temp, bytes, first, ones, counts, int(n), scalar_is{scalars, true}, s));
+  CUZK_CUDA(cub::DeviceSelect::If(temp, bytes, first, others, counts + 1, int(n), scalar_is{scalars, false}, s));
+  if (cut) {
+    msm_split_cut_kernel<<<1, 32, 0, s>>>(ones, others, uint32_t(cut), counts);
+    CUZK_LAUNCHED();
+  } else {
+    CUZK_CUDA(cudaMemsetAsync(counts + 2, 0, 2 * sizeof(int), s));
+  }
+}
+
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted, unsigned seg_len,
+                         unsigned affine_lanes) {
   if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 points in one run");
   msm_shape sh{};
   sh.n = n;
@@ -64,6 +128,9 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shif
   sh.M = n * sh.nwin;
   std::size_t per = sh.M / (std::size_t(std::max(num_sms, 1)) * 1024);
   sh.K1 = unsigned(std::clamp<std::size_t>(per, 8, 256));
+  sh.affine_lanes = affine_lanes;
+  // Batch-affine: short slices, so that a thread has many lanes (one inversion per step of all).
+  if (affine_lanes) sh.K1 = 32;
   sh.T1 = (sh.M + sh.K1 - 1) / sh.K1;
   sh.K2 = 16;
   std::size_t total = std::size_t(sh.bucket_windows) * sh.nb;

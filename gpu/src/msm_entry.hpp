@@ -11,10 +11,26 @@ struct msm_shape;
 class arena;
 
 // set_stride: 0 for plain bases; for a shifted shape, the distance in points between sets.
+// idx (optional, sh.n entries): the MSM runs over entries idx[j] of `scalars` and points
+// idx[j] - idx_base of `bases` (a compacted subset, msm_split_scalars); null: entry j, point j.
 void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
-                   void* out_dev, cudaStream_t s);
+                   void* out_dev, cudaStream_t s, const uint32_t* idx = nullptr, uint32_t idx_base = 0);
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
-                   void* out_dev, cudaStream_t s);
+                   void* out_dev, cudaStream_t s, const uint32_t* idx = nullptr, uint32_t idx_base = 0);
+// sum of bases[idx[j] - idx_base] for j < n (the points whose scalar is 1): a tree of plain
+// additions, no buckets; XYZZ into out_dev (the identity when n = 0).
+void msm_g1_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
+                cudaStream_t s);
+void msm_g2_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
+                cudaStream_t s);
+
+// Scalars that are bits (msm_common.cu). The indices i < n of canonical 256-bit scalars, split:
+// ones[] those equal to 1, others[] those neither 0 nor 1 (zeros are dropped), each ascending.
+// counts[0] = ones, counts[1] = others, counts[2] / counts[3] = how many of each are below `cut`
+// (the start of a suffix another MSM reads). temp: msm_split_temp_bytes(n) device bytes.
+std::size_t msm_split_temp_bytes(std::size_t n);
+void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, uint32_t* ones, uint32_t* others,
+                       int* counts, void* temp, cudaStream_t s);
 // out[j * n + i] = 2^(c j) bases[i] for j < sets (device arrays; out holds sets * n points).
 void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);
 void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);

@@ -5,9 +5,13 @@
 namespace cuzk::gpu {
 
 void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
-                   void* out_dev, cudaStream_t s) {
+                   void* out_dev, cudaStream_t s, const uint32_t* idx, uint32_t idx_base) {
   msm_run<fp_d>(static_cast<const g1_affine_d*>(bases), scalars, sh, set_stride, ar, static_cast<g1_xyzz_d*>(out_dev),
-                s);
+                s, idx, idx_base);
+}
+void msm_g1_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
+                cudaStream_t s) {
+  msm_sum_run<fp_d>(static_cast<const g1_affine_d*>(bases), idx, n, idx_base, ar, static_cast<g1_xyzz_d*>(out_dev), s);
 }
 void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s) {
   msm_shift_run<fp_d>(static_cast<const g1_affine_d*>(bases), n, c, sets, static_cast<g1_affine_d*>(out), s);

@@ -32,6 +32,9 @@ struct cuda_backend::impl {
   cudaEvent_t stage_ev[7] = {};  // prove_sums: start, h, A, B1, B2, C, H
   dbuf<uint64_t> scalars;        // msm_g1/msm_g2's host scalars
   dbuf<fr_d> h_vectors;          // compute_h's a, b, c: kept across calls (a cudaFree would synchronize)
+  int* split_counts = nullptr;    // pinned: the counts of up to split_max vectors (4 each)
+  cudaEvent_t split_ev = nullptr;  // on the compute stream: the counts are on the host
+  static constexpr std::size_t split_max = 4;
   // Benchmarks' shifted sets of device bases they own (shift_bases_device): one at a time.
   struct {
     const void* src = nullptr;
@@ -41,12 +44,16 @@ struct cuda_backend::impl {
 
   explicit impl(cuda_options o) : opt(o), ctx(o.device, o.staging_bytes, o.safety_margin) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
+    CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));
+    CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&split_counts), 4 * split_max * sizeof(int), cudaHostAllocDefault));
   }
   ~impl() {
     cudaSetDevice(opt.device);
     cudaDeviceSynchronize();
     for (auto e : stage_ev)
       if (e) cudaEventDestroy(e);
+    if (split_ev) cudaEventDestroy(split_ev);
+    if (split_counts) cudaFreeHost(split_counts);
   }
 
   shift_policy policy() const {
@@ -54,8 +61,8 @@ struct cuda_backend::impl {
   }
 
   msm_shape shape_of(std::size_t len, const msm_bases& mb) const {
-    return mb.stride ? make_msm_shape(len, ctx.sms, mb.c, true, opt.msm_segment_length)
-                     : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length);
+    return mb.stride ? make_msm_shape(len, ctx.sms, mb.c, true, opt.msm_segment_length, opt.msm_affine_lanes)
+                     : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length, opt.msm_affine_lanes);
   }
   template <bool G2>
   std::size_t scratch_need(std::size_t len, const msm_bases& mb) const {
@@ -105,6 +112,101 @@ struct cuda_backend::impl {
   void msm_enqueue(const msm_bases& mb, const uint64_t* dscalars, std::size_t n, std::size_t chunk, std::size_t first) {
     msm_enqueue<G2>(mb, dscalars, n, chunk, first, ctx.scratch, ctx.compute);
   }
+  // Scalars that are bits. A scalar vector that MSMs read (a proof's witness, or the A / B wires'
+  // gathered witness) is split once on the device (msm_split_scalars): index lists of its ones and
+  // of its other nonzero scalars, and the counts, read back with one small copy while compute_h
+  // runs. Each MSM over it (or over a suffix of it: C reads the witness from n_private_from on)
+  // then sums the points of its ones without buckets (one result slot) and runs the bucket method
+  // on its others only (a slot per chunk); zeros cost nothing.
+  struct split_vec {
+    const uint64_t* scalars = nullptr;
+    std::size_t n = 0, cut = 0;  // cut: the start of the suffix an MSM reads (0: none)
+    uint32_t* ones = nullptr;
+    uint32_t* others = nullptr;
+    int* counts = nullptr;  // device: ones, others, and of each how many below cut
+    int host[4] = {};       // the counts, after split_read
+  };
+  // One MSM's part of a split vector: entry j of a list is scalar j and point j - base.
+  struct split_view {
+    const uint64_t* scalars = nullptr;
+    const uint32_t* ones = nullptr;
+    std::size_t n1 = 0;
+    const uint32_t* others = nullptr;
+    std::size_t n2 = 0;
+    uint32_t base = 0;
+    const uint64_t* dense = nullptr;  // every scalar of the range is neither 0 nor 1: the plain MSM on these
+  };
+  static split_view view_of(const split_vec& v, bool suffix) {
+    split_view w;
+    w.scalars = v.scalars;
+    std::size_t o1 = suffix ? std::size_t(v.host[2]) : 0, o2 = suffix ? std::size_t(v.host[3]) : 0;
+    w.ones = v.ones + o1;
+    w.n1 = std::size_t(v.host[0]) - o1;
+    w.others = v.others + o2;
+    w.n2 = std::size_t(v.host[1]) - o2;
+    w.base = suffix ? uint32_t(v.cut) : 0;
+    if (w.n2 == v.n - (suffix ? v.cut : 0)) w.dense = v.scalars + 4 * (suffix ? v.cut : 0);
+    return w;
+  }
+  // One pool allocation (stream-ordered on st) for the vectors' lists, counts and CUB temp.
+  void* split_alloc(std::span<split_vec* const> vs, cudaStream_t st) {
+    if (vs.size() > split_max) throw std::logic_error("cuda msm: too many split vectors");
+    auto up = [](std::size_t b) { return (b + 255) & ~std::size_t(255); };
+    std::size_t temp = 0, bytes = up(4 * split_max * sizeof(int));
+    for (auto* v : vs) temp = std::max(temp, msm_split_temp_bytes(v->n)), bytes += 2 * up(v->n * 4);
+    bytes += up(temp);
+    void* mem = nullptr;
+    if (cudaMallocAsync(&mem, bytes, st) != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error("cuda msm: no device memory for the split of the scalars");
+    }
+    auto* p = static_cast<unsigned char*>(mem);
+    int* counts = reinterpret_cast<int*>(p);
+    p += up(4 * split_max * sizeof(int));
+    for (std::size_t k = 0; k < vs.size(); ++k) {
+      vs[k]->counts = counts + 4 * k;
+      vs[k]->ones = reinterpret_cast<uint32_t*>(p);
+      p += up(vs[k]->n * 4);
+      vs[k]->others = reinterpret_cast<uint32_t*>(p);
+      p += up(vs[k]->n * 4);
+    }
+    split_temp = p;
+    return mem;
+  }
+  void* split_temp = nullptr;
+  // The splits on st, then their counts to the host (split_ev marks them there).
+  void split_enqueue(std::span<split_vec* const> vs, cudaStream_t st) {
+    if (vs.empty()) return;
+    for (auto* v : vs) msm_split_scalars(v->scalars, v->n, v->cut, v->ones, v->others, v->counts, split_temp, st);
+    CUZK_CUDA(cudaMemcpyAsync(split_counts, vs[0]->counts, 4 * vs.size() * sizeof(int), cudaMemcpyDeviceToHost, st));
+    CUZK_CUDA(cudaEventRecord(split_ev, st));
+  }
+  void split_read(std::span<split_vec* const> vs) {
+    if (vs.empty()) return;
+    CUZK_CUDA(cudaEventSynchronize(split_ev));
+    for (std::size_t k = 0; k < vs.size(); ++k) std::memcpy(vs[k]->host, split_counts + 4 * k, sizeof vs[k]->host);
+  }
+  static std::size_t split_slots(const split_view& v, std::size_t chunk) {
+    return v.dense ? chunks_of(v.n2, chunk) : 1 + chunks_of(v.n2, chunk);
+  }
+  // Enqueues one MSM over a split view: the ones' sum into slot `first`, then the others in chunks
+  // (split_slots slots in all). Bases are the whole section (indices are global).
+  template <bool G2>
+  void msm_enqueue_split(const msm_bases& mb, const split_view& v, std::size_t chunk, std::size_t first, arena& ar,
+                         cudaStream_t st) {
+    if (v.dense) return msm_enqueue<G2>(mb, v.dense, v.n2, chunk, first, ar, st);
+    void* out = ctx.result.get() + first * device_context::result_slot_bytes;
+    if (G2) ::cuzk::gpu::msm_g2_sum(mb.ptr, v.ones, v.n1, v.base, ar, out, st);
+    else ::cuzk::gpu::msm_g1_sum(mb.ptr, v.ones, v.n1, v.base, ar, out, st);
+    for (std::size_t off = 0, j = first + 1; off < v.n2; off += chunk, ++j) {
+      std::size_t len = std::min(chunk, v.n2 - off);
+      auto sh = shape_of(len, mb);
+      out = ctx.result.get() + j * device_context::result_slot_bytes;
+      if (G2) ::cuzk::gpu::msm_g2_device(mb.ptr, v.scalars, sh, mb.stride, ar, out, st, v.others + off, v.base);
+      else ::cuzk::gpu::msm_g1_device(mb.ptr, v.scalars, sh, mb.stride, ar, out, st, v.others + off, v.base);
+    }
+  }
+
   // Copies `slots` results to the host after the compute stream's work (one synchronization).
   void read_results(std::size_t slots) {
     if (!slots) return;
@@ -125,6 +227,22 @@ struct cuda_backend::impl {
   template <bool G2, class Jac, class Xyzz>
   Jac msm_resident(const msm_bases& mb, const uint64_t* dscalars, std::size_t n) {
     if (n == 0) return Jac::identity();
+    if (opt.msm_split_bits) {
+      split_vec v;
+      v.scalars = dscalars;
+      v.n = n;
+      split_vec* vs[] = {&v};
+      void* mem = split_alloc(vs, ctx.compute);
+      split_enqueue(vs, ctx.compute);
+      split_read(vs);
+      const split_view w = view_of(v, false);
+      std::size_t chunk = chunk_points<G2>(std::max<std::size_t>(w.n2, 1), mb), count = split_slots(w, chunk);
+      ctx.ensure_result_slots(count);
+      msm_enqueue_split<G2>(mb, w, chunk, 0, ctx.scratch, ctx.compute);
+      CUZK_CUDA(cudaFreeAsync(mem, ctx.compute));
+      read_results(count);
+      return sum_results<Jac, Xyzz>(0, count);
+    }
     std::size_t chunk = chunk_points<G2>(n, mb), count = chunks_of(n, chunk);
     ctx.ensure_result_slots(count);
     msm_enqueue<G2>(mb, dscalars, n, chunk, 0);
@@ -140,20 +258,24 @@ struct cuda_backend::impl {
     const std::size_t nv = key.c.size() + key.n_private_from, nb = key.b2.size();
     const std::size_t g1_len = std::max(nv, n);
     if (g1_len == 0) return 0;
-    auto g1 = msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length));
-    auto g2 = nb ? msm_g2_scratch(make_msm_shape(nb, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length)) : 0;
+    auto g1 = msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length, opt.msm_affine_lanes));
+    auto g2 = nb ? msm_g2_scratch(make_msm_shape(nb, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length, opt.msm_affine_lanes)) : 0;
     if (p.budget && !p.window_forced && g1_len >= 2) {
       g1 = std::max(g1, msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, shifted_window_bits(g1_len), true,
-                                                      opt.msm_segment_length)));
+                                                      opt.msm_segment_length, opt.msm_affine_lanes)));
       if (nb >= 2)
         g2 = std::max(g2, msm_g2_scratch(make_msm_shape(nb, ctx.sms, shifted_window_bits(nb), true,
-                                                        opt.msm_segment_length)));
+                                                        opt.msm_segment_length, opt.msm_affine_lanes)));
     }
     unsigned L = 0;
     while ((std::size_t(1) << L) < n) ++L;
     const std::size_t gathered = key.bellperson ? (key.a_wires.size() + key.b_wires.size()) * 32 : 0;
     const std::size_t slots = 5 * 64 * device_context::result_slot_bytes;
-    return g1 + g2 + gathered + 2 * ntt_engine::table_bytes(L) + slots;
+    // The split of the scalars that are bits: two index lists per split vector, CUB's temp.
+    const std::size_t split = opt.msm_split_bits ? 8 * (key.bellperson ? key.a.size() + key.b1.size() + nv : nv) +
+                                                       msm_split_temp_bytes(g1_len) + 8192
+                                                 : 0;
+    return g1 + g2 + gathered + split + 2 * ntt_engine::table_bytes(L) + slots;
   }
 
   // The device key a proof runs on: the caller's, checked, or one made for this proof only (plain
@@ -205,6 +327,21 @@ struct cuda_backend::impl {
       }
       count_malloc_async((na + nb) * 32);
     }
+    // Scalars that are bits: the witness (snarkjs: A, B1, B2 and, from n_private_from on, C read
+    // it) or the A and B wires' gathered witness and the witness (bellperson) are split once.
+    const bool split = opt.msm_split_bits;
+    split_vec sv[3];
+    std::vector<split_vec*> svs;
+    void* split_mem = nullptr;
+    if (split) {
+      sv[0].n = bp ? na : nv;
+      sv[0].cut = bp ? 0 : npf;
+      sv[1].n = nb;
+      sv[2].n = nv;
+      sv[2].cut = npf;
+      svs = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
+      split_mem = split_alloc(svs, ctx.compute);
+    }
     // The G2 MSM gets the side lane when its scratch fits whole next to the G1 lane's.
     std::size_t c2 = chunk_points<true>(nb, bb2, ctx.side_scratch,
                                         std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity());
@@ -212,10 +349,6 @@ struct cuda_backend::impl {
     if (!two_lanes) c2 = chunk_points<true>(nb, bb2);
     std::size_t c1 = chunk_points<false>(g1_len, *g1_most);
     const std::size_t nh = key.h.size();
-    std::size_t ka = chunks_of(na, c1), kb1 = chunks_of(nb, c1), kc = chunks_of(nv - npf, c1), kh = chunks_of(nh, c1),
-                kb2 = chunks_of(nb, c2);
-    std::size_t slot_a = 0, slot_b1 = ka, slot_b2 = ka + kb1, slot_c = slot_b2 + kb2, slot_h = slot_c + kc;
-    ctx.ensure_result_slots(slot_h + kh);
 
     const uint64_t* w = in.witness();
     const uint64_t* sa = w;
@@ -229,8 +362,14 @@ struct cuda_backend::impl {
       sa = g;
       sb = g + 4 * na;
     }
+    if (split) {
+      sv[0].scalars = bp ? sa : w;
+      sv[1].scalars = sb;
+      sv[2].scalars = w;
+      split_enqueue(svs, ctx.compute);
+    }
     // The side lane starts here: inputs staged, a first use's points uploaded (the compute stream
-    // waits for those by event), wires gathered.
+    // waits for those by event), wires gathered, scalars split.
     CUZK_CUDA(cudaEventRecord(ctx.lane_ready, ctx.compute));
     if (bp) {
       engine.coset_h(in.vec(0), in.vec(1), in.vec(2), L, ctx.compute);  // h's coefficients end in a
@@ -238,26 +377,48 @@ struct cuda_backend::impl {
       engine.compute_h(in.vec(0), in.vec(1), in.vec(2), L, ctx.compute);  // h (canonical) ends in a
     }
     CUZK_CUDA(cudaEventRecord(stage_ev[1], ctx.compute));
-    msm_enqueue<false>(ba, sa, na, c1, slot_a);
+    // The split's counts (read while h is computed) give each MSM its slots.
+    split_read(svs);
+    split_view va, vb, vc;
+    if (split) {
+      va = view_of(sv[0], false);
+      vb = view_of(bp ? sv[1] : sv[0], false);
+      vc = view_of(bp ? sv[2] : sv[0], true);
+    }
+    std::size_t ka = split ? split_slots(va, c1) : chunks_of(na, c1),
+                kb1 = split ? split_slots(vb, c1) : chunks_of(nb, c1),
+                kb2 = split ? split_slots(vb, c2) : chunks_of(nb, c2),
+                kc = split ? split_slots(vc, c1) : chunks_of(nv - npf, c1), kh = chunks_of(nh, c1);
+    std::size_t slot_a = 0, slot_b1 = ka, slot_b2 = ka + kb1, slot_c = slot_b2 + kb2, slot_h = slot_c + kc;
+    ctx.ensure_result_slots(slot_h + kh);
+
+    if (split) msm_enqueue_split<false>(ba, va, c1, slot_a, ctx.scratch, ctx.compute);
+    else msm_enqueue<false>(ba, sa, na, c1, slot_a);
     CUZK_CUDA(cudaEventRecord(stage_ev[2], ctx.compute));
-    msm_enqueue<false>(bb1, sb, nb, c1, slot_b1);
+    if (split) msm_enqueue_split<false>(bb1, vb, c1, slot_b1, ctx.scratch, ctx.compute);
+    else msm_enqueue<false>(bb1, sb, nb, c1, slot_b1);
     CUZK_CUDA(cudaEventRecord(stage_ev[3], ctx.compute));
     if (two_lanes) {
       CUZK_CUDA(cudaStreamWaitEvent(ctx.side, ctx.lane_ready, 0));
       CUZK_CUDA(cudaEventRecord(ctx.side_t0, ctx.side));
-      msm_enqueue<true>(bb2, sb, nb, c2, slot_b2, ctx.side_scratch, ctx.side);
+      if (split) msm_enqueue_split<true>(bb2, vb, c2, slot_b2, ctx.side_scratch, ctx.side);
+      else msm_enqueue<true>(bb2, sb, nb, c2, slot_b2, ctx.side_scratch, ctx.side);
       CUZK_CUDA(cudaEventRecord(ctx.side_t1, ctx.side));
       CUZK_CUDA(cudaEventRecord(ctx.side_done, ctx.side));
+    } else if (split) {
+      msm_enqueue_split<true>(bb2, vb, c2, slot_b2, ctx.scratch, ctx.compute);
     } else {
       msm_enqueue<true>(bb2, sb, nb, c2, slot_b2);
     }
     CUZK_CUDA(cudaEventRecord(stage_ev[4], ctx.compute));
-    msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
+    if (split) msm_enqueue_split<false>(bc, vc, c1, slot_c, ctx.scratch, ctx.compute);
+    else msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
     CUZK_CUDA(cudaEventRecord(stage_ev[5], ctx.compute));
     msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(in.vec(0)), nh, c1, slot_h);
     CUZK_CUDA(cudaEventRecord(stage_ev[6], ctx.compute));
     if (two_lanes) CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, ctx.side_done, 0));
     if (gathered) CUZK_CUDA(cudaFreeAsync(gathered, ctx.compute));
+    if (split_mem) CUZK_CUDA(cudaFreeAsync(split_mem, ctx.compute));
     in.release_after(ctx.compute);
     read_results(slot_h + kh);
 

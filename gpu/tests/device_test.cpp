@@ -261,3 +261,107 @@ TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[devi
   // Key bases get their sets through a device key's policy: proof_test.cpp ("device keys with
   // precomputed shifted sets").
 }
+
+TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the rest) equals the CPU backend",
+          "[device][msm][bits]") {
+  REQUIRE_DEVICE();
+  gpu::cuda_options off;
+  off.msm_split_bits = false;
+  gpu::cuda_backend split_be, plain_be(off);
+  struct mix {
+    const char* name;
+    double bits;
+    bool ones_only;
+  };
+  const mix mixes[] = {{"random", 0.0, false}, {"90% bits", 0.9, false}, {"99% bits", 0.99, false},
+                       {"all ones", 1.0, true}, {"only 0 and 1", 1.0, false}};
+  auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too) {
+    using Curve = decltype(curve_tag);
+    constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
+    auto ps = gpu::testgen::progression<Curve>(D, seed, true);
+    std::vector<zk::affine_t<Curve>> bases(n);
+    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
+    device_vec db(n * sizeof(bases[0])), ds(n * 32);
+    gpu::copy_to_device(db.p, bases.data(), n * sizeof(bases[0]));
+    for (const mix& m : mixes) {
+      auto scalars = gpu::testgen::bit_scalars(n, seed + 7, m.bits, m.ones_only);
+      INFO((g2 ? "g2" : "g1") << " n = " << n << ", D = " << D << ", scalars: " << m.name);
+      auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
+      zk::jacobian_t<Curve> got, got_plain, got_shifted;
+      if constexpr (g2) got = split_be.msm_g2(bases, scalars), got_plain = plain_be.msm_g2(bases, scalars);
+      else got = split_be.msm_g1(bases, scalars), got_plain = plain_be.msm_g1(bases, scalars);
+      REQUIRE(got == want);
+      REQUIRE(got_plain == want);
+      if (cpu_too) REQUIRE(got == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(bases), scalars));
+      // On shifted sets of device-resident bases (made once for these bases).
+      gpu::copy_to_device(ds.p, scalars.data(), n * 32);
+      if constexpr (g2) got_shifted = split_be.msm_g2_device(db.p, ds.p, n, true);
+      else got_shifted = split_be.msm_g1_device(db.p, ds.p, n, true);
+      REQUIRE(got_shifted == want);
+    }
+    split_be.release_caches();
+  };
+  run(g1_curve{}, 1, 1, 400, true);
+  run(g1_curve{}, 3000, 999, 401, true);
+  run(g1_curve{}, (1 << 18) + 5, 1 << 14, 402, false);
+  run(g1_curve{}, (1 << 21) + 1, 1 << 16, 403, false);
+  run(g2_curve{}, 2000, 300, 404, true);
+  run(g2_curve{}, (1 << 16) + 3, 1 << 12, 405, false);
+  // Chunked: the others in chunks, the ones in one sum.
+  gpu::cuda_options o;
+  o.force_msm_chunk = 777;
+  gpu::cuda_backend chunked(o);
+  auto ps = gpu::testgen::progression<g1_curve>(500, 406, true);
+  std::vector<g1_affine> bases(6000);
+  for (std::size_t i = 0; i < bases.size(); ++i) bases[i] = ps.pts[i % 500];
+  auto scalars = gpu::testgen::bit_scalars(bases.size(), 407, 0.9);
+  REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+}
+
+TEST_CASE("device MSM with batch-affine accumulation equals the CPU backend (collisions included)",
+          "[device][msm][affine]") {
+  REQUIRE_DEVICE();
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  for (unsigned lanes : {1u, 5u, 128u}) {
+    INFO("lanes = " << lanes);
+    gpu::cuda_options o;
+    o.msm_affine_lanes = lanes;
+    gpu::cuda_backend be(o);
+    // Random; repeated points (P + P in a batch); every scalar r - 1; zeros; 90% bits; infinity.
+    check_msm<g1_curve>(be, 1, 1, 500, true);
+    check_msm<g1_curve>(be, 3000, 999, 501, true);
+    check_msm<g1_curve>(be, 5000, 3, 502, true);
+    check_msm<g1_curve>(be, 3000, 3, 503, true, std::vector<bigint<4>>(3000, r_minus_1));
+    check_msm<g1_curve>(be, 3000, 7, 504, true, std::vector<bigint<4>>(3000));
+    check_msm<g1_curve>(be, 20000, 64, 505, true, gpu::testgen::bit_scalars(20000, 506, 0.9));
+    check_msm<g1_curve>(be, (1 << 20) + 7, 1 << 16, 507, false);
+    check_msm<g2_curve>(be, 2000, 100, 508, true);
+    check_msm<g2_curve>(be, 3000, 3, 509, true, std::vector<bigint<4>>(3000, r_minus_1));
+    check_msm<g2_curve>(be, (1 << 16) + 1, 1 << 12, 510, false);
+    // P and -P with one scalar: they cancel inside one bucket.
+    auto ps = gpu::testgen::progression<g1_curve>(8, 511, false);
+    std::vector<g1_affine> bases = {ps.pts[1], -ps.pts[1], ps.pts[2], ps.pts[2], ps.pts[3]};
+    bigint<4> one{{1, 0, 0, 0}}, seven{{7, 0, 0, 0}};
+    std::vector<bigint<4>> sc = {seven, seven, seven, seven, seven};
+    REQUIRE(be.msm_g1(bases, sc) == zk::msm<g1_curve>(std::span<const g1_affine>(bases), sc));
+    sc = {r_minus_1, r_minus_1, one, one, r_minus_1};
+    REQUIRE(be.msm_g1(bases, sc) == zk::msm<g1_curve>(std::span<const g1_affine>(bases), sc));
+  }
+  // Shifted sets with batch-affine accumulation and the split.
+  gpu::cuda_options o;
+  o.msm_affine_lanes = 64;
+  gpu::cuda_backend be(o);
+  for (double bits : {0.0, 0.9}) {
+    const std::size_t n = (1 << 18) + 3, D = 1 << 14;
+    auto ps = gpu::testgen::progression<g1_curve>(D, 512, true);
+    std::vector<g1_affine> bases(n);
+    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
+    auto scalars = gpu::testgen::bit_scalars(n, 513, bits);
+    device_vec db(n * sizeof(g1_affine)), ds(n * 32);
+    gpu::copy_to_device(db.p, bases.data(), n * sizeof(g1_affine));
+    gpu::copy_to_device(ds.p, scalars.data(), n * 32);
+    REQUIRE(be.msm_g1_device(db.p, ds.p, n, true) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+    be.release_caches();
+  }
+}

@@ -17,6 +17,11 @@ struct bench_options {
   bool shifted = false;          // msm --resident: also on precomputed shifted bases
   bool profile = false;          // msm --resident: one more run with an event after each MSM stage
   unsigned segment_length = 0;   // msm: buckets per reduction segment (0: the rule)
+  // msm: "random", "bits90" / "bits99" (that share of 0 and 1), "ones"; comma-separated: one row
+  // each, on the same bases (and shifted sets)
+  std::string scalars = "random";
+  bool split_bits = true;        // msm: scalars that are bits split off (cuda_options::msm_split_bits)
+  unsigned affine_lanes = 0;     // msm: batch-affine accumulation, lanes per thread (cuda_options::msm_affine_lanes)
   int warmup = 1;
   int reps = 5;
 };

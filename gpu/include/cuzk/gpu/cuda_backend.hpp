@@ -27,6 +27,14 @@ struct cuda_options {
   unsigned force_window_bits = 0;                      // MSM window (0: chosen by size); tests use it
   std::size_t force_msm_chunk = 0;                     // MSM points per device run (0: by free memory)
   unsigned msm_segment_length = 0;                     // buckets per reduction segment (0: msm_common.cu's rule)
+  // Scalars that are bits: each MSM's scalars are split on the device (once per scalar vector of a
+  // proof) into zeros (skipped), ones (their points summed without buckets) and the rest (the
+  // bucket method on a compacted list). Off: every scalar goes through the bucket method.
+  bool msm_split_bits = true;
+  // Bucket accumulation: 0 adds into XYZZ accumulators (~10 products per addition); N > 0 adds
+  // into affine ones, N slices per thread sharing one inversion per step (Montgomery's trick: ~6
+  // products per addition plus the inversion's share; more scratch: a state per slice).
+  unsigned msm_affine_lanes = 0;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
   // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the

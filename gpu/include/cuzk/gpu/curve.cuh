@@ -4,6 +4,7 @@
 #pragma once
 
 #include "cuzk/gpu/fields.cuh"
+#include "zk/curve/affine_batch_formulas.hpp"  // batch-affine additions (msm.cuh), the host's tests too
 #include "zk/curve/xyzz_formulas.hpp"
 
 namespace cuzk::gpu {
@@ -12,6 +13,7 @@ template <class F>
 struct affine_d {
   F x, y;
   CUZK_HD bool is_identity() const { return x.is_zero() && y.is_zero(); }
+  CUZK_HD static affine_d identity() { return {F::zero(), F::zero()}; }
 };
 
 template <class F>

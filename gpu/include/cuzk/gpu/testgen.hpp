@@ -46,6 +46,22 @@ inline std::vector<bigint<4>> random_scalars(std::size_t n, std::uint64_t seed) 
   return out;
 }
 
+// Scalars with a witness's mix: each is a bit with probability bit_share (0 or 1, or only 1 when
+// ones_only), else uniform below r; deterministic in (seed, index).
+inline std::vector<bigint<4>> bit_scalars(std::size_t n, std::uint64_t seed, double bit_share, bool ones_only = false) {
+  std::vector<bigint<4>> out(n);
+  const std::uint64_t threshold = std::uint64_t(bit_share * 0x1p53);
+  zk::parallel_for(n, [&](std::size_t b, std::size_t e) {
+    std::uint64_t st = seed * 0x9e3779b97f4a7c15ull + b;
+    for (std::size_t i = b; i < e; ++i) {
+      std::uint64_t u = splitmix(st);
+      if ((u >> 11) < threshold) out[i] = bigint<4>{{ones_only ? 1u : (u & 1), 0, 0, 0}};
+      else out[i] = random_scalar(st);
+    }
+  }, 4096);
+  return out;
+}
+
 template <class Curve>
 struct point_set {
   std::vector<zk::affine_t<Curve>> pts;
