@@ -49,6 +49,10 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool 
                          unsigned affine_lanes = 0);
 // Window bits of shifted sets for n points (>= 12, so at most max_shifted_sets sets).
 unsigned shifted_window_bits(std::size_t n);
+// The cost model of both (in additions, H200 constants): plain bases with the best window, against
+// shifted sets of window bits c. A split MSM's others run on the plain copy (set 0) when cheaper.
+double msm_plain_cost(std::size_t n);
+double msm_shifted_cost(std::size_t n, unsigned c);
 // Signed c-bit windows of a 255-bit scalar (the top one takes the last borrow): also the number of
 // shifted sets for window bits c.
 constexpr unsigned msm_windows(unsigned c) { return (255 + c) / c; }
@@ -369,7 +373,11 @@ __global__ void msm_sum_points(const uint32_t* __restrict__ idx, std::size_t n, 
 }
 
 // Partial sums of msm_sum_points: at most this many threads (and points of scratch, twice).
-constexpr std::size_t msm_sum_threads = 32768;
+constexpr std::size_t msm_sum_threads = 131072;
+// Partial sums per thread of a tree level (msm_group_sums): a level is one thread's chain of G
+// dependent additions (latency, not throughput, at the top of the tree), so small groups and more
+// levels: 8 (H200, issue 19: the window sums 2.9 -> 1.5 ms at 2^24 shifted).
+constexpr unsigned msm_group = 8;
 
 // Device bytes one MSM of this shape needs beyond bases and scalars (its bucket method, or the sum
 // of the points whose scalar is 1 in the same arena, whichever is more).
@@ -492,7 +500,7 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   unsigned cnt = sh.nseg;
   X *in = seg_a, *out = seg_b;
   while (cnt > 1) {
-    constexpr unsigned G = 32;
+    constexpr unsigned G = msm_group;
     unsigned ng = (cnt + G - 1) / G;
     msm_group_sums<F><<<blocks_for(std::size_t(BW) * ng, 64), 64, 0, s>>>(in, BW, cnt, G, ng, out);
     CUZK_LAUNCHED();
@@ -526,7 +534,7 @@ void msm_sum_run(const affine_d<F>* bases, const uint32_t* idx, std::size_t n, u
   std::size_t cnt = T;
   X *in = a, *out = b;
   while (cnt > 1) {
-    constexpr unsigned G = 32;
+    constexpr unsigned G = msm_group;
     unsigned ng = unsigned((cnt + G - 1) / G);
     msm_group_sums<F><<<blocks_for(ng, 64), 64, 0, s>>>(in, 1, unsigned(cnt), G, ng, ng == 1 ? out_dev : out);
     CUZK_LAUNCHED();

@@ -105,21 +105,27 @@ void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, 
   }
 }
 
+namespace {
+// Plain bases: windows x (points + a bucket's reduction, ~3 additions' worth, per bucket).
+double plain_cost(std::size_t n, unsigned c) {
+  return double(msm_windows(c)) * (double(n) + 3.0 * double(1u << (c - 1)));
+}
+unsigned plain_window_bits(std::size_t n) {
+  unsigned best = 2;
+  double best_cost = 1e300;
+  for (unsigned c = 2; c <= 22; ++c)
+    if (plain_cost(n, c) < best_cost) best_cost = plain_cost(n, c), best = c;
+  return best;
+}
+}  // namespace
+
 msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted, unsigned seg_len,
                          unsigned affine_lanes) {
   if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 points in one run");
   msm_shape sh{};
   sh.n = n;
   sh.c = force_c ? force_c : shifted_window_bits(n);
-  if (!force_c && !shifted) {
-    // Windows x (points + a bucket's reduction, ~3 additions' worth, per bucket).
-    double best_cost = 1e300;
-    for (unsigned c = 2; c <= 22; ++c) {
-      double nwin = double(msm_windows(c));
-      double cost = nwin * (double(n) + 3.0 * double(1u << (c - 1)));
-      if (cost < best_cost) best_cost = cost, sh.c = c;
-    }
-  }
+  if (!force_c && !shifted) sh.c = plain_window_bits(n);
   sh.nwin = msm_windows(sh.c);
   sh.nb = (1u << (sh.c - 1)) + 1;
   sh.shifted = shifted;
@@ -146,15 +152,23 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shif
   return sh;
 }
 
-unsigned shifted_window_bits(std::size_t n) {
+
+double msm_shifted_cost(std::size_t n, unsigned c) {
   // One bucket reduction for all windows: windows x points + ~5 additions' worth per bucket (the
   // measured cost of a bucket in the reduction against a point in the accumulation, H200).
+  return double(msm_windows(c)) * double(n) + 5.0 * double(1u << (c - 1));
+}
+double msm_plain_cost(std::size_t n) {
+  // Plus the window combination (c x windows doublings on one thread: ~4.7 ms on the H200, the
+  // time of ~8M additions in the accumulation), which shifted sets do not have.
+  return plain_cost(n, plain_window_bits(n)) + 8e6;
+}
+
+unsigned shifted_window_bits(std::size_t n) {
   unsigned best = 22;
   double best_cost = 1e300;
-  for (unsigned c = 12; c <= 24; ++c) {
-    double cost = double(msm_windows(c)) * double(n) + 5.0 * double(1u << (c - 1));
-    if (cost < best_cost) best_cost = cost, best = c;
-  }
+  for (unsigned c = 12; c <= 24; ++c)
+    if (msm_shifted_cost(n, c) < best_cost) best_cost = msm_shifted_cost(n, c), best = c;
   return best;
 }
 

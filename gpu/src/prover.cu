@@ -195,15 +195,23 @@ struct cuda_backend::impl {
   void msm_enqueue_split(const msm_bases& mb, const split_view& v, std::size_t chunk, std::size_t first, arena& ar,
                          cudaStream_t st) {
     if (v.dense) return msm_enqueue<G2>(mb, v.dense, v.n2, chunk, first, ar, st);
+    // Few others: shifted sets' one large bucket reduction costs more than the plain method on
+    // set 0 (the plain copy) with a window for their number (msm_common.cu's cost model), when
+    // its scratch fits in what the chunk was planned for.
+    const msm_bases plain{mb.ptr};
+    const bool to_plain = mb.stride && !opt.force_window_bits && v.n2 &&
+                          msm_plain_cost(v.n2) < msm_shifted_cost(v.n2, mb.c) &&
+                          scratch_need<G2>(std::min(chunk, v.n2), plain) <= scratch_need<G2>(chunk, mb);
+    const msm_bases& others = to_plain ? plain : mb;
     void* out = ctx.result.get() + first * device_context::result_slot_bytes;
     if (G2) ::cuzk::gpu::msm_g2_sum(mb.ptr, v.ones, v.n1, v.base, ar, out, st);
     else ::cuzk::gpu::msm_g1_sum(mb.ptr, v.ones, v.n1, v.base, ar, out, st);
     for (std::size_t off = 0, j = first + 1; off < v.n2; off += chunk, ++j) {
       std::size_t len = std::min(chunk, v.n2 - off);
-      auto sh = shape_of(len, mb);
+      auto sh = shape_of(len, others);
       out = ctx.result.get() + j * device_context::result_slot_bytes;
-      if (G2) ::cuzk::gpu::msm_g2_device(mb.ptr, v.scalars, sh, mb.stride, ar, out, st, v.others + off, v.base);
-      else ::cuzk::gpu::msm_g1_device(mb.ptr, v.scalars, sh, mb.stride, ar, out, st, v.others + off, v.base);
+      if (G2) ::cuzk::gpu::msm_g2_device(mb.ptr, v.scalars, sh, others.stride, ar, out, st, v.others + off, v.base);
+      else ::cuzk::gpu::msm_g1_device(mb.ptr, v.scalars, sh, others.stride, ar, out, st, v.others + off, v.base);
     }
   }
 

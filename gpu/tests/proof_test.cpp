@@ -137,6 +137,31 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     REQUIRE(gpu::cuda_backend::shifted_bytes(*dk3) == 0);
     REQUIRE(g16::prove(key, pce, ch.w, rnd, small, nullptr, dk3.get()) == want);
   }
+  SECTION("a witness of mostly bits: the split of its scalars (C from n_private_from on), split off, shifted") {
+    // Not a satisfying witness (a proof needs none to be computed): the private wires are 0 and 1
+    // in nine of ten, the rest random, so the split has ones, others and zeros in every MSM.
+    auto w = ch.w;
+    std::uint64_t bs = 5;
+    for (std::size_t i = 2; i < w.values.size(); ++i) {
+      std::uint64_t u = gpu::testgen::splitmix(bs);
+      if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
+    }
+    auto want_bits = g16::prove(key, pce, w, rnd, cpu);
+    REQUIRE(g16::prove(key, pce, w, rnd, be) == want_bits);
+    gpu::cuda_options o;
+    o.msm_split_bits = false;
+    gpu::cuda_backend unsplit(o);
+    REQUIRE(g16::prove(key, pce, w, rnd, unsplit) == want_bits);
+    o.msm_split_bits = true;
+    o.shifted_bases_bytes = SIZE_MAX;
+    gpu::cuda_backend shifted(o);
+    auto dk = shifted.load_key(g16::points_of(key));
+    REQUIRE(g16::prove(key, pce, w, rnd, shifted, nullptr, dk.get()) == want_bits);
+    o.force_msm_chunk = 700;
+    gpu::cuda_backend chunked(o);
+    auto dk2 = chunked.load_key(g16::points_of(key));
+    REQUIRE(g16::prove(key, pce, w, rnd, chunked, nullptr, dk2.get()) == want_bits);
+  }
   SECTION("host-staged inputs (the generic path)") {
     g16::host_stager host;
     auto in = host.stage(pce.evaluate(ch.w), ch.w.values);
@@ -179,6 +204,18 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   CHECK(gpu::cuda_backend::shifted_bytes(*dk) > 0);
   CHECK(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
   CHECK(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+
+  // A witness of mostly bits (not satisfying: a proof needs none): three splits (the A and B wires'
+  // gathered witness, the witness for C), plain and shifted, against the CPU backend.
+  auto w = ch.w;
+  std::uint64_t bs = 6;
+  for (std::size_t i = 2; i < w.values.size(); ++i) {
+    std::uint64_t u = gpu::testgen::splitmix(bs);
+    if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
+  }
+  auto want_bits = g16::prove(key, pce, w, rnd, cpu);
+  CHECK(g16::prove(key, pce, w, rnd, be) == want_bits);
+  CHECK(g16::prove(key, pce, w, rnd, shifted, nullptr, dk.get()) == want_bits);
 
   // The h alone: device against host, on random evaluations.
   const std::size_t n = std::size_t(1) << 13;
