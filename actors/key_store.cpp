@@ -17,18 +17,25 @@
 // made without them; larger still, the waiters get no residency (an empty handle) and the device
 // uploads the points for each proof.
 // A hot key that is evicted (or dropped) takes its unleased residents with it.
-// A Filecoin key is a `.params` path: the same tiers, with its circuit recorded at load
-// (load_proving_key) and its parameters.json digest checked there when [filecoin] verify_params.
+// A Filecoin key is a `.params` path: the same tiers, its parameters.json digest checked at load
+// when [filecoin] verify_params (load_circuit_key). A PoRep key loads with its evaluator: the
+// circuit's compact recorded evaluator mapped from <params stem>.cuzk-pce (recorded there first when
+// absent: once per sector size, counted in the status), so its "build" is nothing and every job and
+// partition of that sector size shares the one mapping. Its grant covers the mapped file and one
+// partition's buffers kept between partitions (circuit_key::buffers); the buffers go when it does.
+// A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
 #include <filesystem>
 #include <map>
 #include <set>
 
 #include "actors/key_store.hpp"
 #include "caf/all.hpp"
+#include "fil/evaluator.hpp"
 #include "fil/partition.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/groth16/synthetic_srs.hpp"
+#include "zk/groth16/bellperson_key.hpp"
 #include "zk/io/bellperson.hpp"
 
 namespace cuzk::actors {
@@ -60,14 +67,26 @@ std::uint64_t evaluator_bytes(const zk::io::zkey& key) {
 
 std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
                                                      const std::map<std::string, std::string>* digests) {
+  key_load_options o;
+  if (digests) o.param_digests = std::make_shared<const std::map<std::string, std::string>>(*digests);
+  return load_circuit_key(path, o).zkey;
+}
+
+circuit_key load_circuit_key(const std::string& path, const key_load_options& options, bool* recorded) {
+  circuit_key ck;
   if (zk::groth16::is_synthetic_key_path(path)) {
     const auto spec = zk::groth16::parse_synthetic_key_path(path);
-    return std::make_shared<const zk::io::zkey>(
+    ck.zkey = std::make_shared<const zk::io::zkey>(
         zk::groth16::synthetic_key(*open_synthetic_evaluator(path), spec.seed, spec.host_points, path));
+    return ck;
   }
   auto circuit = fil::circuit_for_params(path);
-  if (!circuit) return std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
+  if (!circuit) {
+    ck.zkey = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
+    return ck;
+  }
   if (!std::filesystem::exists(path)) throw zk::input_error(path + ": params file not found");
+  const auto* digests = options.param_digests.get();
   if (digests && !digests->empty()) {
     const auto name = std::filesystem::path(path).filename().string();
     auto it = digests->find(name);
@@ -76,14 +95,25 @@ std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
     if (got != it->second)
       throw zk::input_error(path + ": digest " + got + " differs from parameters.json's " + it->second);
   }
-  return std::make_shared<const zk::io::zkey>(fil::proving_key(path, *circuit));
+  if (!circuit->seal) {
+    ck.zkey = std::make_shared<const zk::io::zkey>(fil::proving_key(path, *circuit));
+    return ck;
+  }
+  auto ev = fil::open_porep_evaluator(*circuit->seal, fil::porep_evaluator_path(path, options.evaluator_dir));
+  if (recorded) *recorded = ev.recorded;
+  auto key = zk::groth16::bellperson_proving_key(zk::io::bellperson_params::open(path), *ev.compact);
+  key.path = path;
+  ck.zkey = std::make_shared<const zk::io::zkey>(std::move(key));
+  ck.evaluator_bytes = ev.compact->file_bytes();  // mapped: its pages come in as partitions read them
+  ck.evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
+      zk::groth16::constraint_evaluator::from_compact(std::move(ev.compact)));
+  return ck;
 }
 
 namespace {
 
 // The blocking half, on its own thread: parse the zkey, build the evaluator.
-key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
-                                           std::shared_ptr<const std::map<std::string, std::string>> digests) {
+key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_load_options options) {
   auto guarded = [](auto&& fn) -> caf::result<key_handle> {
     try {
       return fn();
@@ -107,12 +137,12 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
           return make_error(errc::worker_failed, e.what());
         }
       },
-      [guarded, digests](load_atom, const std::string& path) -> caf::result<key_handle> {
+      [guarded, options](load_atom, const std::string& path) -> caf::result<key_handle> {
         return guarded([&] {
-          auto key = load_proving_key(path, digests.get());
-          auto ck = std::make_shared<circuit_key>();
-          ck->zkey = key;
-          ck->evaluator_bytes = evaluator_bytes(*key);
+          bool recorded = false;
+          auto ck = std::make_shared<circuit_key>(load_circuit_key(path, options, &recorded));
+          ck->evaluator_recorded = recorded;
+          const auto& key = ck->zkey;
           key_handle h;
           h.path = path;
           const std::uint64_t d = key->domain_size, fr_bytes = sizeof(zk::bls12_381::fr);
@@ -120,6 +150,14 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
           if (fil::circuit_for_params(path) || key->synthetic)
             h.synthesis_bytes += 2 * key->n_vars * fr_bytes;  // witness, twice
           h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
+          if (!ck->evaluator) {
+            ck->evaluator_bytes = evaluator_bytes(*key);
+          } else {
+            // One partition's buffers kept between partitions, reserved with the key (a partition in
+            // flight is accounted by its own reservation; a kept set by this one).
+            ck->buffers = std::make_shared<zk::groth16::partition_buffers>(1);
+            ck->evaluator_bytes += h.synthesis_bytes;
+          }
           h.ptr = std::move(ck);
           return h;
         });
@@ -127,6 +165,7 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self,
       [guarded](build_atom, key_handle& h) -> caf::result<key_handle> {
         return guarded([&] {
           if (!h.ptr || !h.ptr->zkey) throw std::runtime_error("key store: build of a key that is not loaded");
+          if (h.ptr->evaluator) return h;  // came with its evaluator (a PoRep key's compact one)
           auto ck = std::make_shared<circuit_key>(*h.ptr);
           ck->evaluator = build_evaluator(*ck->zkey);
           key_handle out = h;
@@ -174,7 +213,7 @@ struct key_store_state {
   key_worker_actor worker;
   std::map<std::string, key_entry> keys;
   std::map<std::string, key_summary> summaries;
-  std::uint64_t loads = 0, builds = 0, evictions = 0, next_ticket = 1;
+  std::uint64_t loads = 0, builds = 0, records = 0, evictions = 0, next_ticket = 1;
 };
 
 using store_ptr = key_store_actor::stateful_pointer<key_store_state>;
@@ -248,6 +287,7 @@ void start_load(store_ptr self, const std::string& path) {
           [self, path, ticket](key_handle& h) {
             auto& e = self->state.keys[path];
             if (e.ticket != ticket) return;
+            if (h.ptr && h.ptr->evaluator_recorded) ++self->state.records;
             e.handle = std::move(h);  // warm
             reserve_and_build(self, path);
           },
@@ -462,13 +502,13 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
 }
 
 key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes,
-                                         std::shared_ptr<const std::map<std::string, std::string>> digests,
+                                         key_load_options load,
                                          std::vector<device_actor> devices, std::vector<budget_actor> vram) {
   self->state.host_budget = std::move(host_budget);
   self->state.cache_bytes = cache_bytes;
   for (std::size_t d = 0; d < devices.size(); ++d)
     self->state.devices.push_back(device_tier{devices[d], d < vram.size() ? vram[d] : budget_actor{}, {}, 0, 0});
-  self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker, std::move(digests));
+  self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker, std::move(load));
   return {
       [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
         auto& e = self->state.keys[path];
@@ -581,6 +621,7 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         key_store_status s;
         s.loads = st.loads;
         s.evaluator_builds = st.builds;
+        s.evaluator_records = st.records;
         s.evictions = st.evictions;
         for (std::uint32_t d = 0; d < st.devices.size(); ++d) {
           residency_status rs;
@@ -618,9 +659,9 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
 }  // namespace
 
 key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
-                                std::shared_ptr<const std::map<std::string, std::string>> param_digests,
+                                key_load_options load,
                                 std::vector<device_actor> devices, std::vector<budget_actor> vram_budgets) {
-  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes, std::move(param_digests), std::move(devices),
+  return sys.spawn(key_store, std::move(host_budget), key_cache_bytes, std::move(load), std::move(devices),
                    std::move(vram_budgets));
 }
 

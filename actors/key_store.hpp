@@ -44,7 +44,7 @@ typename Inspector::result_type inspect(Inspector& f, residency_status& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_store_status& x) {
   return f(caf::meta::type_name("key_store_status"), x.keys, x.loads, x.evaluator_builds, x.evictions,
-           x.reserved_bytes, x.devices);
+           x.reserved_bytes, x.evaluator_records, x.devices);
 }
 
 // Blocking helper of the key store (its own thread): parses keys and builds evaluators.
@@ -72,11 +72,19 @@ using key_store_actor = caf::typed_actor<                         //
 
 namespace cuzk::actors {
 
+// How keys are loaded: parameters.json's digests of Filecoin params ([filecoin] verify_params;
+// empty = not checked) and where PoRep keys' compact evaluators are cached ("" : next to each
+// params file; fil/evaluator.hpp).
+struct key_load_options {
+  std::shared_ptr<const std::map<std::string, std::string>> param_digests;
+  std::string evaluator_dir;
+};
+
 // The key store, with each device and its VRAM budget (devices[d], vram_budgets[d]) for the
 // resident tier.
 key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
-                                std::shared_ptr<const std::map<std::string, std::string>> param_digests = {},
-                                std::vector<device_actor> devices = {}, std::vector<budget_actor> vram_budgets = {});
+                                key_load_options load = {}, std::vector<device_actor> devices = {},
+                                std::vector<budget_actor> vram_budgets = {});
 
 // A proving key by path: a snarkjs .zkey, or a Filecoin .params file named as parameters.json names
 // it (its circuit recorded, fil/partition.hpp; its digest checked first when `param_digests` lists
@@ -90,5 +98,13 @@ std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
 std::shared_ptr<const zk::groth16::constraint_evaluator> build_evaluator(const zk::io::zkey& key);
 // The host bytes build_evaluator's result holds plus one evaluation's a, b, c (for the host budget).
 std::uint64_t evaluator_bytes(const zk::io::zkey& key);
+// The same with its evaluator where the load gives one (see load_circuit_key below); a synthetic key
+// path as above.
+// it (its digest checked first when the options list digests). A PoRep key comes with its
+// evaluator: the compact recorded one (fil/evaluator.hpp), mapped from its cache file or recorded
+// into it first (`recorded` says which), and the key's density from it; any other key comes
+// without (constraint_evaluator::build makes it: PoSt's circuit is recorded here into an R1CS).
+// Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
+circuit_key load_circuit_key(const std::string& path, const key_load_options& options, bool* recorded = nullptr);
 
 }  // namespace cuzk::actors

@@ -38,6 +38,7 @@ struct engine_settings {
   zk::groth16::backend_settings backend;    // the tuning every device backend is made with
   std::uint64_t device_budget_bytes = 0;    // per device: its VRAM budget (resident keys and staged partitions)
   unsigned synthesizers = 1;
+  unsigned synthesizer_threads = 0;  // threads of each synthesizer's witness and a, b, c (0: the process pool)
   std::vector<remote_endpoint> remote_synthesizers;
   unsigned max_attempts = 3;
   std::size_t max_active_jobs = 1024;
@@ -48,6 +49,9 @@ struct engine_settings {
   fault_settings faults;
   // Filecoin [filecoin] verify_params: parameters.json's digests by file name; empty = not checked.
   std::shared_ptr<const std::map<std::string, std::string>> param_digests;
+  // Filecoin [filecoin] evaluator_dir: where PoRep keys' compact evaluators are cached ("" : next to
+  // each params file).
+  std::string evaluator_dir;
 };
 
 std::uint64_t now_us();  // steady clock, microseconds

@@ -22,18 +22,13 @@ struct stager_state {
 
 using stager_ptr = stager_actor::stateful_pointer<stager_state>;
 
-// The synthesis buffers become the stager's: taken over when this is the last handle (the normal
-// case: the scheduler hands its handle over), copied otherwise.
-zk::groth16::synthesis take_synthesis(synthesis_handle& h) {
-  auto p = std::move(h.ptr);
-  h.reservation.ptr.reset();
-  if (p.use_count() == 1) return std::move(const_cast<zk::groth16::synthesis&>(*p));
-  return *p;
-}
-
 // Checks the inputs against the key, then stages them. The handle keeps the witness alive (host
 // staging refers to it in place), and the synthesis' host-budget grant goes with the buffers:
 // kept while host staging holds them, released as soon as a device has its own copy.
+// The synthesis buffers are staged from the handle's own object when this is the last handle (the
+// normal case: the scheduler hands its handle over), so that they go back where they came from
+// (a PoRep key's kept buffers: the handle's deleter) as soon as a device has copied them, or, for
+// host staging, which takes them over, when the proof is done; copied otherwise.
 staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key, synthesis_handle& syn,
                               const witness_handle& witness) {
   if (!key.ptr || !key.ptr->zkey || !syn.ptr || !witness.ptr)
@@ -41,11 +36,27 @@ staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key
   zk::groth16::check_inputs(*key.ptr->zkey, *syn.ptr, *witness.ptr);
   auto w = witness.ptr;
   auto host_grant = syn.reservation.ptr;
-  std::unique_ptr<zk::groth16::staged_inputs> in = stager.stage(take_synthesis(syn), std::span(w->values));
-  if (in->device_bytes() > 0) host_grant.reset();
+  syn.reservation.ptr.reset();
+  auto own = std::move(syn.ptr);
+  std::unique_ptr<zk::groth16::staged_inputs> in;
+  if (own.use_count() == 1) {
+    auto& s = const_cast<zk::groth16::synthesis&>(*own);
+    in = stager.stage(std::move(s), std::span(w->values));
+  } else {
+    in = stager.stage(zk::groth16::synthesis(*own), std::span(w->values));
+    own.reset();
+  }
+  if (in->device_bytes() > 0) {
+    host_grant.reset();
+    own.reset();  // the device has its copy: the buffers go back now
+  }
   staged_handle h;
   h.ptr = std::shared_ptr<zk::groth16::staged_inputs>(
-      in.release(), [w, host_grant](zk::groth16::staged_inputs* p) { delete p; });
+      in.release(), [w, host_grant, own](zk::groth16::staged_inputs* p) {
+        if (auto* hs = dynamic_cast<zk::groth16::host_staged*>(p); hs && own)
+          const_cast<zk::groth16::synthesis&>(*own) = std::move(hs->syn);  // back to the handle's deleter
+        delete p;
+      });
   return h;
 }
 

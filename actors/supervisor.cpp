@@ -60,11 +60,12 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
       for (auto& d : st.r.devices) devices.push_back(caf::actor_cast<device_actor>(d));
       for (auto& v : st.r.vram_budgets) vram.push_back(caf::actor_cast<budget_actor>(v));
       return caf::actor_cast<caf::actor>(spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget),
-                                                         s.key_cache_bytes, s.param_digests, std::move(devices),
+                                                         s.key_cache_bytes,
+                                                         key_load_options{s.param_digests, s.evaluator_dir}, std::move(devices),
                                                          std::move(vram)));
     }
     case role::synthesizer:
-      return caf::actor_cast<caf::actor>(spawn_synthesizer(sys, slot, s.faults, gen));
+      return caf::actor_cast<caf::actor>(spawn_synthesizer(sys, slot, s.synthesizer_threads, s.faults, gen));
     case role::device:
       return caf::actor_cast<caf::actor>(spawn_device(sys, slot, s.devices[slot], s.backend, s.faults, gen));
     case role::stager:

@@ -6,7 +6,13 @@
 // receives only the key's path and loads the key and builds its evaluator itself, once.
 //
 // A Filecoin partition brings no witness: its vanilla proofs (fil_input_handle) go through the
-// circuit in witness mode here (fil::synthesize_partition), then the same a, b, c.
+// circuit in witness mode here (fil::synthesize_partition_into), then the same a, b, c. A PoRep key
+// comes with its compact recorded evaluator and its partition buffers (circuit_key::buffers): the
+// circuit's values go into kept vectors, a, b, c are evaluated from those (Montgomery, no
+// conversion pass) into kept vectors, then the witness is converted into a kept vector; the
+// handles give them back when their last holder lets go (the stager, once a device has its copy,
+// or the device once the proof is done), so the next partition writes into memory already there.
+// All of it on the synthesizer's pool: `threads` of its own, or the process pool (0).
 #include <map>
 
 #include "actors/synthesizer.hpp"
@@ -14,7 +20,9 @@
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
 #include "fil/partition.hpp"
+#include "zk/cs/export.hpp"
 #include "zk/error.hpp"
+#include "zk/groth16/pce_compact.hpp"
 
 namespace cuzk::actors {
 
@@ -24,6 +32,8 @@ struct synthesizer_state {
   synthesizer_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
   std::uint32_t slot = 0;
   std::unique_ptr<fault_coin> coin;
+  std::unique_ptr<zk::thread_pool> own_pool;  // threads > 0
+  zk::thread_pool& pool() { return own_pool ? *own_pool : zk::default_pool(); }
   std::map<std::string, std::shared_ptr<const circuit_key>> local_keys;  // remote use only
 };
 
@@ -34,17 +44,69 @@ std::shared_ptr<const circuit_key> resolve_key(synth_ptr self, const key_handle&
   auto& slot = self->state.local_keys[h.path];
   if (!slot) {
     auto ck = std::make_shared<circuit_key>();
-    ck->zkey = load_proving_key(h.path, nullptr);
-    ck->evaluator = build_evaluator(*ck->zkey);
-    ck->evaluator_bytes = ck->evaluator->memory_bytes();
+    *ck = load_circuit_key(h.path, key_load_options{});
+    if (!ck->evaluator) {
+      ck->evaluator = build_evaluator(*ck->zkey);
+      ck->evaluator_bytes = ck->evaluator->memory_bytes();
+    }
     slot = std::move(ck);
   }
   return slot;
 }
 
-synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot, fault_settings faults,
-                                             std::uint64_t generation) {
+// A PoRep partition into the key's kept buffers (see the header comment).
+struct buffered_partition {
+  std::shared_ptr<const zk::io::witness> witness;
+  std::shared_ptr<zk::groth16::synthesis> synthesis;
+};
+buffered_partition synthesize_buffered(const zk::groth16::pce_compact& compact,
+                                       const std::shared_ptr<zk::groth16::partition_buffers>& bufs,
+                                       const fil::circuit_ref& circuit, const fil::job_input& in,
+                                       std::uint32_t partition, zk::thread_pool& pool) {
+  auto cs = zk::cs::constraint_system::witness_reusing(bufs->take_values(), bufs->take_values());
+  struct values_back {  // the circuit's values go back to the buffers however this ends
+    zk::cs::constraint_system& cs;
+    zk::groth16::partition_buffers& bufs;
+    ~values_back() {
+      zk::cs::values in, aux;
+      cs.release_values(in, aux);
+      bufs.give_values(std::move(in));
+      bufs.give_values(std::move(aux));
+    }
+  } back{cs, *bufs};
+  fil::synthesize_partition_into(cs, circuit, in, partition, pool);
+  std::weak_ptr<zk::groth16::partition_buffers> home = bufs;
+  buffered_partition out;
+  out.synthesis = std::shared_ptr<zk::groth16::synthesis>(new zk::groth16::synthesis, [home](zk::groth16::synthesis* p) {
+    if (auto b = home.lock()) {
+      b->give_vector(std::move(p->a));
+      b->give_vector(std::move(p->b));
+      b->give_vector(std::move(p->c));
+    }
+    delete p;
+  });
+  auto& syn = *out.synthesis;
+  const std::size_t n = compact.domain_size();
+  for (auto* v : {&syn.a, &syn.b, &syn.c}) {
+    *v = bufs->take_vector();
+    v->resize(n);
+  }
+  compact.evaluate_into(cs.inputs(), cs.aux(), syn.a, syn.b, syn.c, pool);
+  auto* w = new zk::io::witness;
+  w->path = fil::partition_name(circuit, in, partition);
+  w->values = bufs->take_witness();
+  out.witness = std::shared_ptr<const zk::io::witness>(w, [home](const zk::io::witness* p) {
+    if (auto b = home.lock()) b->give_witness(std::move(const_cast<zk::io::witness*>(p)->values));
+    delete p;
+  });
+  zk::cs::to_witness_values(cs, w->values, pool);
+  return out;
+}
+
+synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot, unsigned threads,
+                                             fault_settings faults, std::uint64_t generation) {
   self->state.slot = slot;
+  if (threads > 0) self->state.own_pool = std::make_unique<zk::thread_pool>(threads);
   self->state.coin = std::make_unique<fault_coin>(faults.synth_throw,
                                                   faults.seed ^ (0x9e3779b97f4a7c15ULL * (slot + 1)) ^ (generation << 20));
   return {
@@ -61,19 +123,36 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
             r.stage_ms.push_back(double(now - t) / 1000);
             t = now;
           };
+          auto& pool = self->state.pool();
           std::shared_ptr<const zk::io::witness> w = req.witness.data.ptr;
+          // Non-const object behind a const handle: the device, as sole owner, may take it over.
+          std::shared_ptr<zk::groth16::synthesis> syn;
           if (!w && req.witness.fil.ptr) {
             // The registered proof, not the key's file: API versions share a file, not challenges.
             const auto& in = *req.witness.fil.ptr;
-            w = std::make_shared<const zk::io::witness>(fil::synthesize_partition(
-                fil::resolve_circuit(in.kind, in.registered_proof), in, req.witness.fil.partition));
+            const auto circuit = fil::resolve_circuit(in.kind, in.registered_proof);
+            const auto* compact = key->evaluator->compact();
+            if (compact && key->buffers) {
+              auto made = synthesize_buffered(*compact, key->buffers, circuit, in, req.witness.fil.partition, pool);
+              w = std::move(made.witness);
+              syn = std::move(made.synthesis);
+            } else {
+              zk::cs::constraint_system cs(zk::cs::mode::witness);
+              fil::synthesize_partition_into(cs, circuit, in, req.witness.fil.partition, pool);
+              auto made = std::make_shared<zk::io::witness>();
+              made->path = fil::partition_name(circuit, in, req.witness.fil.partition);
+              zk::cs::to_witness_values(cs, made->values, pool);
+              w = std::move(made);
+            }
           }
           if (!w) w = std::make_shared<const zk::io::witness>(zk::io::witness::load(req.witness.path));
-          stage_done(req.witness.fil.ptr ? "C1 + witness" : "witness");
+          // The kept-buffers path evaluated a, b, c from the circuit's values already.
+          stage_done(!req.witness.fil.ptr ? "witness" : syn ? "C1 + witness + a/b/c" : "C1 + witness");
           zk::io::check_witness_matches(*key->zkey, *w);
-          // Non-const object behind a const handle: the device, as sole owner, may take it over.
-          auto syn = std::make_shared<zk::groth16::synthesis>(key->evaluator->evaluate(*w));
-          stage_done("a/b/c");
+          if (!syn) {
+            syn = std::make_shared<zk::groth16::synthesis>(key->evaluator->evaluate(*w));
+            stage_done("a/b/c");
+          }
           r.task = req.task;
           r.synthesis.ptr = std::move(syn);
           r.witness.ptr = std::move(w);
@@ -92,9 +171,9 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
 
 }  // namespace
 
-synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
-                                    std::uint64_t generation) {
-  return sys.spawn<caf::detached>(synthesizer, slot, faults, generation);
+synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, unsigned threads,
+                                    fault_settings faults, std::uint64_t generation) {
+  return sys.spawn<caf::detached>(synthesizer, slot, threads, faults, generation);
 }
 
 // For a node that only serves synthesis over the middleman: on the node's scheduler threads. The
@@ -102,7 +181,7 @@ synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, 
 // detached actor's thread waits for its last reference: published, it could block the node's
 // shutdown. (Declared in engine/remote.cpp, its only user.)
 synthesizer_actor spawn_synthesizer_for_node(caf::actor_system& sys) {
-  return sys.spawn(synthesizer, std::uint32_t{0}, fault_settings{}, std::uint64_t{0});
+  return sys.spawn(synthesizer, std::uint32_t{0}, 0u, fault_settings{}, std::uint64_t{0});
 }
 
 }  // namespace cuzk::actors

@@ -44,7 +44,8 @@ using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<
 
 namespace cuzk::actors {
 
-synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, fault_settings faults,
-                                    std::uint64_t generation);
+// `threads`: the synthesizer's own pool for the witness and a, b, c (0: the process pool, shared).
+synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, unsigned threads,
+                                    fault_settings faults, std::uint64_t generation);
 
 }  // namespace cuzk::actors

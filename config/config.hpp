@@ -86,7 +86,8 @@ struct scheduler_section {
 };
 
 struct synthesis_section {
-  std::uint32_t threads = 0;  // 0: all cores
+  std::uint32_t threads = 0;         // synthesizers (partitions synthesized at once); 0: all cores
+  std::uint32_t pool_threads = 0;    // threads each synthesizer computes a partition on; 0: all cores, shared
 };
 
 struct keys_section {
@@ -125,6 +126,7 @@ struct cluster_section {
 struct filecoin_section {
   std::string param_cache;     // "": FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters
   bool verify_params = false;  // check each file's digest against parameters.json at first use
+  std::string evaluator_dir;   // PoRep compact evaluators (<params stem>.cuzk-pce); "": next to the params
 };
 
 struct daemon_config {

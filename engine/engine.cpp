@@ -285,6 +285,7 @@ engine engine::start(const config& c) {
     s.backend = bs;
   }
   s.synthesizers = c.synthesizers;
+  s.synthesizer_threads = c.synthesizer_threads;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
     s.synthesizers = std::max(1u, std::thread::hardware_concurrency());
   if (cl.coordinator_only) s.synthesizers = 0;
@@ -297,6 +298,7 @@ engine engine::start(const config& c) {
   s.faults = actors::fault_settings{c.faults.synth_throw, c.faults.device_kernel_fail, c.faults.device_alloc_fail,
                                     c.faults.seed};
   p->filecoin = c.filecoin;
+  s.evaluator_dir = c.filecoin.evaluator_dir;
   if (c.filecoin.verify_params) {
     if (c.filecoin.param_cache.empty() && c.filecoin.parameters_json.empty())
       throw engine_error("config: filecoin verify_params: needs param_cache or parameters_json");

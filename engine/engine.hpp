@@ -96,6 +96,9 @@ struct filecoin_config {
   std::string param_cache;       // "" : Filecoin jobs are refused (failed_precondition)
   bool verify_params = false;    // each .params file's BLAKE2b digest checked at its first load
   std::string parameters_json;   // the digests for verify_params ("" : param_cache/parameters.json)
+  // Where PoRep keys' compact recorded evaluators are cached (<params stem>.cuzk-pce, recorded at a
+  // key's first load when absent: fil/evaluator.hpp); "" : next to each params file.
+  std::string evaluator_dir;
 };
 
 struct config {
@@ -111,6 +114,7 @@ struct config {
   // "off", "auto" (as many as a resident key's grant can hold) or a size such as 40GiB (per key).
   std::string shifted_bases = "off";
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
+  unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons
   std::size_t max_active_jobs = 1024;

@@ -129,14 +129,14 @@ fil::c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
   return c1;
 }
 
-zk::io::witness synthesize_porep(const circuit_ref& c, const job_input& in, std::uint32_t k, unsigned threads) {
+void synthesize_porep(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in, std::uint32_t k,
+                      zk::thread_pool& pool) {
   const auto c1 = read_porep_c1(c, in);
   const auto& p1 = c1.phase1_out;
   if (k >= c.seal->partitions)
     throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(c.seal->name) + " has " +
                           std::to_string(c.seal->partitions) + " partitions");
-  zk::cs::constraint_system cs(zk::cs::mode::witness);
-  circuit::stacked_circuit(cs, circuit::porep_partition_from(p1, k), threads);  // checks paths and roots as it goes
+  circuit::stacked_circuit(cs, circuit::porep_partition_from(p1, k), pool);  // checks paths and roots as it goes
   // The inputs Filecoin's verifier computes from the seed and the sector: the circuit's must equal them.
   stacked::stacked_bucket_graph graph(p1.registered_proof->nodes(), porep_id(*p1.registered_proof),
                                       p1.registered_proof->version);
@@ -152,7 +152,6 @@ zk::io::witness synthesize_porep(const circuit_ref& c, const job_input& in, std:
     if (got[i + 1] != expected[i])
       throw zk::input_error(c.describe() + " partition " + std::to_string(k) + ": public input " + std::to_string(i) +
                             " of the C1 output differs from the verifier's (seed or challenges changed)");
-  return zk::cs::to_witness(cs, c.describe() + " partition " + std::to_string(k));
 }
 
 // The circuit's sectors for the given ones: WinningPoSt proves one challenge in each of
@@ -328,14 +327,13 @@ void check_job_input(const circuit_ref& c, const job_input& in) {
   check_post(*c.post, in, false);
 }
 
-zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition,
-                                     unsigned threads) {
+void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,
+                               std::uint32_t partition, zk::thread_pool& pool) {
   require_implemented(c);
-  if (c.seal) return synthesize_porep(c, in, partition, threads);
+  if (c.seal) return synthesize_porep(cs, c, in, partition, pool);
   const auto& p = *c.post;
   if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
   auto checked = check_post(p, in, true);
-  zk::cs::constraint_system cs(zk::cs::mode::witness);
   circuit::fallback_post(cs, arities(p.tree), circuit_sectors(p, std::move(checked.sectors)));
   // The inputs Filecoin's verifier will use: the circuit's must be the same.
   std::vector<post::public_sector> publics;
@@ -354,7 +352,22 @@ zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, 
     if (got[i + 1] != expected[i])
       throw zk::input_error(c.describe() + ": public input " + std::to_string(i) +
                             " of the vanilla proofs differs from the verifier's (randomness, sector id or challenge)");
-  return zk::cs::to_witness(cs, c.describe() + " partition " + std::to_string(in.partition_index));
+}
+
+std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition) {
+  return c.describe() + " partition " + std::to_string(c.seal ? partition : in.partition_index);
+}
+
+zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition,
+                                     unsigned threads) {
+  zk::cs::constraint_system cs(zk::cs::mode::witness);
+  if (threads == 0) {
+    synthesize_partition_into(cs, c, in, partition, zk::default_pool());
+  } else {
+    zk::thread_pool pool(threads);
+    synthesize_partition_into(cs, c, in, partition, pool);
+  }
+  return zk::cs::to_witness(cs, partition_name(c, in, partition));
 }
 
 }  // namespace cuzk::fil

@@ -30,9 +30,11 @@
 
 #include "fil/registered_proof.hpp"
 #include "fil/types.hpp"
+#include "zk/cs/constraint_system.hpp"
 #include "zk/io/r1cs.hpp"
 #include "zk/io/wtns.hpp"
 #include "zk/io/zkey.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::fil {
 
@@ -112,5 +114,12 @@ void check_job_input(const circuit_ref& c, const job_input& in);
 // circuit::stacked_circuit).
 zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition,
                                      unsigned threads = 0);
+// The same, its values left in `cs` (a witness-mode system the caller made, e.g. reusing its value
+// vectors: zk::cs::constraint_system::witness_reusing), PoRep's challenges on `pool`: what the
+// engine's synthesizer evaluates a, b, c from before it converts the witness.
+void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,
+                               std::uint32_t partition, zk::thread_pool& pool);
+// "PoRep C2 StackedDrg2KiBV1_1 partition 0": what the witness of a partition is called in messages.
+std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition);
 
 }  // namespace cuzk::fil

@@ -23,6 +23,7 @@
 #include "messages/status.hpp"
 #include "messages/zk_inspect.hpp"
 #include "zk/groth16/backend.hpp"
+#include "zk/groth16/partition_buffers.hpp"
 #include "zk/groth16/pce.hpp"
 #include "zk/groth16/types.hpp"
 #include "zk/io/wtns.hpp"
@@ -87,6 +88,10 @@ struct circuit_key {
   std::shared_ptr<const zk::io::zkey> zkey;
   std::shared_ptr<const zk::groth16::constraint_evaluator> evaluator;
   std::uint64_t evaluator_bytes = 0;
+  bool evaluator_recorded = false;  // its evaluator's cache file was recorded by this load (PoRep)
+  // A PoRep key's partition buffers, kept between its partitions (evaluator_bytes counts them);
+  // null for other keys (each partition allocates its own).
+  std::shared_ptr<zk::groth16::partition_buffers> buffers;
 };
 
 struct key_handle {

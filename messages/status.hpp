@@ -201,6 +201,7 @@ struct residency_status {
 struct key_store_status {
   std::vector<key_status> keys;  // every key it has seen (an evicted one is cold)
   std::uint64_t loads = 0, evaluator_builds = 0, evictions = 0, reserved_bytes = 0;
+  std::uint64_t evaluator_records = 0;  // PoRep evaluator files recorded (absent or stale at a load)
   std::vector<residency_status> devices;
   bool operator==(const key_store_status&) const = default;
 };

@@ -17,6 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -47,6 +48,8 @@ namespace cuzk::cli {
 namespace {
 
 struct fil_options {
+  bool timings = false;       // fil c2: the stage split on stderr
+  double c1_seconds = 0;      // fil c2: reading and checking the C1 output (for --timings)
   std::string evaluator_dir;  // fil c2: where the PoRep compact evaluator is cached (default: --params-dir)
   std::string c1, proof, params_dir, vk, vk_format = "bellperson", sectors, randomness, proof_type;
   std::uint64_t miner_id = 0;
@@ -377,6 +380,8 @@ int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t
   auto bar = std::make_unique<progress_bar>("record the " + c.describe() + " circuit, load its params", false);
   bar->update(0, 1);
   const auto key = fil::prove::load_key(params, c, o.evaluator_dir);
+  const double key_seconds = seconds_since(t0);
+  fil::prove::stage_seconds times;
   std::string stage;
   const auto proof = fil::prove::prove_partitions(key, partitions, synthesize, *be,
                                                   [&](std::string_view s, std::size_t done, std::size_t total) {
@@ -386,8 +391,12 @@ int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t
                                                           std::string(s) + (s == "verifying" ? "" : " partitions"), false);
                                                     }
                                                     bar->update(done, total);
-                                                  });
+                                                  },
+                                                  &times);
   bar.reset();
+  if (o.timings)
+    std::fprintf(stderr, "stages (s): key %.3f, C1 %.3f, witness %.3f, a/b/c %.3f, prove %.3f, verify %.3f\n",
+                 key_seconds, o.c1_seconds, times.witness, times.abc, times.prove, times.verify);
   if (!proof.invalid.empty()) {
     std::cerr << "error: the computed proof of partition " << proof.invalid[0] << " does not verify; nothing written\n";
     return exit_proof_failed;
@@ -426,9 +435,11 @@ int prove_post(const fil_options& o) {
                          std::to_string(sectors) + " sector" + (sectors == 1 ? "" : "s"));
 }
 
-int prove_c2(const fil_options& o) {
+int prove_c2(fil_options& o) {
+  const auto t0 = now_ns();
   const auto s = load_c1(o);
   if (const auto why = check_c1_claims(s, o.miner_id); !why.empty()) throw zk::input_error(o.c1 + ": " + why);
+  o.c1_seconds = seconds_since(t0);
   const auto c = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, s.proof->name);
   return prove_and_write(o, c, s.proof->partitions,
                          [&](std::size_t k) { return fil::prove::synthesize_porep_partition(s.c1.phase1_out, unsigned(k)); },
@@ -486,6 +497,9 @@ void register_fil(CLI::App& app) {
   c2->add_option("--params-dir", o->params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .params is found by name")
       ->required();
   c2->add_option("--out", o->out, "proof: 192 bytes per partition, concatenated")->required();
+  c2->add_flag("--timings", o->timings,
+               "print the stage split on stderr: key (record or map the evaluator, load the params), C1 (read, check), "
+               "witness, a/b/c, prove (h, MSMs), verify (seconds, all partitions)");
   c2->add_option("--evaluator-dir", o->evaluator_dir,
                  "where the circuit's compact evaluator is cached (<params stem>.cuzk-pce, recorded on first use; "
                  "default: --params-dir)");

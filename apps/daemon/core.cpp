@@ -219,12 +219,14 @@ void core::start() {
                                                          : std::to_string(cfg_.gpus.shifted_bases.bytes);
   ec.devices = device_names(cfg_.gpus);
   ec.synthesizers = cfg_.synthesis.threads;
+  ec.synthesizer_threads = cfg_.synthesis.pool_threads;
   ec.max_attempts = cfg_.scheduler.max_attempts;
   ec.step_timeout = cfg_.scheduler.step_timeout;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;
   ec.max_partitions = cfg_.scheduler.max_partitions;
   ec.filecoin.param_cache = cfg_.filecoin.param_cache;
   ec.filecoin.verify_params = cfg_.filecoin.verify_params;
+  ec.filecoin.evaluator_dir = cfg_.filecoin.evaluator_dir;
   for (auto& [name, c] : circuits) ec.circuits[name] = c.path;
   const auto& cl = cfg_.cluster;
   ec.cluster.listen = cl.listen;

@@ -408,7 +408,9 @@ porep_partition porep_partition_from(const seal_commit_phase1_output& c1, unsign
   return p;
 }
 
-void stacked_circuit(constraint_system& cs, const porep_partition& p, unsigned threads) {
+namespace {
+
+void stacked_circuit_on(constraint_system& cs, const porep_partition& p, zk::thread_pool* pool) {
   const allocated_num replica_id = alloc_named(cs, "replica_id", p.replica_id);
   {
     constraint_system::scope s(cs, "replica_id_input");
@@ -445,19 +447,27 @@ void stacked_circuit(constraint_system& cs, const porep_partition& p, unsigned t
   }
   if (p.challenges.empty()) throw std::logic_error("stacked_circuit: no challenges");
   const tree_arities& tree = p.tree;
-  if (cs.recording() || threads == 1 || p.challenges.size() < 2) {
+  if (cs.recording() || !pool || pool->size() == 1 || p.challenges.size() < 2) {
     for (std::size_t i = 0; i < p.challenges.size(); ++i) {
       constraint_system::scope s(cs, "challenge_" + std::to_string(i));
       synthesize_challenge(cs, p, p.challenges[i], i, tree, comm_d, comm_c, comm_r_last, replica_id_bits);
     }
     return;
   }
-  if (threads == 0) {
-    parallel_challenges(cs, p, comm_d, comm_c, comm_r_last, replica_id_bits, zk::default_pool());
-  } else {
-    zk::thread_pool pool(threads);
-    parallel_challenges(cs, p, comm_d, comm_c, comm_r_last, replica_id_bits, pool);
-  }
+  parallel_challenges(cs, p, comm_d, comm_c, comm_r_last, replica_id_bits, *pool);
+}
+
+}  // namespace
+
+void stacked_circuit(constraint_system& cs, const porep_partition& p, zk::thread_pool& pool) {
+  stacked_circuit_on(cs, p, &pool);
+}
+
+void stacked_circuit(constraint_system& cs, const porep_partition& p, unsigned threads) {
+  if (threads == 1) return stacked_circuit_on(cs, p, nullptr);
+  if (threads == 0) return stacked_circuit_on(cs, p, &zk::default_pool());
+  zk::thread_pool pool(threads);
+  stacked_circuit_on(cs, p, &pool);
 }
 
 }  // namespace cuzk::fil::circuit

@@ -32,6 +32,7 @@
 #include "fil/registered_proof.hpp"
 #include "fil/seal_commit_phase1_output.hpp"
 #include "zk/cs/constraint_system.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::fil::circuit {
 
@@ -83,5 +84,7 @@ porep_partition porep_partition_from(const seal_commit_phase1_output& c1, unsign
 // once per shape and process). The witness is the same as on one thread: a part reads what earlier
 // parts allocated only through values outside record mode.
 void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p, unsigned threads = 0);
+// The same on a given pool (a pool of one: on this thread).
+void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p, zk::thread_pool& pool);
 
 }  // namespace cuzk::fil::circuit

@@ -1,12 +1,14 @@
 #include "fil/prove/prove.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <stdexcept>
 #include <type_traits>
 #include <variant>
 
 #include "fil/circuit/stacked.hpp"
+#include "fil/evaluator.hpp"
 #include "fil/ids.hpp"
 #include "fil/io/post_bincode.hpp"
 #include "fil/stacked/graph.hpp"
@@ -37,40 +39,17 @@ zk::io::r1cs porep_circuit(const seal_proof_info& info) {
   return zk::cs::to_r1cs(cs, std::string(info.name) + " circuit");
 }
 
-std::string porep_evaluator_key(const seal_proof_info& info) {
-  return "cuzk porep " + std::string(info.name) + " partition";
-}
-
 std::shared_ptr<const zk::groth16::pce_compact> porep_evaluator(const seal_proof_info& info, const std::string& file,
                                                                 const progress_fn& progress) {
-  const std::string key = porep_evaluator_key(info);
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(file, ec)) {
-    try {
-      return std::make_shared<const zk::groth16::pce_compact>(zk::groth16::pce_compact::open(file, key));
-    } catch (const zk::input_error&) {
-      // another version, key or a damaged file: recorded again below, replacing it
-    }
-  }
-  if (progress) progress("recording the circuit", 0, 1);
-  {
-    zk::groth16::pce_recorder rec(file, key);
-    zk::cs::constraint_system cs(rec);
-    circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(info)));
-    rec.finish(cs.num_inputs(), cs.num_aux());
-  }
-  if (progress) progress("recording the circuit", 1, 1);
-  return std::make_shared<const zk::groth16::pce_compact>(zk::groth16::pce_compact::open(file, key));
+  return open_porep_evaluator(info, file, progress).compact;
 }
 
 circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir,
                      const progress_fn& progress) {
   circuit_key k;
   if (c.seal) {  // the compact recorded evaluator, cached next to the params (or in evaluator_dir)
-    const std::filesystem::path params(params_path);
-    const std::filesystem::path dir = evaluator_dir.empty() ? params.parent_path() : std::filesystem::path(evaluator_dir);
     const auto evaluator =
-        porep_evaluator(*c.seal, (dir / (params.stem().string() + ".cuzk-pce")).string(), progress);
+        open_porep_evaluator(*c.seal, porep_evaluator_path(params_path, evaluator_dir), progress).compact;
     const auto p = zk::io::bellperson_params::open(params_path);
     k.key = zk::groth16::bellperson_proving_key(p, *evaluator);
     k.key.path = params_path;
@@ -187,20 +166,33 @@ zk::io::witness synthesize_porep_partition(const seal_commit_phase1_output& c1, 
 
 proof_result prove_partitions(const circuit_key& key, std::size_t partitions,
                               const std::function<zk::io::witness(std::size_t)>& synthesize, zk::groth16::backend& be,
-                              const progress_fn& progress) {
+                              const progress_fn& progress, stage_seconds* times) {
   namespace g16 = zk::groth16;
+  using clock = std::chrono::steady_clock;
+  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   std::vector<g16::proof> proofs;
   std::vector<std::vector<zk::bigint<4>>> inputs;
   for (std::size_t k = 0; k < partitions; ++k) {
     if (progress) progress("synthesizing", k, partitions);
+    auto t = clock::now();
     const auto w = synthesize(k);
     zk::io::check_witness_matches(key.key, w);
+    if (times) times->witness += since(t);
     if (progress) progress("proving", k, partitions);
-    proofs.push_back(g16::prove(key.key, key.pce, w, g16::random_randomness(), be));
+    g16::prove_timings pt;
+    t = clock::now();
+    proofs.push_back(g16::prove(key.key, key.pce, w, g16::random_randomness(), be, &pt));
+    if (times) {
+      const double all = since(t);
+      times->abc += pt.synthesis;
+      times->prove += all - pt.synthesis;
+    }
     inputs.push_back(g16::public_inputs(key.key, w));
   }
   if (progress) progress("verifying", 0, 1);
+  const auto tv = clock::now();
   const auto verdict = g16::verify_batch(g16::prepare(key.key.vk), inputs, proofs);
+  if (times) times->verify += since(tv);
   if (progress) progress("verifying", 1, 1);
   proof_result out;
   if (!verdict.all_valid) {

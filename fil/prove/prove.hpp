@@ -50,16 +50,14 @@ struct circuit_key {
 // Stage names and progress ("recording the circuit", "synthesizing", "proving", "verifying"; done of total).
 using progress_fn = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
 // The key of circuit c from its .params file. PoRep: the circuit's compact recorded evaluator
-// (zk/groth16/pce_compact.hpp) is read from evaluator_dir (default: the params' directory) as
+// (fil/evaluator.hpp) is read from evaluator_dir (default: the params' directory) as
 // <params file stem>.cuzk-pce, recorded there first when absent or not this circuit's (once per
 // sector size: a streaming record, no R1CS held); the key's density comes from it. PoSt: the R1CS
 // recorded in memory (fil/partition proving_key) and the CSR evaluator.
 circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir = "",
                      const progress_fn& progress = {});
-// The key a PoRep compact evaluator file is recorded under.
-std::string porep_evaluator_key(const seal_proof_info& info);
 // The compact recorded evaluator of info's circuit in `file`: opened, or first recorded there (a
-// "recording the circuit" stage) when absent or not this circuit's.
+// "recording the circuit" stage) when absent or not this circuit's (fil/evaluator.hpp).
 std::shared_ptr<const zk::groth16::pce_compact> porep_evaluator(const seal_proof_info& info, const std::string& file,
                                                                 const progress_fn& progress = {});
 
@@ -95,10 +93,16 @@ struct proof_result {
   std::vector<std::uint8_t> bytes;   // 192 B per partition, concatenated; empty unless all verify
   std::vector<std::size_t> invalid;  // partitions whose proof did not verify (a bug or a bad key)
 };
+// Wall seconds by stage, summed over the partitions: synthesize(k) (the witness), a, b, c (the
+// evaluator), the rest of the proof (h and the MSMs), the batched verification.
+struct stage_seconds {
+  double witness = 0, abc = 0, prove = 0, verify = 0;
+};
 // Each partition's witness from synthesize(k), proved on `be`; then all verified in one batch
 // against the witnesses' public inputs (wires 1 .. n_public).
 proof_result prove_partitions(const circuit_key& key, std::size_t partitions,
                               const std::function<zk::io::witness(std::size_t)>& synthesize,
-                              zk::groth16::backend& be, const progress_fn& progress = {});
+                              zk::groth16::backend& be, const progress_fn& progress = {},
+                              stage_seconds* times = nullptr);
 
 }  // namespace cuzk::fil::prove

@@ -3,8 +3,8 @@
 # hidden [filecoin] cases) with fil-oracle's 2 KiB fixtures, then the engine's proofs are handed to
 # `fil-oracle verify-post` / `verify-seal`: the judge is Filecoin's own verifier.
 #   filecoin_engine.sh SOURCE_DIR BUILD_DIR [porep]
-# With `porep`: the 2 KiB PoRep C2 case instead ([filecoin-porep]; minutes of CPU, like fil-oracle's
-# own C2 here), its proof handed to `fil-oracle verify-seal`.
+# The [filecoin] cases include PoRep C2 of both sealed 2 KiB sectors (the compact evaluator recorded
+# once for both jobs), their proofs handed to `fil-oracle verify-seal`. With `porep`: only that case.
 # Fixtures: $CUZK_FIL_FIXTURES (a tests/oracle/fixtures.sh OUTDIR), else made by that script with
 # BUILD_DIR/bin/fil-oracle (cached under ~/.cache/cuzk); fil-oracle: $FIL_ORACLE or
 # BUILD_DIR/bin/fil-oracle. Skipped (exit 77, saying why) without them.
@@ -26,17 +26,23 @@ fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 fail=0
+verify_porep() {  # the PoRep C2 proofs of both sectors ([filecoin-porep], also run among [filecoin])
+  for n in 1 2; do
+    if [[ ! -s $OUT/porep-$n.bin ]]; then echo "not ok - no PoRep proof of sector $n from the engine"; fail=1
+    elif "$ORACLE" verify-seal --c1 "$FIX/sector-$n/c1.json" --miner-id 1000 --proof "$OUT/porep-$n.bin" --cache "$FIX/params"; then
+      echo "ok - fil-oracle verify-seal accepts the engine's 2 KiB PoRep C2 proof of sector $n"
+    else
+      echo "not ok - fil-oracle verify-seal rejects the engine's PoRep proof of sector $n"; fail=1
+    fi
+  done
+}
 if [[ $MODE == porep ]]; then
   CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-porep]" || fail=1
-  if [[ ! -s $OUT/porep-1.bin ]]; then echo "not ok - no PoRep proof from the engine"; fail=1
-  elif "$ORACLE" verify-seal --c1 "$FIX/sector-1/c1.json" --miner-id 1000 --proof "$OUT/porep-1.bin" --cache "$FIX/params"; then
-    echo "ok - fil-oracle verify-seal accepts the engine's 2 KiB PoRep C2 proof of sector 1"
-  else
-    echo "not ok - fil-oracle verify-seal rejects the engine's PoRep proof"; fail=1
-  fi
+  verify_porep
   exit $fail
 fi
 CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin]" || fail=1
+verify_porep
 for kind in window winning; do
   if [[ ! -s $OUT/$kind.bin ]]; then echo "not ok - no $kind proof from the engine"; fail=1; continue; fi
   if "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/$kind.bin" --cache "$FIX/params"; then

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <unistd.h>
 
 #include "engine/engine.hpp"
 #include "fil/types.hpp"
@@ -135,18 +136,53 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
   REQUIRE(budgets_drain(e));
 }
 
-TEST_CASE("Filecoin PoRep C2 job: a 2 KiB sector's proof", "[.][filecoin-porep]") {
-  auto e = engine::engine::start(fil_config(2));
-  auto id = e.submit(porep_request(1));
-  auto r = e.await(id, 30min);
-  REQUIRE(r);
-  INFO((r->reasons.empty() ? std::string() : r->reasons.front()));
-  REQUIRE(r->state == engine::job_state::succeeded);
-  REQUIRE(r->compressed.size() == 192);  // one partition at 2 KiB
-  write_out("porep-1.bin", r->compressed);
-  std::printf("engine 2 KiB PoRep C2 (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, total %.1f\n",
-              ms(r->timings.queue_us), ms(r->timings.key_us), ms(r->timings.synthesis_us), ms(r->timings.device_us), ms(r->timings.total_us));
-  REQUIRE(budgets_drain(e));
+TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs; the compact evaluator recorded once, shared",
+          "[.][filecoin][filecoin-porep]") {
+  // An evaluator directory of its own: the first load records the circuit's compact evaluator there.
+  const auto dir = std::filesystem::temp_directory_path() / ("cuzk-engine-pce-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  auto cfg = fil_config(1);
+  cfg.filecoin.evaluator_dir = dir.string();
+  cfg.synthesizer_threads = 2;
+  std::string params;
+  {
+    auto e = engine::engine::start(cfg);
+    params = e.filecoin_params_path(fil::proof_kind::porep_seal_commit, "StackedDrg2KiBV1_1");
+    const auto id1 = e.submit(porep_request(1));
+    const auto id2 = e.submit(porep_request(2));
+    for (const auto& [id, sector] : {std::pair{id1, 1}, std::pair{id2, 2}}) {
+      auto r = e.await(id, 30min);
+      REQUIRE(r);
+      INFO((r->reasons.empty() ? std::string() : r->reasons.front()));
+      REQUIRE(r->state == engine::job_state::succeeded);
+      REQUIRE(r->compressed.size() == 192);  // one partition at 2 KiB
+      write_out("porep-" + std::to_string(sector) + ".bin", r->compressed);
+      std::printf("engine 2 KiB PoRep C2 sector %d (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, "
+                  "total %.1f\n", sector, ms(r->timings.queue_us), ms(r->timings.key_us), ms(r->timings.synthesis_us),
+                  ms(r->timings.device_us), ms(r->timings.total_us));
+      for (const auto& pt : r->partition_timings)
+        std::printf("  partition %u: synthesis %.1f ms, device wait %.1f ms, device %.1f ms\n", pt.partition,
+                    ms(pt.synth_end_unix_us - pt.synth_start_unix_us), ms(pt.device_start_unix_us - pt.synth_end_unix_us),
+                    ms(pt.device_end_unix_us - pt.device_start_unix_us));
+    }
+    // One key load, one recording, for both jobs.
+    const auto s = e.status();
+    REQUIRE(s.key_store.evaluator_records == 1);
+    REQUIRE(s.key_store.loads == 1);
+    const auto file = dir / (std::filesystem::path(params).stem().string() + ".cuzk-pce");
+    REQUIRE(std::filesystem::is_regular_file(file));
+    REQUIRE(budgets_drain(e));  // the kept buffers go with the evicted key
+  }
+  {
+    // Another engine maps the recorded file: nothing recorded.
+    auto e = engine::engine::start(cfg);
+    auto k = e.preload_key(params);
+    REQUIRE(k.tier == engine::key_tier::hot);
+    REQUIRE(e.status().key_store.evaluator_records == 0);
+    REQUIRE(budgets_drain(e));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("Filecoin: a WinningPoSt overtakes queued WindowPoSt partitions", "[.][filecoin]") {

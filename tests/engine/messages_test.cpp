@@ -149,7 +149,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, ks) == ks);
   residency_status rsd{1, rng(), 2, rng(), rng()};
   REQUIRE(roundtrip(sys, rsd) == rsd);
-  key_store_status kss{{ks, key_status{"/j", key_tier::warm, 0, 0, {}}}, 1, 2, 3, 4, {rsd}};
+  key_store_status kss{{ks, key_status{"/j", key_tier::warm, 0, 0, {}}}, 1, 2, 3, 4, 5, {rsd}};
   REQUIRE(roundtrip(sys, kss) == kss);
   device_usage du{"cpu:0", rng(), rng(), rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, du) == du);

@@ -19,6 +19,23 @@ constraint_system constraint_system::witness_into(std::span<fr> inputs, std::spa
   return cs;
 }
 
+constraint_system constraint_system::witness_reusing(values inputs, values aux) {
+  constraint_system cs(mode::witness);
+  inputs.clear();
+  aux.clear();
+  inputs.push_back(fr::one());
+  cs.inputs_ = std::move(inputs);
+  cs.aux_ = std::move(aux);
+  return cs;
+}
+
+void constraint_system::release_values(values& inputs, values& aux) {
+  inputs = std::move(inputs_);
+  aux = std::move(aux_);
+  inputs_ = values();
+  aux_ = values();
+}
+
 variable constraint_system::alloc(const fr& value) {
   if (aux_out_) {
     if (num_aux_ >= aux_cap_) throw std::logic_error("constraint_system: more aux than its slice holds");

@@ -54,6 +54,12 @@ class constraint_system {
   // throws std::logic_error. Its inputs() / aux() stay empty; value() reads the slices. This is how
   // a partition's parts are synthesized on threads straight into the partition's witness (extend()).
   static constraint_system witness_into(std::span<fr> inputs, std::span<fr> aux);
+  // A witness system whose own value vectors are `inputs` and `aux`, emptied (their memory kept):
+  // a synthesizer hands the same vectors to every partition (release_values() gives them back), so
+  // a partition's values are written into pages that are already there.
+  static constraint_system witness_reusing(values inputs, values aux);
+  // Moves the value vectors out (witness mode); the system keeps no values afterwards.
+  void release_values(values& inputs, values& aux);
 
   mode current_mode() const { return mode_; }
   variable alloc(const fr& value);

@@ -37,15 +37,19 @@ io::r1cs to_r1cs(const constraint_system& cs, std::string name) {
   return r;
 }
 
+void to_witness_values(const constraint_system& cs, std::vector<bigint<4>>& out, thread_pool& pool) {
+  const auto &in = cs.inputs(), &aux = cs.aux();
+  out.resize(in.size() + aux.size());
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = in[i].to_canonical();
+  zk::parallel_for(pool, aux.size(), [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) out[in.size() + j] = aux[j].to_canonical();
+  }, 4096);
+}
+
 io::witness to_witness(const constraint_system& cs, std::string name) {
   io::witness w;
   w.path = std::move(name);
-  const auto &in = cs.inputs(), &aux = cs.aux();
-  w.values.resize(in.size() + aux.size());
-  for (std::size_t i = 0; i < in.size(); ++i) w.values[i] = in[i].to_canonical();
-  zk::parallel_for(aux.size(), [&](std::size_t begin, std::size_t end) {
-    for (std::size_t j = begin; j < end; ++j) w.values[in.size() + j] = aux[j].to_canonical();
-  }, 4096);
+  to_witness_values(cs, w.values, zk::default_pool());
   return w;
 }
 

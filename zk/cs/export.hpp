@@ -10,6 +10,7 @@
 #include "zk/cs/constraint_system.hpp"
 #include "zk/io/r1cs.hpp"
 #include "zk/io/wtns.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::cs {
 
@@ -17,5 +18,7 @@ namespace cuzk::zk::cs {
 io::r1cs to_r1cs(const constraint_system& cs, std::string name);
 // Either mode: the values, canonical.
 io::witness to_witness(const constraint_system& cs, std::string name);
+// The same values (canonical) into `out`, resized (its memory reused when it has the room), on `pool`.
+void to_witness_values(const constraint_system& cs, std::vector<bigint<4>>& out, thread_pool& pool);
 
 }  // namespace cuzk::zk::cs

@@ -1,0 +1,36 @@
+// A PoRep circuit's compact recorded evaluator (zk/groth16/pce_compact.hpp) as a cache file:
+// <params file stem>.cuzk-pce in a directory (default: the params file's own), recorded there by
+// streaming the blank circuit when it is absent, of another format version or circuit, or damaged
+// (the recorder writes temporaries and renames: a reader never sees half a file). The circuits of
+// one sector size share one params file, and so one evaluator file: it is recorded once per size,
+// then mapped. `cuzk fil c2` (fil/prove) and the engine's key store both come here.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "fil/registered_proof.hpp"
+#include "zk/groth16/pce_compact.hpp"
+
+namespace cuzk::fil {
+
+// The key a PoRep evaluator file is recorded under (its circuit: one per sector size and shape).
+std::string porep_evaluator_key(const seal_proof_info& info);
+// DIR/<params stem>.cuzk-pce; dir "" is the params file's directory.
+std::string porep_evaluator_path(const std::string& params_path, const std::string& dir);
+
+struct porep_evaluator {
+  std::shared_ptr<const zk::groth16::pce_compact> compact;
+  bool recorded = false;  // recorded by this call (the file was absent or not this circuit's)
+};
+// Stage and progress: ("recording the circuit", 0, 1) before a recording, (.., 1, 1) after it.
+using evaluator_progress = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
+// The evaluator in `file`, recorded first when needed (see above). Throws std::runtime_error on an
+// I/O failure of the recording (naming the file).
+porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::string& file,
+                                     const evaluator_progress& progress = {});
+
+}  // namespace cuzk::fil
