@@ -107,10 +107,12 @@ void require_implemented(const circuit_ref& c) {
   if (!c.implemented()) throw not_implemented(c.describe() + ": not implemented");
 }
 
+}  // namespace
+
 // The C1 output of a PoRep job, read and checked: its registered proof's circuit is the request's
 // (same parameter file), and its replica_id is that of the request's miner and sector (a C1 of
 // another sector would give a valid proof that the chain rejects).
-fil::c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
+c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
   if (in.c1.empty()) throw zk::input_error("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
   io::memory_source src(std::span<const std::uint8_t>(in.c1));
   auto c1 = io::read_c1(src, "vanilla_proof");
@@ -129,10 +131,13 @@ fil::c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
   return c1;
 }
 
+namespace {
+
 void synthesize_porep(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in, std::uint32_t k,
-                      zk::thread_pool& pool) {
-  const auto c1 = read_porep_c1(c, in);
-  const auto& p1 = c1.phase1_out;
+                      zk::thread_pool& pool, const c1_output* parsed) {
+  std::optional<c1_output> own;
+  if (!parsed) own = read_porep_c1(c, in);
+  const auto& p1 = (parsed ? *parsed : *own).phase1_out;
   if (k >= c.seal->partitions)
     throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(c.seal->name) + " has " +
                           std::to_string(c.seal->partitions) + " partitions");
@@ -328,9 +333,9 @@ void check_job_input(const circuit_ref& c, const job_input& in) {
 }
 
 void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,
-                               std::uint32_t partition, zk::thread_pool& pool) {
+                               std::uint32_t partition, zk::thread_pool& pool, const c1_output* c1) {
   require_implemented(c);
-  if (c.seal) return synthesize_porep(cs, c, in, partition, pool);
+  if (c.seal) return synthesize_porep(cs, c, in, partition, pool, c1);
   const auto& p = *c.post;
   if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
   auto checked = check_post(p, in, true);

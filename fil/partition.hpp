@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "fil/registered_proof.hpp"
+#include "fil/seal_commit_phase1_output.hpp"
 #include "fil/types.hpp"
 #include "zk/cs/constraint_system.hpp"
 #include "zk/io/r1cs.hpp"
@@ -117,8 +118,14 @@ zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, 
 // The same, its values left in `cs` (a witness-mode system the caller made, e.g. reusing its value
 // vectors: zk::cs::constraint_system::witness_reusing), PoRep's challenges on `pool`: what the
 // engine's synthesizer evaluates a, b, c from before it converts the witness.
+// PoRep: `c1`, when given, is the job's C1 output as read_porep_c1 gave it (read once per job and
+// shared by its partitions; otherwise each partition reads it again).
 void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,
-                               std::uint32_t partition, zk::thread_pool& pool);
+                               std::uint32_t partition, zk::thread_pool& pool, const c1_output* c1 = nullptr);
+// PoRep: the job's C1 output read and its claims checked against the request (registered proof,
+// sector number, replica_id of the miner and sector); paths are checked as partitions synthesize.
+// Throws zk::input_error naming the field.
+c1_output read_porep_c1(const circuit_ref& c, const job_input& in);
 // "PoRep C2 StackedDrg2KiBV1_1 partition 0": what the witness of a partition is called in messages.
 std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition);
 
