@@ -8,7 +8,9 @@
 
 #include "fil/parameter_cache.hpp"
 #include "fil/partition.hpp"
+#include "zk/cs/export.hpp"
 #include "zk/error.hpp"
+#include "zk/groth16/partition_buffers.hpp"
 
 using namespace cuzk;
 
@@ -117,4 +119,48 @@ TEST_CASE("fil partition: a real 2 KiB C1 (oracle-2k) checks and synthesizes par
   other.registered_proof = "StackedDrg8MiBV1_1";
   REQUIRE_THROWS_WITH(fil::check_job_input(fil::resolve_circuit(other.kind, other.registered_proof), other),
                       Catch::StartsWith("vanilla_proof: Phase1Out.registered_proof is StackedDrg2KiBV1_1"));
+}
+
+TEST_CASE("fil partition: a partition synthesized into kept buffers, the C1 read once, equals a fresh synthesis",
+          "[fil]") {
+  std::ifstream f(CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/c1.json", std::ios::binary);
+  REQUIRE(f);
+  fil::job_input in;
+  in.kind = fil::proof_kind::porep_seal_commit;
+  in.registered_proof = "StackedDrg2KiBV1_1";
+  in.miner_id = 1000;
+  in.sector_number = 1;
+  in.c1.assign(std::istreambuf_iterator<char>(f), {});
+  const auto c = fil::resolve_circuit(in.kind, in.registered_proof, 2048);
+  const auto fresh = fil::synthesize_partition(c, in, 0, 1);
+  const auto c1 = fil::read_porep_c1(c, in);
+  zk::groth16::partition_buffers bufs(1);
+  zk::thread_pool pool(2);
+  std::vector<zk::bigint<4>> witness;
+  for (int round = 0; round < 2; ++round) {
+    auto cs = zk::cs::constraint_system::witness_reusing(bufs.take_values(), bufs.take_values());
+    fil::synthesize_partition_into(cs, c, in, 0, pool, &c1);
+    witness = bufs.take_witness();
+    if (round == 1) {
+      REQUIRE(witness.size() == fresh.values.size());  // kept: the previous round's vector, its contents
+      std::fill(witness.begin(), witness.end(), zk::bigint<4>{});  // overwritten below
+    }
+    zk::cs::to_witness_values(cs, witness, pool);
+    REQUIRE(witness == fresh.values);
+    zk::cs::values vin, vaux;
+    cs.release_values(vin, vaux);
+    REQUIRE(vaux.capacity() >= 2685673);
+    bufs.give_values(std::move(vin));
+    bufs.give_values(std::move(vaux));
+    bufs.give_witness(std::move(witness));
+  }
+  // Round 1 found round 0's three vectors; round 0 found none.
+  REQUIRE(bufs.fresh() == 3);
+  REQUIRE(bufs.reused() == 3);
+  // Beyond `keep`, a vector given back is freed, not kept.
+  REQUIRE(bufs.take_witness().size() == fresh.values.size());
+  bufs.give_witness(std::vector<zk::bigint<4>>(8));
+  bufs.give_witness(std::vector<zk::bigint<4>>(8));
+  REQUIRE(bufs.take_witness().size() == 8);
+  REQUIRE(bufs.take_witness().empty());
 }
