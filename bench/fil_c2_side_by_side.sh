@@ -25,7 +25,7 @@ measured() {
   shift
   /usr/bin/time -f '%e %U %S %M' -o "$T/$name.time" "$@" >"$T/$name.out" 2>"$T/$name.err" \
     || { echo "fil_c2_side_by_side: $name failed:" >&2; tail -5 "$T/$name.err" >&2; exit 1; }
-  awk '{printf "%.1f %.1f %.2f", $1, $2 + $3, $4 / 1048576}' "$T/$name.time"
+  awk '{printf "%.1f %.1f %.2f\n", $1, $2 + $3, $4 / 1048576}' "$T/$name.time"
 }
 verify() {
   "$ORACLE" verify-seal --c1 "$SECTOR/c1.json" --miner-id "$MINER" --proof "$1" --cache "$PARAMS" >/dev/null 2>&1 \
