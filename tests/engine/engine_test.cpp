@@ -22,22 +22,9 @@ using namespace std::chrono_literals;
 using test::require_verifies;
 using test::sample_request;
 using test::small_config;
+using test::budgets_drain;
 
 namespace {
-
-// Polls until every budget is back to zero (releases travel as messages).
-bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 5s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  for (;;) {
-    e.evict_idle_keys();
-    auto s = e.status();
-    bool zero = s.host.in_use == 0;
-    for (auto& v : s.vram) zero = zero && v.in_use == 0;
-    if (zero) return true;
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-}
 
 }  // namespace
 

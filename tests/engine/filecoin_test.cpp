@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "engine/engine.hpp"
+#include "fixture.hpp"
 #include "fil/types.hpp"
 
 using namespace cuzk;
@@ -77,19 +78,6 @@ engine::config fil_config(unsigned synthesizers) {
   return c;
 }
 
-bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = 10s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  for (;;) {
-    e.evict_idle_keys();
-    auto s = e.status();
-    bool zero = s.host.in_use == 0;
-    for (auto& v : s.vram) zero = zero && v.in_use == 0;
-    if (zero) return true;
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-}
-
 void write_out(const std::string& name, const std::vector<std::uint8_t>& bytes) {
   const char* out = std::getenv("CUZK_FIL_OUT");
   if (!out || !*out) return;
@@ -133,7 +121,7 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
   for (auto& k : s.key_store.keys)
     if (k.path.ends_with(".params") && k.tier == engine::key_tier::hot) ++params_keys;
   REQUIRE(params_keys == 2);
-  REQUIRE(budgets_drain(e));
+  REQUIRE(test::budgets_drain(e, 10s));
 }
 
 TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs; the compact evaluator recorded once, shared",
@@ -172,7 +160,7 @@ TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs; the compact evalu
     REQUIRE(s.key_store.loads == 1);
     const auto file = dir / (std::filesystem::path(params).stem().string() + ".cuzk-pce");
     REQUIRE(std::filesystem::is_regular_file(file));
-    REQUIRE(budgets_drain(e));  // the kept buffers go with the evicted key
+    REQUIRE(test::budgets_drain(e, 10s));  // the kept buffers go with the evicted key
   }
   {
     // Another engine maps the recorded file: nothing recorded.
@@ -180,7 +168,7 @@ TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs; the compact evalu
     auto k = e.preload_key(params);
     REQUIRE(k.tier == engine::key_tier::hot);
     REQUIRE(e.status().key_store.evaluator_records == 0);
-    REQUIRE(budgets_drain(e));
+    REQUIRE(test::budgets_drain(e, 10s));
   }
   std::filesystem::remove_all(dir);
 }
@@ -239,7 +227,7 @@ TEST_CASE("Filecoin: cancel and evict return every budget to zero; preload makes
   REQUIRE_FALSE(e.evict_key(path));  // not hot any more
   for (auto& key : e.status().key_store.keys)
     if (key.path == path) REQUIRE(key.tier == engine::key_tier::cold);
-  REQUIRE(budgets_drain(e));
+  REQUIRE(test::budgets_drain(e, 10s));
 }
 
 TEST_CASE("Filecoin: bad input is refused with one line naming the field; never a proof", "[.][filecoin]") {
@@ -315,5 +303,5 @@ TEST_CASE("Filecoin: bad input is refused with one line naming the field; never 
     INFO(msg);
     REQUIRE(msg.starts_with("not_found: " + (dir / "v28-proof-of-spacetime-fallback").string()));
   }
-  REQUIRE(budgets_drain(e));
+  REQUIRE(test::budgets_drain(e, 10s));
 }

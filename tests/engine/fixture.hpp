@@ -8,6 +8,8 @@
 #include <string>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <catch2/catch.hpp>
 
 #include "engine/engine.hpp"
@@ -96,6 +98,20 @@ inline void require_verifies(const zk::io::zkey& key, const engine::job_outcome&
     REQUIRE(zk::groth16::verify(key.vk, p.publics, p.proof));
     auto bytes = zk::groth16::to_compressed(p.proof);
     REQUIRE(std::equal(bytes.begin(), bytes.end(), r.compressed.begin() + static_cast<std::ptrdiff_t>(192 * i)));
+  }
+}
+
+// Polls until every budget is back to zero (releases travel as messages; idle keys are evicted first).
+inline bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = std::chrono::seconds(5)) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    e.evict_idle_keys();
+    auto s = e.status();
+    bool zero = s.host.in_use == 0;
+    for (auto& v : s.vram) zero = zero && v.in_use == 0;
+    if (zero) return true;
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
 }
 

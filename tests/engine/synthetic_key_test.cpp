@@ -58,19 +58,6 @@ struct recorded {
   ~recorded() { std::filesystem::remove(path); }
 };
 
-bool budgets_drain(engine::engine& e) {
-  auto until = std::chrono::steady_clock::now() + 5s;
-  for (;;) {
-    e.evict_idle_keys();
-    auto s = e.status();
-    bool zero = s.host.in_use == 0;
-    for (auto& v : s.vram) zero = zero && v.in_use == 0;
-    if (zero) return true;
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(5ms);
-  }
-}
-
 }  // namespace
 
 TEST_CASE("a synthetic key is refused outside a synthetic bench and never released as a verified proof",
@@ -128,5 +115,5 @@ TEST_CASE("a synthetic key is refused outside a synthetic bench and never releas
   CHECK(rb->state == engine::job_state::failed);
   REQUIRE_FALSE(rb->reasons.empty());
   CHECK_THAT(rb->reasons[0], Catch::Contains("seed 'x'"));
-  CHECK(budgets_drain(e));
+  CHECK(test::budgets_drain(e));
 }
