@@ -131,6 +131,21 @@ void write_message(const fs::path& path, const google::protobuf::Message& msg) {
   });
 }
 
+// An engine's refusal of a submit as the gRPC status a client can act on: the engine's error class
+// (the prefix of its line, msg::errc's names) picks the code, the rest of the line is the message.
+// Both submit paths (circom and Filecoin) answer through this one table.
+request_error refused_by_engine(const engine::engine_error& e) {
+  static const std::pair<const char*, StatusCode> codes[] = {
+      {"bad_input: ", StatusCode::INVALID_ARGUMENT},       {"invalid_request: ", StatusCode::INVALID_ARGUMENT},
+      {"unimplemented: ", StatusCode::UNIMPLEMENTED},      {"not_found: ", StatusCode::NOT_FOUND},
+      {"failed_precondition: ", StatusCode::FAILED_PRECONDITION}, {"shutting_down: ", StatusCode::UNAVAILABLE},
+      {"queue_full: ", StatusCode::RESOURCE_EXHAUSTED},    {"over_budget: ", StatusCode::RESOURCE_EXHAUSTED}};
+  const std::string what = e.what();
+  for (auto [prefix, code] : codes)
+    if (what.rfind(prefix, 0) == 0) return request_error(code, what.substr(std::strlen(prefix)));
+  return request_error(StatusCode::INTERNAL, what);
+}
+
 }  // namespace
 
 // ---- circuit catalog -----------------------------------------------------------------------------
@@ -390,7 +405,7 @@ std::shared_ptr<core::job> core::launch(const journal_job& row) {
   try {
     id = engine_->submit(req);
   } catch (const engine::engine_error& e) {
-    throw request_error(StatusCode::RESOURCE_EXHAUSTED, e.what());
+    throw refused_by_engine(e);
   }
   return track(row, id, "circom");
 }
@@ -670,15 +685,7 @@ std::shared_ptr<core::job> core::launch_fil(const journal_job& row, fil_request 
   try {
     id = engine_->submit(std::move(req));
   } catch (const engine::engine_error& e) {
-    // The engine's class prefix becomes the status code; the rest is the line.
-    static const std::pair<const char*, StatusCode> codes[] = {
-        {"bad_input: ", StatusCode::INVALID_ARGUMENT},      {"unimplemented: ", StatusCode::UNIMPLEMENTED},
-        {"not_found: ", StatusCode::NOT_FOUND},             {"failed_precondition: ", StatusCode::FAILED_PRECONDITION},
-        {"shutting_down: ", StatusCode::UNAVAILABLE}};
-    std::string what = e.what();
-    for (auto [prefix, code] : codes)
-      if (what.rfind(prefix, 0) == 0) throw request_error(code, what.substr(std::strlen(prefix)));
-    throw request_error(StatusCode::RESOURCE_EXHAUSTED, what);
+    throw refused_by_engine(e);
   }
   return track(row, id, kind_name(checked.kind));
 }
