@@ -95,14 +95,14 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   with_ptr.ptr = std::make_shared<circuit_key>();
   REQUIRE(roundtrip(sys, with_ptr).ptr == nullptr);
   REQUIRE(roundtrip(sys, tr) == tr);
-  witness_source ws{"/w/1.wtns", wh};
+  witness_source ws{"/w/1.wtns", wh, {}};
   REQUIRE(roundtrip(sys, ws) == ws);
 
   job_spec spec;
   spec.request_id = "req-1";
   spec.circuit = "/keys/x.zkey";
   spec.prio = priority::critical;
-  spec.partitions = {ws, witness_source{"/w/2.wtns", {}}};
+  spec.partitions = {ws, witness_source{"/w/2.wtns", {}, {}}};
   spec.fixed_randomness = true;
   spec.randomness = {random_fr(rng), random_fr(rng)};
   REQUIRE(roundtrip(sys, spec) == spec);
@@ -114,7 +114,9 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   auto out = random_output(rng);
   REQUIRE(roundtrip(sys, out) == out);
   job_outcome oc{rng(), job_state::failed, {out, random_output(rng)}, {1, 2, 3}, {"a", "b"}, tm, 9, false,
-                 {partition_timing{1, "synth:0", "cuda:1", rng(), rng(), rng(), rng()}, partition_timing{}}};
+                 {partition_timing{1, "synth:0", "cuda:1", rng(), rng(), rng(), rng(), {"C1 + witness", "MSM H"},
+                                   {double(rng() % 1000) / 4, 0.5}},
+                  partition_timing{}}};
   REQUIRE(roundtrip(sys, oc) == oc);
   reservation rs{rng(), rng()};
   REQUIRE(roundtrip(sys, rs) == rs);
@@ -122,7 +124,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, bs) == bs);
   synth_request sreq{tr, kh, ws};
   REQUIRE(roundtrip(sys, sreq) == sreq);
-  synth_result sres{tr, sh, wh, rng()};
+  synth_result sres{tr, sh, wh, rng(), {"C1 + witness", "a/b/c"}, {double(rng() % 1000) / 8, 2.0}};
   REQUIRE(roundtrip(sys, sres) == sres);
   prove_request preq{tr, kh, resident_handle{"/k", 2, nullptr}, {}, wh, true, {random_fr(rng), random_fr(rng)}};
   REQUIRE(roundtrip(sys, preq) == preq);
@@ -137,7 +139,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   // Staged inputs are device memory of this process: a handle serializes as nothing.
   staged_handle stg{std::make_shared<zk::groth16::host_staged>(zk::groth16::synthesis{}, std::span<const zk::bigint<4>>{}), {}};
   REQUIRE(roundtrip(sys, stg).ptr == nullptr);
-  device_result dres{tr, out, rng(), rng()};
+  device_result dres{tr, out, rng(), rng(), {"H/NTT", "MSM H", "B2 (G2)"}, {0.25, double(rng() % 1000), 3.5}};
   REQUIRE(roundtrip(sys, dres) == dres);
   device_status dst{"device0", "cpu", rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, dst) == dst);
