@@ -18,8 +18,47 @@ std::string porep_evaluator_path(const std::string& params_path, const std::stri
   return (d / (params.stem().string() + ".cuzk-pce")).string();
 }
 
+namespace {
+
+// The recorder with a count of the parts appended: the progress of a recording on threads (the
+// stacked circuit records (prefix, labelings, suffix) per challenge as parts).
+class counting_sink : public zk::cs::parallel_sink {
+ public:
+  counting_sink(zk::cs::parallel_sink& inner, std::size_t total, const evaluator_progress& progress)
+      : inner_(inner), total_(total), progress_(progress) {}
+  void constraint(const zk::cs::linear_combination& a, const zk::cs::linear_combination& b,
+                  const zk::cs::linear_combination& c) override {
+    inner_.constraint(a, b, c);
+  }
+  std::unique_ptr<zk::cs::constraint_sink> part() override { return inner_.part(); }
+  void append_part(zk::cs::constraint_sink& part) override {
+    inner_.append_part(part);
+    if (progress_ && ++done_ < total_) progress_("recording the circuit", done_, total_);
+  }
+
+ private:
+  zk::cs::parallel_sink& inner_;
+  std::size_t total_, done_ = 0;
+  const evaluator_progress& progress_;
+};
+
+}  // namespace
+
+void record_porep_evaluator(const seal_proof_info& info, const std::string& file, unsigned threads,
+                            const evaluator_progress& progress) {
+  const auto shape = circuit::porep_shape_of(info);
+  zk::groth16::pce_recorder rec(file, porep_evaluator_key(info));
+  const std::size_t parts = std::size_t(shape.challenges) * (shape.layers + 2);
+  counting_sink counted(rec, parts + 1, progress);  // + 1: the file written
+  if (progress) progress("recording the circuit", 0, parts + 1);
+  zk::cs::constraint_system cs(counted);
+  circuit::stacked_circuit(cs, circuit::blank_porep_partition(shape), threads);
+  rec.finish(cs.num_inputs(), cs.num_aux());
+  if (progress) progress("recording the circuit", parts + 1, parts + 1);
+}
+
 porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::string& file,
-                                     const evaluator_progress& progress) {
+                                     const evaluator_progress& progress, unsigned threads) {
   namespace g16 = zk::groth16;
   const std::string key = porep_evaluator_key(info);
   std::error_code ec;
@@ -30,14 +69,7 @@ porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::str
       // another version, circuit or a damaged file: recorded again below, replacing it
     }
   }
-  if (progress) progress("recording the circuit", 0, 1);
-  {
-    g16::pce_recorder rec(file, key);
-    zk::cs::constraint_system cs(rec);
-    circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(info)));
-    rec.finish(cs.num_inputs(), cs.num_aux());
-  }
-  if (progress) progress("recording the circuit", 1, 1);
+  record_porep_evaluator(info, file, threads, progress);
   return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), true};
 }
 

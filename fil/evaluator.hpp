@@ -26,11 +26,19 @@ struct porep_evaluator {
   std::shared_ptr<const zk::groth16::pce_compact> compact;
   bool recorded = false;  // recorded by this call (the file was absent or not this circuit's)
 };
-// Stage and progress: ("recording the circuit", 0, 1) before a recording, (.., 1, 1) after it.
+// Stage and progress of a recording: ("recording the circuit", done, total) in parts of the circuit
+// recorded (on one thread: 0 of 1 before, 1 of 1 after). Called from one thread at a time, not always
+// the caller's.
 using evaluator_progress = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
-// The evaluator in `file`, recorded first when needed (see above). Throws std::runtime_error on an
-// I/O failure of the recording (naming the file).
+// The evaluator in `file`, recorded first when needed (see above) on `threads` threads (0: the
+// process-wide pool, zk::default_pool; 1: this thread; n: a pool of n for the recording): the file is
+// the same byte for byte whatever the count (fil/circuit/stacked's parallel record). Throws
+// std::runtime_error on an I/O failure of the recording (naming the file).
 porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::string& file,
-                                     const evaluator_progress& progress = {});
+                                     const evaluator_progress& progress = {}, unsigned threads = 0);
+// Records the evaluator of `info`'s partition circuit into `file` (replacing it) on `threads`
+// threads as above, whether or not one is there.
+void record_porep_evaluator(const seal_proof_info& info, const std::string& file, unsigned threads = 0,
+                            const evaluator_progress& progress = {});
 
 }  // namespace cuzk::fil

@@ -1,5 +1,6 @@
 #include "fil/circuit/stacked.hpp"
 
+#include <condition_variable>
 #include <exception>
 #include <map>
 #include <memory>
@@ -326,6 +327,109 @@ void parallel_challenges(constraint_system& cs, const porep_partition& p, const 
     if (e) std::rethrow_exception(e);
 }
 
+// Streaming record on the pool (the sink is a zk::cs::parallel_sink, e.g. the compact evaluator's
+// recorder): the same parts as the parallel witness, each recorded into its own buffer by a part_of
+// system whose counters start where the part starts in the whole (the layout's offsets), so its
+// variables get their final numbers; the buffers are appended to the sink in the serial order
+// (challenge by challenge: prefix, labelings, suffix) by whichever thread finishes the next one due.
+// Unlike the witness, a part needs the variables earlier parts allocated: a labeling waits for its
+// challenge's prefix, a suffix for its labelings. Tasks are claimed in increasing order (all
+// prefixes, then per challenge its labelings and its suffix), so what a task waits for has already
+// been claimed by a running thread: the waits end.
+void parallel_record(constraint_system& cs, zk::cs::parallel_sink& sink, const porep_partition& p,
+                     const allocated_num& comm_d, const allocated_num& comm_c, const allocated_num& comm_r_last,
+                     const std::vector<boolean>& replica_id_bits, zk::thread_pool& pool) {
+  const std::size_t n = p.challenges.size();
+  const challenge_layout& layout = layout_of(p.challenges[0], p.tree, replica_id_bits, pool);
+  const std::size_t layers = layout.parts.size() - 2, parts = layers + 2;
+  const std::uint64_t in0 = cs.num_inputs(), aux0 = cs.num_aux();
+  std::vector<prefix_out> pre(n);
+  std::vector<allocated_num> labels(n * layers);
+  std::vector<std::unique_ptr<zk::cs::constraint_sink>> buffers(n * parts);  // serial order
+  std::vector<char> done(n * parts, 0);
+  std::vector<std::exception_ptr> errors(n * parts);
+  std::mutex m;
+  std::condition_variable changed;
+  std::size_t next_append = 0;
+  bool appending = false, failed = false;
+  // Waits until part `k` (serial index) is done; false when some part failed.
+  auto wait_for = [&](std::size_t k) {
+    std::unique_lock lk(m);
+    changed.wait(lk, [&] { return failed || done[k]; });
+    return !failed;
+  };
+  // Hands a recorded buffer over, and appends what is due unless another thread is at it.
+  auto deposit = [&](std::size_t k, std::unique_ptr<zk::cs::constraint_sink> buf) {
+    std::unique_lock lk(m);
+    buffers[k] = std::move(buf);
+    done[k] = 1;
+    changed.notify_all();
+    if (appending) return;
+    appending = true;
+    while (!failed && next_append < buffers.size() && buffers[next_append]) {
+      auto b = std::move(buffers[next_append]);
+      lk.unlock();
+      try {
+        sink.append_part(*b);
+      } catch (...) {
+        lk.lock();
+        errors[next_append] = std::current_exception();
+        failed = true;
+        changed.notify_all();
+        break;
+      }
+      b.reset();
+      lk.lock();
+      ++next_append;
+    }
+    appending = false;
+  };
+  auto run_part = [&](std::size_t c, std::size_t part) {
+    const std::size_t k = c * parts + part;
+    try {
+      const part_count& want = layout.parts[part];
+      const part_count& at = layout.offsets[part];
+      auto buf = sink.part();
+      constraint_system pcs = constraint_system::part_of(*buf, in0 + c * layout.total.inputs + at.inputs,
+                                                         aux0 + c * layout.total.aux + at.aux);
+      const part_count start = count_of(pcs);
+      const porep_challenge& ch = p.challenges[c];
+      if (part == 0) {
+        pre[c] = challenge_prefix(pcs, p, ch, c, p.tree, comm_d, comm_c);
+      } else if (part <= layers) {
+        if (!wait_for(c * parts)) return;
+        labels[c * layers + part - 1] =
+            challenge_label(pcs, part, pre[c].drg, pre[c].exp, pre[c].challenge_num, replica_id_bits);
+      } else {
+        for (std::size_t l = 1; l <= layers; ++l)
+          if (!wait_for(c * parts + l)) return;
+        challenge_suffix(pcs, p, ch, c, p.tree, std::span<const allocated_num>(labels).subspan(c * layers, layers),
+                         pre[c].data_leaf, comm_c, comm_r_last);
+      }
+      const part_count end = count_of(pcs);
+      if (end.inputs - start.inputs != want.inputs || end.aux - start.aux != want.aux ||
+          end.constraints - start.constraints != want.constraints)
+        throw std::logic_error("stacked_circuit: challenge " + std::to_string(c) + " part " + std::to_string(part) +
+                               " differs in shape from challenge 0");
+      deposit(k, std::move(buf));
+    } catch (...) {
+      std::lock_guard lk(m);
+      errors[k] = std::current_exception();
+      failed = true;
+      changed.notify_all();
+    }
+  };
+  pool.run(n * parts, [&](std::size_t t) {
+    if (t < n) return run_part(t, 0);
+    const std::size_t c = (t - n) / (parts - 1), part = 1 + (t - n) % (parts - 1);
+    run_part(c, part);
+  });
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (next_append != buffers.size()) throw std::logic_error("stacked_circuit: a recorded part was not appended");
+  cs.extend(layout.total.inputs * n, layout.total.aux * n, layout.total.constraints * n);
+}
+
 }  // namespace
 
 porep_shape porep_shape_of(const seal_proof_info& info) {
@@ -447,6 +551,10 @@ void stacked_circuit_on(constraint_system& cs, const porep_partition& p, zk::thr
   }
   if (p.challenges.empty()) throw std::logic_error("stacked_circuit: no challenges");
   const tree_arities& tree = p.tree;
+  if (auto* sink = dynamic_cast<zk::cs::parallel_sink*>(cs.sink()); sink && pool && pool->size() > 1) {
+    parallel_record(cs, *sink, p, comm_d, comm_c, comm_r_last, replica_id_bits, *pool);
+    return;
+  }
   if (cs.recording() || !pool || pool->size() == 1 || p.challenges.size() < 2) {
     for (std::size_t i = 0; i < p.challenges.size(); ++i) {
       constraint_system::scope s(cs, "challenge_" + std::to_string(i));

@@ -71,7 +71,7 @@ std::uint64_t size_of(const std::string& size) {
 
 // porep-test-A[-B[-C]]: the oracle's crate test shape (8 x base-tree-count nodes, 2 layers, 1
 // challenge); porep:SIZE: the registered PoRep circuit of that sector size (V1_1, blank).
-bool synthesize_porep(const std::string& shape, constraint_system& cs) {
+bool synthesize_porep(const std::string& shape, constraint_system& cs, unsigned n_threads = threads()) {
   fil::circuit::porep_shape ps;
   if (shape.starts_with("porep-test-")) {
     fil::circuit::tree_arities t{};
@@ -94,12 +94,13 @@ bool synthesize_porep(const std::string& shape, constraint_system& cs) {
   } else {
     return false;
   }
-  fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(ps), threads());  // threads: not in record mode
+  // threads: the witness's, and a streaming record's into the compact evaluator (not a kept record's)
+  fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(ps), n_threads);
   return true;
 }
 
-bool synthesize(const std::string& shape, constraint_system& cs) {
-  if (shape.starts_with("porep")) return synthesize_porep(shape, cs);
+bool synthesize(const std::string& shape, constraint_system& cs, unsigned n_threads = threads()) {
+  if (shape.starts_with("porep")) return synthesize_porep(shape, cs, n_threads);
   if (shape.find(':') != std::string::npos) return synthesize_registered(shape, cs);
   fil::circuit::tree_arities t;
   if (shape == "post-test-8") t = {8, 0, 0};
@@ -216,23 +217,24 @@ std::pair<fil::c1_output, unsigned> read_c1_partition(const std::string& arg) {
   return {fil::io::read_c1_file(arg.substr(0, hash)), unsigned(std::stoul(arg.substr(hash + 1)))};
 }
 
-// --pce-record SHAPE FILE: the blank circuit streamed into the compact evaluator's file (key SHAPE).
-int pce_record(const std::string& shape, const std::string& file) {
+// --pce-record SHAPE FILE [THREADS]: the blank circuit streamed into the compact evaluator's file (key
+// SHAPE), PoRep shapes on THREADS threads (default: all cores, at least 2; the file is the same).
+int pce_record(const std::string& shape, const std::string& file, unsigned n_threads) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
   zk::groth16::pce_recorder rec(file, shape);
   constraint_system cs(rec);
-  if (!synthesize(shape, cs)) {
+  if (!synthesize(shape, cs, n_threads)) {
     std::cerr << "cuzk_r1cs_compare: unknown shape '" << shape << "'\n";
     return 2;
   }
   rec.finish(cs.num_inputs(), cs.num_aux());
   const auto e = zk::groth16::pce_compact::open(file, shape);
   std::printf("%s: %llu inputs, %llu aux, %llu constraints, %llu A+B entries, %zu coefficients; %s %.2f GB "
-              "(recorded in %.1f s, %.1f CPU-s)\n",
+              "(recorded in %.1f s, %.1f CPU-s, %u threads)\n",
               shape.c_str(), (unsigned long long)e.n_inputs(), (unsigned long long)e.n_aux(),
               (unsigned long long)e.n_constraints(), (unsigned long long)e.entries(), e.coefficients(), file.c_str(),
-              double(e.file_bytes()) / 1e9, seconds_since(t0), cpu_since(c0));
+              double(e.file_bytes()) / 1e9, seconds_since(t0), cpu_since(c0), n_threads);
   return 0;
 }
 
@@ -317,10 +319,11 @@ int main(int argc, char** argv) {
   if (argc >= 3 && std::string(argv[1]).starts_with("--pce-")) {
     try {
       const std::string m = argv[1];
-      if (m == "--pce-record" && argc == 4) return pce_record(argv[2], argv[3]);
+      if (m == "--pce-record" && argc == 4) return pce_record(argv[2], argv[3], threads());
+      if (m == "--pce-record" && argc == 5) return pce_record(argv[2], argv[3], unsigned(std::stoul(argv[4])));
       if (m == "--pce-eval" && argc == 5) return pce_eval(argv[2], argv[3], argv[4]);
       if (m == "--pce-compare" && argc == 3) return pce_compare(argv[2]);
-      std::cerr << "usage: cuzk_r1cs_compare --pce-record SHAPE FILE | --pce-eval SHAPE FILE C1#K | --pce-compare C1#K\n";
+      std::cerr << "usage: cuzk_r1cs_compare --pce-record SHAPE FILE [THREADS] | --pce-eval SHAPE FILE C1#K | --pce-compare C1#K\n";
       return 2;
     } catch (const std::exception& e) {
       std::cerr << "cuzk_r1cs_compare: " << e.what() << "\n";

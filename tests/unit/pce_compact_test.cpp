@@ -169,3 +169,104 @@ TEST_CASE("compact evaluator: foreign, truncated and damaged files are refused b
   }
   REQUIRE_THROWS_WITH(pce_compact::open(file, "toy"), Catch::Contains("magic"));
 }
+
+namespace {
+
+std::string file_bytes_of(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>());
+}
+
+// The blank PoRep partition of `shape` recorded into `file` on `threads` threads (1: this thread).
+void record_blank(const fil::circuit::porep_shape& shape, const std::string& file, unsigned threads) {
+  pce_recorder rec(file, "porep blank");
+  constraint_system cs(rec);
+  fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(shape), threads);
+  rec.finish(cs.num_inputs(), cs.num_aux());
+}
+
+}  // namespace
+
+TEST_CASE("compact evaluator: a recording on several threads is the one-thread file, byte for byte",
+          "[pce][compact][fil][parallel]") {
+  temp_dir tmp;
+  const auto c1 = fil::io::read_c1_file(fixture).phase1_out;
+  // The 2 KiB partition (2 challenges x (prefix, 2 labelings, suffix)) and the crates' test shape
+  // (8 nodes, 1 challenge, base-8 trees).
+  const std::pair<const char*, fil::circuit::porep_shape> shapes[] = {
+      {"2KiB", fil::circuit::porep_shape_of(*c1.registered_proof)},
+      {"test-8", fil::circuit::porep_shape{8, 2, 1, {8, 0, 0}}}};
+  for (const auto& [name, shape] : shapes) {
+    const std::string one = (tmp.path / (std::string(name) + "-1.pce")).string();
+    record_blank(shape, one, 1);
+    const std::string want = file_bytes_of(one);
+    REQUIRE(want.size() > 4096);
+    for (unsigned threads : {2u, 3u, 5u}) {
+      const std::string many = (tmp.path / (std::string(name) + "-" + std::to_string(threads) + ".pce")).string();
+      record_blank(shape, many, threads);
+      const std::string got = file_bytes_of(many);
+      INFO(name << " on " << threads << " threads");
+      REQUIRE(got.size() == want.size());
+      std::size_t first = 0;
+      while (first < got.size() && got[first] == want[first]) ++first;
+      CHECK(first == got.size());  // the first differing byte otherwise
+    }
+  }
+}
+
+TEST_CASE("compact evaluator: parts appended in order number coefficients as one stream would", "[pce][compact][parallel]") {
+  using zk::bls12_381::fr;
+  using zk::cs::linear_combination;
+  temp_dir tmp;
+  // Three constraints over aux 0..3 and input 1: (3x) * y = z; (5x + 3y) * (7 + in) = w; (x) * (9w) = z.
+  auto c0 = [](constraint_system& cs) {
+    const auto x = cs.alloc(fr::zero()), y = cs.alloc(fr::zero()), z = cs.alloc(fr::zero());
+    const auto in = cs.alloc_input(fr::zero());
+    cs.enforce(linear_combination(x, fr::from_u64(3)), linear_combination(y), linear_combination(z));
+    return std::array{x, y, z, in};
+  };
+  auto c1 = [](constraint_system& cs, std::array<zk::cs::variable, 4> v) {
+    const auto w = cs.alloc(fr::zero());
+    linear_combination a(v[0], fr::from_u64(5));
+    a.add(v[1], fr::from_u64(3));
+    linear_combination b(zk::cs::one_var, fr::from_u64(7));
+    b.add(v[3]);
+    cs.enforce(a, b, linear_combination(w));
+    cs.enforce(linear_combination(v[0]), linear_combination(w, fr::from_u64(9)), linear_combination(v[2]));
+  };
+  const std::string serial = (tmp.path / "serial.pce").string(), parts = (tmp.path / "parts.pce").string();
+  {
+    pce_recorder rec(serial, "toy");
+    constraint_system cs(rec);
+    c1(cs, c0(cs));
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  {
+    pce_recorder rec(parts, "toy");
+    constraint_system cs(rec);
+    // The second part is recorded first (its table meets 5, 3, 7, 9), then the first (3): appended in
+    // order, the file's table must still read +1, -1, 3, 5, 7, 9.
+    auto second = rec.part();
+    {
+      constraint_system p = constraint_system::part_of(*second, 2, 3);
+      c1(p, {zk::cs::variable::aux(0), zk::cs::variable::aux(1), zk::cs::variable::aux(2), zk::cs::variable::input(1)});
+    }
+    auto first = rec.part();
+    std::array<zk::cs::variable, 4> v;
+    {
+      constraint_system p = constraint_system::part_of(*first, 1, 0);
+      v = c0(p);
+    }
+    CHECK(v[3] == zk::cs::variable::input(1));
+    rec.append_part(*first);
+    rec.append_part(*second);
+    cs.extend(1, 4, 3);
+    CHECK(rec.constraints() == 3);
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  CHECK(file_bytes_of(parts) == file_bytes_of(serial));
+  const auto e = pce_compact::open(parts, "toy", false, true);
+  CHECK(e.coefficients() == 6);
+  CHECK(e.n_aux() == 4);
+  CHECK(e.n_inputs() == 2);
+}

@@ -8,6 +8,13 @@ constraint_system::constraint_system(mode m) : mode_(m) { inputs_.push_back(fr::
 
 constraint_system::constraint_system(constraint_sink& sink) : mode_(mode::record), sink_(&sink) {}
 
+constraint_system constraint_system::part_of(constraint_sink& sink, std::uint64_t inputs, std::uint64_t aux) {
+  constraint_system cs(sink);
+  cs.num_inputs_ = inputs;
+  cs.num_aux_ = aux;
+  return cs;
+}
+
 constraint_system constraint_system::witness_into(std::span<fr> inputs, std::span<fr> aux) {
   constraint_system cs(mode::witness);
   cs.in_out_ = inputs.data(), cs.in_cap_ = inputs.size();
@@ -89,8 +96,8 @@ void constraint_system::append(const constraint_system& part) {
 
 constraint_system::slices constraint_system::extend(std::uint64_t inputs, std::uint64_t aux,
                                                      std::uint64_t constraints) {
-  if (mode_ == mode::record || mode_ == mode::check || aux_out_)
-    throw std::logic_error("constraint_system::extend: only on a witness (or count) system's own vectors");
+  if ((mode_ == mode::record && !sink_) || mode_ == mode::check || aux_out_)
+    throw std::logic_error("constraint_system::extend: only on a witness (or count) system's own vectors or a streaming record");
   slices out;
   if (mode_ == mode::witness) {
     const std::size_t i0 = inputs_.size(), a0 = aux_.size();

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +38,21 @@ class constraint_sink {
   virtual void constraint(const linear_combination& a, const linear_combination& b, const linear_combination& c) = 0;
 };
 
+// A sink that can take a system's constraints in parts recorded on several threads: each part goes
+// to its own buffer (part()), filled by a streaming record of that part (constraint_system::part_of),
+// and the buffers are appended in the system's order (append_part), which leaves the sink exactly as
+// if every constraint had come to constraint() one after the other. A circuit whose constraints fall
+// into blocks that need only earlier blocks' variables records on all cores this way
+// (fil/circuit/stacked: one part per challenge's prefix, labeling and suffix).
+class parallel_sink : public constraint_sink {
+ public:
+  // An empty buffer for one part; filled on any thread.
+  virtual std::unique_ptr<constraint_sink> part() = 0;
+  // Appends a buffer from part() as if its constraints had come here in turn. One call at a time, in
+  // the system's order of the parts (and after the constraints sent here before them).
+  virtual void append_part(constraint_sink& part) = 0;
+};
+
 struct constraint {
   linear_combination a, b, c;
   std::uint32_t scope = 0;  // index into constraint_system::scope_paths()
@@ -49,6 +65,12 @@ class constraint_system {
   // and no values kept (as count mode): the structure of a 32 GiB partition in the memory of one
   // gadget's linear combinations.
   explicit constraint_system(constraint_sink& sink);
+  // A streaming record of one part of a bigger system: its counters start after the `inputs` inputs
+  // (ONE included) and `aux` aux the system has before the part, so the part's variables get the
+  // numbers they get in the whole system (see parallel_sink).
+  static constraint_system part_of(constraint_sink& sink, std::uint64_t inputs, std::uint64_t aux);
+  // The sink of a streaming record (nullptr otherwise).
+  constraint_sink* sink() const { return sink_; }
   // A witness system that writes into preallocated slices instead of its own vectors: its k-th aux
   // into aux[k], its input k (k >= 1, after its ONE) into inputs[k - 1]. Allocating past either
   // throws std::logic_error. Its inputs() / aux() stay empty; value() reads the slices. This is how
@@ -77,7 +99,8 @@ class constraint_system {
   // Witness and count modes: grows the system by `inputs` inputs, `aux` aux and `constraints`
   // constraints at once, as if gadgets had allocated them, and returns the new values' slices
   // (unwritten: the caller fills every element, e.g. with witness_into systems on threads; empty in
-  // count mode). Record and check modes throw.
+  // count mode). A streaming record grows the same way (empty slices) after its parts went to its
+  // sink through append_part. Record (keeping constraints) and check modes throw.
   struct slices {
     std::span<fr> inputs, aux;
   };

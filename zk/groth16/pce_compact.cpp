@@ -100,9 +100,67 @@ void set_bit(std::vector<std::uint64_t>& words, std::uint64_t i) {
 
 }  // namespace
 
+// One part's rows as the file encodes them, with coefficient indices into the part's own table (in
+// the order the part first met them, A row before B row).
+class pce_part : public cs::constraint_sink {
+ public:
+  explicit pce_part(const std::string& path) : path_(path) {}
+  void constraint(const cs::linear_combination& a, const cs::linear_combination& b,
+                  const cs::linear_combination&) override {
+    add_row(a_, a);
+    add_row(b_, b);
+    ++rows_;
+  }
+  void clear() {
+    for (rows* r : {&a_, &b_}) r->lens.clear(), r->signals.clear(), r->coeffs.clear();
+    rows_ = 0;
+    table_.clear();
+    index_.clear();
+  }
+
+  struct rows {
+    std::vector<std::uint16_t> lens;
+    std::vector<std::uint32_t> signals;
+    std::vector<std::uint16_t> coeffs;
+  };
+  rows a_, b_;
+  std::uint64_t rows_ = 0;
+  std::vector<fr> table_;
+
+ private:
+  void add_row(rows& m, const cs::linear_combination& lc) {
+    const auto& terms = lc.terms();
+    if (terms.size() > 0xffff) throw std::length_error(path_ + ": a row of more than 65,535 terms");
+    m.lens.push_back(std::uint16_t(terms.size()));
+    for (const auto& [v, c] : terms) {
+      const std::uint64_t i = v.index();
+      if (i >= pce_input_bit) throw std::length_error(path_ + ": more than 2^31 variables");
+      m.signals.push_back(v.is_aux() ? std::uint32_t(i) : pce_input_bit | std::uint32_t(i));
+      m.coeffs.push_back(coeff_index(c));
+    }
+  }
+  std::uint16_t coeff_index(const fr& c) {
+    if (auto it = index_.find(c.m.limb); it != index_.end()) return it->second;
+    if (table_.size() >= 0xffff)
+      throw std::length_error(path_ + ": more than 65,534 distinct coefficients (the compact form's limit)");
+    const auto i = std::uint16_t(table_.size());
+    table_.push_back(c);
+    index_.emplace(c.m.limb, i);
+    return i;
+  }
+
+  const std::string& path_;
+  std::unordered_map<std::array<std::uint64_t, 4>, std::uint16_t, pce_recorder::limbs_hash> index_;
+};
+
+namespace {
+constexpr std::uint64_t own_rows = 1 << 16;  // constraint()'s rows are appended in batches of this many
+}
+
 pce_recorder::pce_recorder(std::string path, std::string key)
     : path_(std::move(path)), key_(std::move(key)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
   if (key_.size() >= key_bytes) throw std::length_error("pce_recorder: the key is longer than 127 bytes");
+  own_ = std::make_unique<pce_part>(path_);
   table_ = {fr::one(), -fr::one()};
   index_[table_[0].m.limb] = 0;
   index_[table_[1].m.limb] = 1;
@@ -128,6 +186,8 @@ pce_recorder::~pce_recorder() {
   }
 }
 
+std::uint64_t pce_recorder::constraints() const { return rows_ + own_->rows_; }
+
 std::uint16_t pce_recorder::coeff_index(const fr& c) {
   if (auto it = index_.find(c.m.limb); it != index_.end()) return it->second;
   if (table_.size() >= 0xffff)
@@ -138,45 +198,55 @@ std::uint16_t pce_recorder::coeff_index(const fr& c) {
   return i;
 }
 
-void pce_recorder::add_row(matrix_stream& m, const cs::linear_combination& lc, bool a) {
-  if (rows_ % pce_block_rows == 0) m.blocks.push_back(m.entries);
-  const auto& terms = lc.terms();
-  if (terms.size() > 0xffff) throw std::length_error(path_ + ": a row of more than 65,535 terms");
-  const auto len = std::uint16_t(terms.size());
-  write_all(m.lens, &len, 2, path_);
-  std::uint32_t sig[64];
-  std::uint16_t idx[64];
-  std::size_t n = 0;
-  for (const auto& [v, c] : terms) {
-    const std::uint64_t i = v.index();
-    if (i >= pce_input_bit) throw std::length_error(path_ + ": more than 2^31 variables");
-    if (v.is_aux()) {
-      sig[n] = std::uint32_t(i);
-      set_bit(a ? dens_a_aux_ : dens_b_aux_, i);
-    } else {
-      sig[n] = pce_input_bit | std::uint32_t(i);
-      if (!a) set_bit(dens_b_in_, i);
-    }
-    idx[n] = coeff_index(c);
-    if (++n == 64) {
-      write_all(m.signals, sig, 4 * n, path_);
-      write_all(m.coeffs, idx, 2 * n, path_);
-      n = 0;
-    }
-  }
-  write_all(m.signals, sig, 4 * n, path_);
-  write_all(m.coeffs, idx, 2 * n, path_);
-  m.entries += terms.size();
+void pce_recorder::constraint(const cs::linear_combination& a, const cs::linear_combination& b,
+                              const cs::linear_combination& c) {
+  own_->constraint(a, b, c);
+  if (own_->rows_ >= own_rows) flush_own();
 }
 
-void pce_recorder::constraint(const cs::linear_combination& a, const cs::linear_combination& b,
-                              const cs::linear_combination&) {
-  add_row(a_, a, true);
-  add_row(b_, b, false);
-  ++rows_;
+void pce_recorder::flush_own() {
+  if (own_->rows_ == 0) return;
+  auto own = std::move(own_);
+  own_ = std::make_unique<pce_part>(path_);
+  append_part(*own);
+}
+
+std::unique_ptr<cs::constraint_sink> pce_recorder::part() { return std::make_unique<pce_part>(path_); }
+
+void pce_recorder::append_part(cs::constraint_sink& sink) {
+  auto* p = dynamic_cast<pce_part*>(&sink);
+  if (!p) throw std::logic_error("pce_recorder::append_part: not a part() of a pce_recorder");
+  if (p != own_.get()) flush_own();  // constraint()'s rows came first
+  // The part's coefficients in its own first-met order: those new to the file are numbered in the
+  // order the file's rows first meet them.
+  remap_.resize(p->table_.size());
+  for (std::size_t i = 0; i < p->table_.size(); ++i) remap_[i] = coeff_index(p->table_[i]);
+  std::vector<std::uint16_t> coeffs;
+  auto rows = [&](matrix_stream& m, const pce_part::rows& r, bool a) {
+    std::uint64_t k = m.entries;
+    for (std::size_t i = 0; i < r.lens.size(); ++i) {
+      if ((rows_ + i) % pce_block_rows == 0) m.blocks.push_back(k);
+      k += r.lens[i];
+    }
+    write_all(m.lens, r.lens.data(), 2 * r.lens.size(), path_);
+    write_all(m.signals, r.signals.data(), 4 * r.signals.size(), path_);
+    coeffs.resize(r.coeffs.size());
+    for (std::size_t e = 0; e < r.coeffs.size(); ++e) coeffs[e] = remap_[r.coeffs[e]];
+    write_all(m.coeffs, coeffs.data(), 2 * coeffs.size(), path_);
+    for (const std::uint32_t s : r.signals) {
+      if (!(s & pce_input_bit)) set_bit(a ? dens_a_aux_ : dens_b_aux_, s);
+      else if (!a) set_bit(dens_b_in_, s & ~pce_input_bit);
+    }
+    m.entries = k;
+  };
+  rows(a_, p->a_, true);
+  rows(b_, p->b_, false);
+  rows_ += p->rows_;
+  p->clear();
 }
 
 void pce_recorder::finish(std::uint64_t n_inputs, std::uint64_t n_aux) {
+  flush_own();
   if (n_inputs >= pce_input_bit || n_aux >= pce_input_bit)
     throw std::length_error(path_ + ": more than 2^31 variables");
   const layout l = layout_of(n_inputs, n_aux, rows_, table_.size(), a_.entries, b_.entries);

@@ -40,9 +40,18 @@ using namespace cuzk::zk::bls12_381;
 inline constexpr std::uint32_t pce_input_bit = 0x80000000u;  // signal of input i: pce_input_bit | i
 inline constexpr std::uint32_t pce_block_rows = 4096;
 
+class pce_part;
+
 // Records the constraints it is given into `path` (see the header comment). `key` names the circuit's
 // shape (at most 127 bytes); a reader asks for the same key.
-class pce_recorder : public cs::constraint_sink {
+//
+// On several threads (cs::parallel_sink): each part's rows go to a pce_part buffer that encodes them
+// as the file does but with coefficient indices into the part's own table; append_part then adds the
+// part's rows in order, mapping its table into the file's (a coefficient is numbered when first met
+// in the file's row order, A row before B row, whichever thread met it first), and the density
+// bitmaps and block offsets come from the appended rows. constraint() itself goes through the same
+// buffer (appended every few thousand rows), so one thread and many write the same bytes.
+class pce_recorder : public cs::parallel_sink {
  public:
   pce_recorder(std::string path, std::string key);
   ~pce_recorder() override;  // removes the temporary files when finish() was not reached
@@ -51,12 +60,14 @@ class pce_recorder : public cs::constraint_sink {
 
   void constraint(const cs::linear_combination& a, const cs::linear_combination& b,
                   const cs::linear_combination& c) override;
+  std::unique_ptr<cs::constraint_sink> part() override;
+  void append_part(cs::constraint_sink& part) override;  // a part() of this recorder
   // Writes the file for a system of `n_inputs` inputs (ONE included) and `n_aux` aux. Throws
   // std::runtime_error on an I/O failure, std::length_error when the circuit does not fit the form
   // (more than 65,534 distinct coefficients, a row of more than 65,535 terms, 2^31 variables).
   void finish(std::uint64_t n_inputs, std::uint64_t n_aux);
 
-  std::uint64_t constraints() const { return rows_; }
+  std::uint64_t constraints() const;
 
  private:
   struct matrix_stream {
@@ -64,12 +75,13 @@ class pce_recorder : public cs::constraint_sink {
     std::vector<std::uint64_t> blocks;  // entry offset of every pce_block_rows-th row
     std::uint64_t entries = 0;
   };
-  void add_row(matrix_stream& m, const cs::linear_combination& lc, bool a);
+  void flush_own();
   std::uint16_t coeff_index(const fr& c);
 
   std::string path_, key_, tmp_;  // tmp_: PATH.tmp.PID, the prefix of this recorder's temporary files
   matrix_stream a_, b_;
   std::uint64_t rows_ = 0;
+  std::unique_ptr<pce_part> own_;  // constraint()'s rows not yet appended
   std::vector<fr> table_;
   struct limbs_hash {
     std::size_t operator()(const std::array<std::uint64_t, 4>& l) const {
@@ -78,7 +90,9 @@ class pce_recorder : public cs::constraint_sink {
   };
   std::unordered_map<std::array<std::uint64_t, 4>, std::uint16_t, limbs_hash> index_;  // Montgomery limbs -> index
   std::vector<std::uint64_t> dens_a_aux_, dens_b_aux_, dens_b_in_;  // bitmaps: aux in A, aux / inputs in B
+  std::vector<std::uint16_t> remap_;  // append_part's scratch: the part's coefficient indices -> the file's
   bool finished_ = false;
+  friend class pce_part;
 };
 
 // A recorded file, mapped. Evaluation reads it in place (the pages come in as they are used, or at
