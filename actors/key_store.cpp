@@ -23,6 +23,8 @@
 // absent: once per sector size, counted in the status), so its "build" is nothing and every job and
 // partition of that sector size shares the one mapping. Its grant covers the mapped file and one
 // partition's buffers kept between partitions (circuit_key::buffers); the buffers go when it does.
+// A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
+// from, and so gets kept partition buffers too.
 // A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
 #include <filesystem>
 #include <map>
@@ -75,9 +77,14 @@ std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
 circuit_key load_circuit_key(const std::string& path, const key_load_options& options, bool* recorded) {
   circuit_key ck;
   if (zk::groth16::is_synthetic_key_path(path)) {
+    // Loaded with its compact evaluator, as a PoRep key is: the synthesizers then take the kept
+    // partition buffers (load_atom) and evaluate a, b, c from the circuit's values.
     const auto spec = zk::groth16::parse_synthetic_key_path(path);
-    ck.zkey = std::make_shared<const zk::io::zkey>(
-        zk::groth16::synthetic_key(*open_synthetic_evaluator(path), spec.seed, spec.host_points, path));
+    auto compact = open_synthetic_evaluator(path);
+    ck.zkey = std::make_shared<const zk::io::zkey>(zk::groth16::synthetic_key(*compact, spec.seed, spec.host_points, path));
+    ck.evaluator_bytes = compact->file_bytes();
+    ck.evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
+        zk::groth16::constraint_evaluator::from_compact(std::move(compact)));
     return ck;
   }
   auto circuit = fil::circuit_for_params(path);
@@ -648,6 +655,10 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
                                                   : key_tier::cold;
           k.leases = leases(e);
           k.bytes = e.bytes;
+          if (e.handle.ptr && e.handle.ptr->buffers) {
+            k.buffers_reused = e.handle.ptr->buffers->reused();
+            k.buffers_fresh = e.handle.ptr->buffers->fresh();
+          }
           if (e.reservation.ptr) s.reserved_bytes += e.bytes;
           s.keys.push_back(std::move(k));
         }

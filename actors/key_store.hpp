@@ -32,7 +32,8 @@ typename Inspector::result_type inspect(Inspector& f, key_summary& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_status& x) {
-  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on);
+  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on,
+           x.buffers_reused, x.buffers_fresh);
 }
 
 template <class Inspector>
