@@ -379,10 +379,18 @@ int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t
   const auto t0 = now_ns();
   auto bar = std::make_unique<progress_bar>("record the " + c.describe() + " circuit, load its params", false);
   bar->update(0, 1);
-  const auto key = fil::prove::load_key(params, c, o.evaluator_dir);
+  std::string stage;
+  // A PoRep key's first use records its circuit's evaluator (once per sector size): its own bar.
+  const auto key = fil::prove::load_key(params, c, o.evaluator_dir, [&](std::string_view s, std::size_t done, std::size_t total) {
+    if (s != stage) {
+      stage = s;
+      bar = std::make_unique<progress_bar>(std::string(s) + " (once per sector size: " + c.describe() + ")", false);
+    }
+    bar->update(done, total);
+  });
   const double key_seconds = seconds_since(t0);
   fil::prove::stage_seconds times;
-  std::string stage;
+  stage.clear();
   const auto proof = fil::prove::prove_partitions(key, partitions, synthesize, *be,
                                                   [&](std::string_view s, std::size_t done, std::size_t total) {
                                                     if (s != stage) {
