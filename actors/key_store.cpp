@@ -26,6 +26,8 @@
 // A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
 // from, and so gets kept partition buffers too.
 // A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
+#include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -106,7 +108,26 @@ circuit_key load_circuit_key(const std::string& path, const key_load_options& op
     ck.zkey = std::make_shared<const zk::io::zkey>(fil::proving_key(path, *circuit));
     return ck;
   }
-  auto ev = fil::open_porep_evaluator(*circuit->seal, fil::porep_evaluator_path(path, options.evaluator_dir));
+  const auto file = fil::porep_evaluator_path(path, options.evaluator_dir);
+  std::chrono::steady_clock::time_point started;
+  auto ev = fil::open_porep_evaluator(
+      *circuit->seal, file,
+      [&](std::string_view, std::size_t done, std::size_t total) {
+        if (!options.on_event) return;
+        if (done == 0) {
+          started = std::chrono::steady_clock::now();
+          options.on_event("key store: recording the compact evaluator of " + std::string(circuit->seal->name) +
+                           " into " + file + " (once per sector size; " +
+                           (options.record_threads ? std::to_string(options.record_threads) : std::string("all")) +
+                           " threads)");
+        } else if (done == total) {
+          char secs[32];
+          std::snprintf(secs, sizeof secs, "%.1f",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+          options.on_event("key store: recorded " + file + " in " + secs + " s");
+        }
+      },
+      options.record_threads);
   if (recorded) *recorded = ev.recorded;
   auto key = zk::groth16::bellperson_proving_key(zk::io::bellperson_params::open(path), *ev.compact);
   key.path = path;

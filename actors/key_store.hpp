@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -79,6 +80,10 @@ namespace cuzk::actors {
 struct key_load_options {
   std::shared_ptr<const std::map<std::string, std::string>> param_digests;
   std::string evaluator_dir;
+  unsigned record_threads = 0;  // a PoRep evaluator's recording: threads (0: the process pool)
+  // One line when a PoRep evaluator's recording starts and one when it ends (called on the key
+  // store's worker thread; the daemon logs them).
+  std::function<void(const std::string&)> on_event;
 };
 
 // The key store, with each device and its VRAM budget (devices[d], vram_budgets[d]) for the

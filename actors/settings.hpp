@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,6 +53,9 @@ struct engine_settings {
   // Filecoin [filecoin] evaluator_dir: where PoRep keys' compact evaluators are cached ("" : next to
   // each params file).
   std::string evaluator_dir;
+  // [filecoin] record_threads and the engine's event lines (key_load_options).
+  unsigned record_threads = 0;
+  std::function<void(const std::string&)> on_event;
 };
 
 std::uint64_t now_us();  // steady clock, microseconds

@@ -114,7 +114,10 @@ buffered_partition synthesize_buffered(const zk::groth16::pce_compact& compact,
                                        const std::shared_ptr<zk::groth16::partition_buffers>& bufs,
                                        const fil::circuit_ref& circuit, const fil::job_input& in,
                                        std::uint32_t partition, zk::thread_pool& pool, const fil::c1_output* c1) {
-  auto cs = zk::cs::constraint_system::witness_reusing(bufs->take_values(), bufs->take_values());
+  // The larger kept vector takes the aux (which one a call hands out first is the buffers' business).
+  auto aux_values = bufs->take_values(), in_values = bufs->take_values();
+  if (in_values.capacity() > aux_values.capacity()) std::swap(in_values, aux_values);
+  auto cs = zk::cs::constraint_system::witness_reusing(std::move(in_values), std::move(aux_values));
   struct values_back {  // the circuit's values go back to the buffers however this ends
     zk::cs::constraint_system& cs;
     zk::groth16::partition_buffers& bufs;

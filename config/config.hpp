@@ -127,6 +127,7 @@ struct filecoin_section {
   std::string param_cache;     // "": FIL_PROOFS_PARAMETER_CACHE, else /var/tmp/filecoin-proof-parameters
   bool verify_params = false;  // check each file's digest against parameters.json at first use
   std::string evaluator_dir;   // PoRep compact evaluators (<params stem>.cuzk-pce); "": next to the params
+  std::uint32_t record_threads = 0;  // threads recording such an evaluator (first use); 0: all cores
 };
 
 struct daemon_config {

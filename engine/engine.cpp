@@ -299,6 +299,8 @@ engine engine::start(const config& c) {
                                     c.faults.seed};
   p->filecoin = c.filecoin;
   s.evaluator_dir = c.filecoin.evaluator_dir;
+  s.record_threads = c.filecoin.record_threads;
+  s.on_event = c.filecoin.on_event;
   if (c.filecoin.verify_params) {
     if (c.filecoin.param_cache.empty() && c.filecoin.parameters_json.empty())
       throw engine_error("config: filecoin verify_params: needs param_cache or parameters_json");

@@ -99,6 +99,9 @@ struct filecoin_config {
   // Where PoRep keys' compact recorded evaluators are cached (<params stem>.cuzk-pce, recorded at a
   // key's first load when absent: fil/evaluator.hpp); "" : next to each params file.
   std::string evaluator_dir;
+  unsigned record_threads = 0;  // threads such a recording uses (0: all cores); the file is the same
+  // A line when a recording starts and one when it ends (thread-safe; the daemon logs them).
+  std::function<void(const std::string&)> on_event;
 };
 
 struct config {

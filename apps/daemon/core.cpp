@@ -242,6 +242,8 @@ void core::start() {
   ec.filecoin.param_cache = cfg_.filecoin.param_cache;
   ec.filecoin.verify_params = cfg_.filecoin.verify_params;
   ec.filecoin.evaluator_dir = cfg_.filecoin.evaluator_dir;
+  ec.filecoin.record_threads = cfg_.filecoin.record_threads;
+  ec.filecoin.on_event = [](const std::string& line) { spdlog::info("{}", line); };
   for (auto& [name, c] : circuits) ec.circuits[name] = c.path;
   const auto& cl = cfg_.cluster;
   ec.cluster.listen = cl.listen;
