@@ -229,6 +229,11 @@ void register_bench(CLI::App& app) {
   add_common(ntt);
   auto* h = sub->add_subcommand("h", "compute_h (3 iNTT, coset, 3 NTT, A*B-C)");
   add_common(h);
+  for (auto* c : {ntt, h}) {
+    c->add_flag("--profile", opt->profile, "more runs with an event after each launch: per-launch medians");
+    c->add_option("--threads", opt->ntt_threads, "threads per block of the shared-memory passes (256 or 512)")
+        ->check(CLI::IsMember({256u, 512u}));
+  }
   for (auto* c : {msm, ntt, h})
     c->callback([opt, c] {
       opt->what = c->get_name();

@@ -159,7 +159,27 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
   return out;
 }
 
-row bench_ntt(cuda_backend& be, unsigned L, int warmup, int reps, bool h) {
+// profile: the median over reps runs of each launch's time (events between launches).
+void print_ntt_profile(cuda_backend& be, const char* op, void* a, void* b, void* c, unsigned L, int reps) {
+  std::vector<std::vector<double>> ms;
+  std::vector<std::string> names;
+  for (int r = 0; r < std::max(reps, 1); ++r) {
+    auto p = be.ntt_profile_device(op, a, b, c, L);
+    if (ms.empty()) ms.resize(p.size());
+    for (std::size_t i = 0; i < p.size() && i < ms.size(); ++i) ms[i].push_back(p[i].second);
+    if (names.empty())
+      for (auto& [n, t] : p) names.push_back(n);
+  }
+  double total = 0;
+  for (std::size_t i = 0; i < ms.size(); ++i) {
+    double m = median(ms[i]);
+    total += m;
+    std::printf("    profile %s 2^%u launch %zu %-28s %8.3f ms\n", op, L, i, names[i].c_str(), m);
+  }
+  std::printf("    profile %s 2^%u sum of launch medians %.3f ms\n", op, L, total);
+}
+
+row bench_ntt(cuda_backend& be, unsigned L, int warmup, int reps, bool h, bool profile) {
   std::size_t n = std::size_t(1) << L;
   std::vector<fr> v(n);
   zk::parallel_for(n, [&](std::size_t b, std::size_t e) {
@@ -175,6 +195,7 @@ row bench_ntt(cuda_backend& be, unsigned L, int warmup, int reps, bool h) {
     copy_to_device(b, v.data(), n * 32);
     copy_to_device(c, v.data(), n * 32);
     auto times = be.time_ms(warmup, reps, [&] { be.compute_h_device(a, b, c, L); });
+    if (profile) print_ntt_profile(be, "h", a, b, c, L, reps);
     device_free(a);
     device_free(b);
     device_free(c);
@@ -190,6 +211,10 @@ row bench_ntt(cuda_backend& be, unsigned L, int warmup, int reps, bool h) {
   });
   auto itimes = be.time_ms(0, runs, [&] { be.ntt_device(d, L, true); });
   be.synchronize();
+  if (profile) {  // as many forward as inverse runs: d comes back to v
+    print_ntt_profile(be, "forward", d, nullptr, nullptr, L, reps);
+    print_ntt_profile(be, "inverse", d, nullptr, nullptr, L, reps);
+  }
   std::vector<fr> back(n);
   copy_to_host(back.data(), d, n * 32);
   device_free(d);
@@ -212,6 +237,7 @@ int run_bench(const bench_options& opt) {
   co.msm_segment_length = opt.segment_length;
   co.msm_split_bits = opt.split_bits;
   co.msm_affine_lanes = opt.affine_lanes;
+  co.ntt_threads = opt.ntt_threads;
   cuda_backend be(co);
   std::vector<row> rows;
   if (opt.shifted && !(opt.what == "msm" && opt.resident)) throw std::invalid_argument("bench: --shifted needs msm --resident");
@@ -229,7 +255,7 @@ int run_bench(const bench_options& opt) {
       else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds);
       else throw std::invalid_argument("bench msm: --curve must be g1 or g2");
     } else if (opt.what == "ntt" || opt.what == "h") {
-      rs = {bench_ntt(be, L, opt.warmup, opt.reps, opt.what == "h")};
+      rs = {bench_ntt(be, L, opt.warmup, opt.reps, opt.what == "h", opt.profile)};
     } else {
       throw std::invalid_argument("bench: unknown benchmark '" + opt.what + "' (msm, ntt, h)");
     }

@@ -9,7 +9,7 @@ namespace cuzk::gpu {
 namespace {
 
 constexpr unsigned small_log = 10;  // shared-memory root table: omega_1024^x, x < 512
-constexpr unsigned ntt_threads = 256;
+constexpr unsigned ntt_threads = ntt_max_threads;  // the launch bound; ntt_engine picks 256 or 512
 constexpr std::uint64_t bls12_381_snarkjs_gen = zk::bls12_381::fr_snarkjs_generator;
 
 fr_d to_dev(const zk::bls12_381::fr& x) {
@@ -33,17 +33,50 @@ __device__ __forceinline__ void st(fr_d* p, const fr_d& r) {
   q[1] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
 }
 
+// Shared memory holds each element as two 16-byte halves in separate arrays (element e's low half
+// at lo[e], high half at hi[e]): a quarter-warp's 16-byte accesses to adjacent elements then fall
+// on distinct banks (one 32-byte element per thread at a 32-byte stride is a two-way conflict).
+__device__ __forceinline__ fr_d sh_ld(const uint4* lo, const uint4* hi, unsigned e) {
+  uint4 a = lo[e], b = hi[e];
+  fr_d r;
+  r.v[0] = a.x, r.v[1] = a.y, r.v[2] = a.z, r.v[3] = a.w, r.v[4] = b.x, r.v[5] = b.y, r.v[6] = b.z, r.v[7] = b.w;
+  return r;
+}
+__device__ __forceinline__ void sh_st(uint4* lo, uint4* hi, unsigned e, const fr_d& r) {
+  lo[e] = make_uint4(r.v[0], r.v[1], r.v[2], r.v[3]);
+  hi[e] = make_uint4(r.v[4], r.v[5], r.v[6], r.v[7]);
+}
+
 size_t shared_bytes(unsigned k, unsigned t) { return ((size_t(1) << (k + t)) + (size_t(1) << (k - 1))) * sizeof(fr_d); }
 
+// n^-1 g^j (or any per-coefficient factor) as lo[j & 4095] * hi[j >> 12].
+__device__ __forceinline__ fr_d split_factor(const fr_d* __restrict__ lo, const fr_d* __restrict__ hi, uint32_t j) {
+  fr_d f = ld(lo + (j & 4095));
+  if (j >> 12) f = f * ld(hi + (j >> 12));
+  return f;
+}
+
+// What the last DIF pass does to each element before it stores it (nothing by default): times
+// lo/hi's factor of the coefficient it holds (bit-reversed position j = bitrev_L(pos)), then out
+// of Montgomery form if canonical. This is the coset scale (and bellperson's way back) without a
+// pass of its own over the vector.
+struct dif_epilogue {
+  const fr_d* lo = nullptr;
+  const fr_d* hi = nullptr;
+  unsigned L = 0;
+  bool canonical = false;
+};
+
 // One pass of k stages on tiles of 2^(k+t) elements: 2^k "rows" (stride S = 2^(r-k)) by 2^t
-// adjacent columns. DIT = false: DIF stages then twiddles; true: twiddles then DIT stages.
+// adjacent columns. DIT = false: DIF stages then twiddles (or the epilogue in the last pass);
+// true: twiddles then DIT stages.
 template <bool DIT>
 __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t,
-                                                        const fr_d* __restrict__ small, const fr_d* __restrict__ tw) {
+                                                        const fr_d* __restrict__ small, const fr_d* __restrict__ tw,
+                                                        dif_epilogue ep) {
   extern __shared__ uint4 shraw[];
-  fr_d* sh = reinterpret_cast<fr_d*>(shraw);
-  const unsigned T = 1u << (k + t);
-  fr_d* roots = sh + T;
+  const unsigned T = 1u << (k + t), H = 1u << (k - 1);
+  uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
   const size_t S = size_t(1) << (r - k);
   const size_t lblocks = S >> t;
   const size_t hi = blockIdx.x / lblocks;
@@ -51,12 +84,12 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
   fr_d* base = data + (hi << r) + l0;
   const unsigned tmask = (1u << t) - 1;
 
-  for (unsigned x = threadIdx.x; x < (1u << (k - 1)); x += blockDim.x) roots[x] = ld(small + (size_t(x) << (small_log - k)));
+  for (unsigned x = threadIdx.x; x < H; x += blockDim.x) sh_st(rl, rh, x, ld(small + (size_t(x) << (small_log - k))));
   for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
     size_t off = size_t(e >> t) * S + (e & tmask);
     fr_d v = ld(base + off);
     if (DIT && tw) v = v * ld(tw + off + l0);
-    sh[e] = v;
+    sh_st(sl, sh, e, v);
   }
   __syncthreads();
   for (unsigned i = 0; i < k; ++i) {
@@ -67,35 +100,39 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
       unsigned j = bq & ((1u << hbits) - 1);
       unsigned g0 = ((bq >> hbits) << (hbits + 1)) | j;
       unsigned i0 = (g0 << t) | lo, i1 = ((g0 + (1u << hbits)) << t) | lo;
-      fr_d x = sh[i0], y = sh[i1];
+      fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
       if (DIT) {
-        if (j) y = y * roots[j << s];
-        sh[i0] = x + y;
-        sh[i1] = x - y;
+        if (j) y = y * sh_ld(rl, rh, j << s);
+        sh_st(sl, sh, i0, x + y);
+        sh_st(sl, sh, i1, x - y);
       } else {
-        sh[i0] = x + y;
+        sh_st(sl, sh, i0, x + y);
         fr_d d = x - y;
-        sh[i1] = j ? d * roots[j << s] : d;
+        sh_st(sl, sh, i1, j ? d * sh_ld(rl, rh, j << s) : d);
       }
     }
     __syncthreads();
   }
   for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
     size_t off = size_t(e >> t) * S + (e & tmask);
-    fr_d v = sh[e];
+    fr_d v = sh_ld(sl, sh, e);
     if (!DIT && tw) v = v * ld(tw + off + l0);
+    if (!DIT && ep.lo) {
+      v = v * split_factor(ep.lo, ep.hi, bitrev(uint32_t((hi << r) + l0 + off), ep.L));
+      if (ep.canonical) v = v.from_mont();
+    }
     st(base + off, v);
   }
 }
 
 template <bool DIT>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                 cudaStream_t s) {
+                 const dif_epilogue& ep, unsigned max_threads, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
   CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
-  unsigned threads = std::min<unsigned>(ntt_threads, 1u << (k - 1 + t));
-  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw);
+  unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
+  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep);
   CUZK_LAUNCHED();
 }
 
@@ -114,41 +151,70 @@ __global__ void build_twiddles(fr_d* tw, unsigned r, unsigned k, fr_d base) {
   st(tw + idx, acc);
 }
 
-__global__ void bit_reverse_kernel(fr_d* d, unsigned L) {
+// Element-wise swap i <-> bitrev(i), times f if scaled (small sizes; the tiled kernel below for
+// the rest).
+__global__ void bit_reverse_kernel(fr_d* d, unsigned L, bool scaled, fr_d f) {
   size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >> L) return;
   size_t j = bitrev(uint32_t(i), L);
   if (i < j) {
     fr_d a = ld(d + i), b = ld(d + j);
-    st(d + i, b);
-    st(d + j, a);
+    st(d + i, scaled ? b * f : b);
+    st(d + j, scaled ? a * f : a);
+  } else if (i == j && scaled) {
+    st(d + i, ld(d + i) * f);
   }
 }
 
-__global__ void scale_kernel(fr_d* d, size_t n, fr_d s) {
-  size_t i = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) st(d + i, ld(d + i) * s);
+// In-place bit reversal by tiles, so both reads and writes move runs of 2^B adjacent elements
+// (1 KiB) instead of lone 32-byte elements. Index bits i = (a | m | c), a and c B bits each:
+// bitrev_L(i) = (rev_B(c) | rev(m) | rev_B(a)), so the 2^2B elements sharing a middle m all go to
+// middle rev(m), transposed. One block takes the pair {m, rev(m)} (blocks with m > rev(m) leave at
+// once): both tiles into shared memory, then each written to the other's place, rows contiguous.
+constexpr unsigned brev_B = 5, brev_threads = 256;
+__global__ void __launch_bounds__(brev_threads) bit_reverse_tiled(fr_d* d, unsigned L, bool scaled, fr_d f) {
+  extern __shared__ uint4 shraw[];
+  constexpr unsigned W = 1u << brev_B, T = W * W;
+  const unsigned mb = L - 2 * brev_B;
+  const uint32_t m = blockIdx.x, mm = bitrev(m, mb);
+  if (m > mm) return;
+  uint4 *xl = shraw, *xh = xl + T, *yl = xh + T, *yh = yl + T;
+  auto at = [&](uint32_t mid, unsigned a, unsigned c) { return (size_t(a) << (L - brev_B)) | (size_t(mid) << brev_B) | c; };
+  for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
+    sh_st(xl, xh, e, ld(d + at(m, e >> brev_B, e & (W - 1))));
+    if (mm != m) sh_st(yl, yh, e, ld(d + at(mm, e >> brev_B, e & (W - 1))));
+  }
+  __syncthreads();
+  for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
+    const unsigned a2 = e >> brev_B, c2 = e & (W - 1);
+    const unsigned src = (bitrev(c2, brev_B) << brev_B) | bitrev(a2, brev_B);
+    fr_d v = sh_ld(xl, xh, src);  // tile m's element lands in tile rev(m)
+    st(d + at(mm, a2, c2), scaled ? v * f : v);
+    if (mm != m) {
+      fr_d w = sh_ld(yl, yh, src);
+      st(d + at(m, a2, c2), scaled ? w * f : w);
+    }
+  }
 }
 
-// Bit-reversed coefficients: position p holds coefficient j = bitrev_L(p); times n^-1 g^j.
-__global__ void coset_scale_kernel(fr_d* d, unsigned L, const fr_d* __restrict__ lo, const fr_d* __restrict__ hi) {
-  size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >> L) return;
-  uint32_t j = bitrev(uint32_t(p), L);
-  fr_d f = ld(lo + (j & 4095));
-  if (j >> 12) f = f * ld(hi + (j >> 12));
-  st(d + p, ld(d + p) * f);
-}
-
-// Bit-reversed coefficients times n^-1 g^-j, to canonical form, at natural position j.
-__global__ void uncoset_kernel(const fr_d* __restrict__ d, fr_d* __restrict__ out, unsigned L, const fr_d* __restrict__ lo,
-                               const fr_d* __restrict__ hi) {
-  size_t p = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (p >> L) return;
-  uint32_t j = bitrev(uint32_t(p), L);
-  fr_d f = ld(lo + (j & 4095));
-  if (j >> 12) f = f * ld(hi + (j >> 12));
-  st(out + j, (ld(d + p) * f).from_mont());
+void bit_reverse_scaled(fr_d* d, unsigned L, bool scaled, fr_d f, cudaStream_t s) {
+  if (L == 0) {
+    if (scaled) {
+      bit_reverse_kernel<<<1, 1, 0, s>>>(d, 0, true, f);
+      CUZK_LAUNCHED();
+    }
+    return;
+  }
+  if (L < 2 * brev_B + 2) {
+    size_t n = size_t(1) << L;
+    bit_reverse_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d, L, scaled, f);
+    CUZK_LAUNCHED();
+    return;
+  }
+  constexpr size_t shm = 4 * (size_t(1) << (2 * brev_B)) * sizeof(uint4);
+  CUZK_CUDA(cudaFuncSetAttribute(bit_reverse_tiled, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  bit_reverse_tiled<<<1u << (L - 2 * brev_B), brev_threads, shm, s>>>(d, L, scaled, f);
+  CUZK_LAUNCHED();
 }
 
 // a <- (a b - c) z_inv, Montgomery.
@@ -164,6 +230,10 @@ __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n
 
 
 }  // namespace
+
+ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads) : gen_(root_generator), threads_(threads) {
+  if (threads != 256 && threads != 512) throw std::invalid_argument("cuda ntt: threads per block must be 256 or 512");
+}
 
 std::vector<ntt_engine::pass> ntt_engine::plan(unsigned L) {
   std::vector<pass> out;
@@ -251,17 +321,24 @@ const ntt_engine::size_tables& ntt_engine::tables(unsigned L, cudaStream_t s) {
   return ref;
 }
 
-void ntt_engine::dif(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
+void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const fr_d* hi, bool canonical,
+                        cudaStream_t s) {
   if (L > ntt_max_log) throw std::invalid_argument("cuda ntt: size above 2^28");
   const auto& tb = tables(L, s);
   const fr_d* small = small_roots(inverse, s);
   auto ps = plan(L);
   for (std::size_t i = 0; i < ps.size(); ++i) {
     auto [r, k, t] = ps[i];
-    const fr_d* tw = i + 1 < ps.size() ? (inverse ? tb.inv[i] : tb.fwd[i]).get() : nullptr;
-    launch_pass<false>(d, L, r, k, t, small, tw, s);
+    const bool last = i + 1 == ps.size();
+    const fr_d* tw = last ? nullptr : (inverse ? tb.inv[i] : tb.fwd[i]).get();
+    dif_epilogue ep;
+    if (last && lo) ep = {lo, hi, L, canonical};
+    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, s);
+    mark(inverse ? "dif pass (inverse roots)" : "dif pass", s);
   }
 }
+
+void ntt_engine::dif(fr_d* d, unsigned L, bool inverse, cudaStream_t s) { dif_ep(d, L, inverse, nullptr, nullptr, false, s); }
 
 void ntt_engine::dit(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
   if (L > ntt_max_log) throw std::invalid_argument("cuda ntt: size above 2^28");
@@ -271,15 +348,14 @@ void ntt_engine::dit(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
   for (std::size_t i = ps.size(); i-- > 0;) {
     auto [r, k, t] = ps[i];
     const fr_d* tw = i + 1 < ps.size() ? (inverse ? tb.inv[i] : tb.fwd[i]).get() : nullptr;
-    launch_pass<true>(d, L, r, k, t, small, tw, s);
+    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, s);
+    mark("dit pass", s);
   }
 }
 
 void ntt_engine::bit_reverse(fr_d* d, unsigned L, cudaStream_t s) {
-  if (L == 0) return;
-  size_t n = size_t(1) << L;
-  bit_reverse_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d, L);
-  CUZK_LAUNCHED();
+  bit_reverse_scaled(d, L, false, fr_d::one(), s);
+  mark("bit reversal", s);
 }
 
 void ntt_engine::forward(fr_d* d, unsigned L, cudaStream_t s) {
@@ -287,21 +363,18 @@ void ntt_engine::forward(fr_d* d, unsigned L, cudaStream_t s) {
   bit_reverse(d, L, s);
 }
 
+// The 1/n rides on the bit reversal's store.
 void ntt_engine::inverse(fr_d* d, unsigned L, cudaStream_t s) {
   dif(d, L, true, s);
-  bit_reverse(d, L, s);
-  size_t n = size_t(1) << L;
-  auto ninv = zk::bls12_381::fr::from_u64(n).inverse();
-  scale_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d, n, to_dev(ninv));
-  CUZK_LAUNCHED();
+  auto ninv = zk::bls12_381::fr::from_u64(std::uint64_t(1) << L).inverse();
+  bit_reverse_scaled(d, L, true, to_dev(ninv), s);
+  mark("bit reversal, 1/n", s);
 }
 
+// The coset scale (n^-1 g^j) rides on the inverse DIF's last pass.
 void ntt_engine::to_odd_coset(fr_d* v, unsigned L, cudaStream_t s) {
   const auto& tb = tables(L, s);
-  size_t n = size_t(1) << L;
-  dif(v, L, true, s);
-  coset_scale_kernel<<<blocks_for(n, 256), 256, 0, s>>>(v, L, tb.coset_lo.get(), tb.coset_hi.get());
-  CUZK_LAUNCHED();
+  dif_ep(v, L, true, tb.coset_lo.get(), tb.coset_hi.get(), false, s);
   dit(v, L, false, s);
 }
 
@@ -309,6 +382,7 @@ void ntt_engine::combine_h(fr_d* a, const fr_d* b, const fr_d* c, unsigned L, cu
   size_t n = size_t(1) << L;
   h_combine_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, c, n);
   CUZK_LAUNCHED();
+  mark("combine_h", s);
 }
 
 void ntt_engine::coset_h(fr_d* a, fr_d* b, fr_d* c, unsigned L, cudaStream_t s) {
@@ -320,10 +394,10 @@ void ntt_engine::coset_h(fr_d* a, fr_d* b, fr_d* c, unsigned L, cudaStream_t s) 
   const fr z_inv = (fr::from_u64(gen_).pow(std::uint64_t(n)) - fr::one()).inverse();  // Z(7 omega^i) = 7^n - 1
   h_divide_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, c, n, to_dev(z_inv));
   CUZK_LAUNCHED();
-  dif(a, L, true, s);  // bit-reversed coefficients of the coset polynomial, times n
-  uncoset_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, L, tb.uncoset_lo.get(), tb.uncoset_hi.get());
-  CUZK_LAUNCHED();
-  CUZK_CUDA(cudaMemcpyAsync(a, b, n * sizeof(fr_d), cudaMemcpyDeviceToDevice, s));
+  // Back to coefficients: the inverse DIF leaves them bit-reversed and times n; its last pass
+  // multiplies coefficient j by n^-1 7^-j and leaves Montgomery form, then the bit reversal.
+  dif_ep(a, L, true, tb.uncoset_lo.get(), tb.uncoset_hi.get(), true, s);
+  bit_reverse(a, L, s);
 }
 
 void ntt_engine::compute_h(fr_d* a, fr_d* b, fr_d* c, unsigned L, cudaStream_t s) {

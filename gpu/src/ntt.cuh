@@ -9,7 +9,10 @@
 // omega_{2^r}^(l * bitrev_k(slot)); the twiddles of each pass are a table laid out like the data,
 // so it streams coalesced. DIF takes natural order to bit-reversed; the DIT pass (the transpose:
 // twiddles first, stages reversed, butterfly x +- w*y) takes bit-reversed to natural with the same
-// tables. compute_h uses DIF (inverse roots), a fused 1/n * g^j scale, then DIT: no bit reversal.
+// tables. compute_h uses DIF (inverse roots), the 1/n * g^j scale on the DIF's last store, then
+// DIT: no bit reversal and no pass of its own for the coset. The natural-order transforms end in a
+// tiled in-place bit reversal (runs of 32 elements read and written, the inverse's 1/n on its
+// store).
 #pragma once
 
 #include <map>
@@ -23,11 +26,13 @@
 namespace cuzk::gpu {
 
 inline constexpr unsigned ntt_max_log = 28;
+inline constexpr unsigned ntt_max_threads = 512;
 
 class ntt_engine {
  public:
   // root_generator: 5 (snarkjs, the default) or 7 (bellperson); see zk/ntt/domain.hpp.
-  explicit ntt_engine(std::uint64_t root_generator = 5) : gen_(root_generator) {}
+  // threads: per block of a shared-memory pass (at most ntt_max_threads).
+  explicit ntt_engine(std::uint64_t root_generator = 5, unsigned threads = 256);
   // natural order in and out; inverse includes 1/n.
   void forward(fr_d* d, unsigned log_n, cudaStream_t s);
   void inverse(fr_d* d, unsigned log_n, cudaStream_t s);
@@ -56,6 +61,14 @@ class ntt_engine {
   };
   static std::vector<pass> plan(unsigned log_n);
 
+  // Profiling hook (benchmarks): when set, mark() is called on the stream after each launch with
+  // its name; the caller records events there. Not for concurrent use.
+  struct launch_marks {
+    virtual ~launch_marks() = default;
+    virtual void mark(const char* what, cudaStream_t s) = 0;
+  };
+  void set_marks(launch_marks* m) { marks_ = m; }
+
  private:
   struct size_tables {
     std::vector<dbuf<fr_d>> fwd, inv;  // per pass but the last: the twiddle table (2^r entries)
@@ -64,11 +77,19 @@ class ntt_engine {
   };
   const size_tables& tables(unsigned log_n, cudaStream_t s);
   const fr_d* small_roots(bool inverse, cudaStream_t s);
+  // dif with the last pass's store times lo[j & 4095] * hi[j >> 12] for coefficient j (and out of
+  // Montgomery form if canonical); lo = nullptr: plain.
+  void dif_ep(fr_d* d, unsigned log_n, bool inverse, const fr_d* lo, const fr_d* hi, bool canonical, cudaStream_t s);
+  void mark(const char* what, cudaStream_t s) {
+    if (marks_) marks_->mark(what, s);
+  }
 
   std::uint64_t gen_;
+  unsigned threads_;
   std::mutex mu_;
   std::map<unsigned, std::unique_ptr<size_tables>> tables_;
   dbuf<fr_d> small_fwd_, small_inv_;  // omega_1024^x, x < 512
+  launch_marks* marks_ = nullptr;
 };
 
 }  // namespace cuzk::gpu

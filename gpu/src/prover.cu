@@ -27,8 +27,8 @@ using zk::groth16::scalar;
 struct cuda_backend::impl {
   cuda_options opt;
   device_context ctx;
-  ntt_engine ntt;           // snarkjs's roots
-  ntt_engine ntt_bp{zk::ntt::bellperson_generator};  // bellperson's
+  ntt_engine ntt;     // snarkjs's roots
+  ntt_engine ntt_bp;  // bellperson's
   cudaEvent_t stage_ev[7] = {};  // prove_sums: start, h, A, B1, B2, C, H
   dbuf<uint64_t> scalars;        // msm_g1/msm_g2's host scalars
   dbuf<fr_d> h_vectors;          // compute_h's a, b, c: kept across calls (a cudaFree would synchronize)
@@ -42,7 +42,11 @@ struct cuda_backend::impl {
     device_points pts;
   } bench;
 
-  explicit impl(cuda_options o) : opt(o), ctx(o.device, o.staging_bytes, o.safety_margin) {
+  explicit impl(cuda_options o)
+      : opt(o),
+        ctx(o.device, o.staging_bytes, o.safety_margin),
+        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads),
+        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
     CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));
     CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&split_counts), 4 * split_max * sizeof(int), cudaHostAllocDefault));
@@ -663,6 +667,47 @@ void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse) {
 void cuda_backend::compute_h_device(void* a, void* b, void* c, unsigned log_n) {
   std::lock_guard lock(impl_->ctx.mu);
   impl_->ntt.compute_h(static_cast<fr_d*>(a), static_cast<fr_d*>(b), static_cast<fr_d*>(c), log_n, impl_->ctx.compute);
+}
+std::vector<std::pair<std::string, double>> cuda_backend::ntt_profile_device(const std::string& op, void* a, void* b,
+                                                                             void* c, unsigned log_n) {
+  std::lock_guard lock(impl_->ctx.mu);
+  CUZK_CUDA(cudaSetDevice(impl_->opt.device));
+  auto& E = impl_->ntt;
+  const cudaStream_t s = impl_->ctx.compute;
+  E.prepare(log_n, s);
+  struct event_marks : ntt_engine::launch_marks {
+    std::vector<std::pair<std::string, cudaEvent_t>> ev;
+    void mark(const char* what, cudaStream_t st) override {
+      cudaEvent_t e;
+      CUZK_CUDA(cudaEventCreate(&e));
+      CUZK_CUDA(cudaEventRecord(e, st));
+      ev.emplace_back(what, e);
+    }
+    ~event_marks() override {
+      for (auto& [n, e] : ev) cudaEventDestroy(e);
+    }
+  } m;
+  m.mark("start", s);
+  E.set_marks(&m);
+  try {
+    auto* fa = static_cast<fr_d*>(a);
+    if (op == "forward") E.forward(fa, log_n, s);
+    else if (op == "inverse") E.inverse(fa, log_n, s);
+    else if (op == "h") E.compute_h(fa, static_cast<fr_d*>(b), static_cast<fr_d*>(c), log_n, s);
+    else throw std::invalid_argument("ntt profile: unknown op '" + op + "' (forward, inverse, h)");
+  } catch (...) {
+    E.set_marks(nullptr);
+    throw;
+  }
+  E.set_marks(nullptr);
+  CUZK_CUDA(cudaStreamSynchronize(s));
+  std::vector<std::pair<std::string, double>> out;
+  for (std::size_t i = 1; i < m.ev.size(); ++i) {
+    float ms = 0;
+    CUZK_CUDA(cudaEventElapsedTime(&ms, m.ev[i - 1].second, m.ev[i].second));
+    out.emplace_back(m.ev[i].first, ms);
+  }
+  return out;
 }
 void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute)); }
 void cuda_backend::release_caches() {

@@ -106,6 +106,22 @@ TEST_CASE("device compute_h matches the CPU backend", "[device][ntt]") {
   }
 }
 
+TEST_CASE("device compute_h_coset (bellperson's coset 7) matches the CPU backend", "[device][ntt]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  zk::groth16::cpu_backend cpu;
+  for (unsigned L : {1u, 2u, 5u, 11u, 12u, 13u, 16u, 20u}) {
+    INFO("log n = " << L);
+    std::size_t n = std::size_t(1) << L;
+    auto a = random_frs(n, 300 + L), b = random_frs(n, 400 + L), c = random_frs(n, 500 + L);
+    auto a2 = a, b2 = b, c2 = c;
+    std::vector<bigint<4>> want(n - 1), got(n - 1);
+    cpu.compute_h_coset(a, b, c, want);
+    be.compute_h_coset(a2, b2, c2, got);
+    REQUIRE(got == want);
+  }
+}
+
 TEST_CASE("device G1 MSM: random inputs 2^10..2^22, repeats and infinity", "[device][msm]") {
   REQUIRE_DEVICE();
   auto& be = shared_backend();

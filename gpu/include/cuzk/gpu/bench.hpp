@@ -15,13 +15,14 @@ struct bench_options {
   std::vector<unsigned> log_sizes;
   bool resident = false;         // msm: bases and scalars already on the device
   bool shifted = false;          // msm --resident: also on precomputed shifted bases
-  bool profile = false;          // msm --resident: one more run with an event after each MSM stage
+  bool profile = false;          // msm --resident / ntt / h: more runs with an event after each stage or launch
   unsigned segment_length = 0;   // msm: buckets per reduction segment (0: the rule)
   // msm: "random", "bits90" / "bits99" (that share of 0 and 1), "ones"; comma-separated: one row
   // each, on the same bases (and shifted sets)
   std::string scalars = "random";
   bool split_bits = true;        // msm: scalars that are bits split off (cuda_options::msm_split_bits)
   unsigned affine_lanes = 0;     // msm: batch-affine accumulation, lanes per thread (cuda_options::msm_affine_lanes)
+  unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   int warmup = 1;
   int reps = 5;
 };

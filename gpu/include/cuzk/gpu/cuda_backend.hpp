@@ -41,6 +41,8 @@ struct cuda_options {
   // proof's MSMs run, and only while keep_free_bytes (plus the MSMs' scratch) stays free.
   std::size_t shifted_bases_bytes = 0;
   std::size_t keep_free_bytes = 0;
+  // Threads per block of the NTT's shared-memory passes (256 or 512; a tile is 2^11 elements).
+  unsigned ntt_threads = 256;
 };
 
 class cuda_backend : public zk::groth16::backend {
@@ -92,6 +94,10 @@ class cuda_backend : public zk::groth16::backend {
   void ntt_device(void* data, unsigned log_n, bool inverse);
   // compute_h on device vectors; h ends in a (canonical).
   void compute_h_device(void* a, void* b, void* c, unsigned log_n);
+  // One run of op ("forward", "inverse" or "h": compute_h on a, b, c) with an event after each
+  // launch: per launch its name and milliseconds.
+  std::vector<std::pair<std::string, double>> ntt_profile_device(const std::string& op, void* a, void* b, void* c,
+                                                                 unsigned log_n);
   void synchronize();
   // Runs fn warmup times, then reps times between CUDA events on the backend's stream (fn's device
   // work goes there; host work in fn counts too): per-run milliseconds.
