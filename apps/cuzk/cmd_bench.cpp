@@ -233,6 +233,8 @@ void register_bench(CLI::App& app) {
     c->add_flag("--profile", opt->profile, "more runs with an event after each launch: per-launch medians");
     c->add_option("--threads", opt->ntt_threads, "threads per block of the shared-memory passes (256 or 512)")
         ->check(CLI::IsMember({256u, 512u}));
+    c->add_flag("!--no-uniform-roots", opt->ntt_uniform_roots,
+                "stages with few roots in the default thread order (a warp mixes roots; for comparison runs)");
   }
   for (auto* c : {msm, ntt, h})
     c->callback([opt, c] {

@@ -70,10 +70,17 @@ struct dif_epilogue {
 // One pass of k stages on tiles of 2^(k+t) elements: 2^k "rows" (stride S = 2^(r-k)) by 2^t
 // adjacent columns. DIT = false: DIF stages then twiddles (or the epilogue in the last pass);
 // true: twiddles then DIT stages.
+//
+// Butterfly q of a stage is (column lo, root index j, group): by default j varies faster than the
+// group, so adjacent threads touch adjacent elements. In stages with few roots (half-size 2^hbits,
+// hbits <= jmax) j is taken from q's top bits instead: a warp then shares one j, and the warps
+// with j = 0 skip the product as a whole (in the default order a warp mixes j = 0 with others
+// and pays the product anyway: half the butterflies of the hbits = 1 stage, a quarter of the
+// next, ...), at the price of a two-way bank conflict.
 template <bool DIT>
 __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t,
                                                         const fr_d* __restrict__ small, const fr_d* __restrict__ tw,
-                                                        dif_epilogue ep) {
+                                                        dif_epilogue ep, int jmax) {
   extern __shared__ uint4 shraw[];
   const unsigned T = 1u << (k + t), H = 1u << (k - 1);
   uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
@@ -95,10 +102,17 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
   for (unsigned i = 0; i < k; ++i) {
     const unsigned s = DIT ? k - 1 - i : i;
     const unsigned hbits = k - 1 - s;  // half-size h = 2^hbits
+    const bool jmajor = int(hbits) <= jmax;
     for (unsigned q = threadIdx.x; q < T / 2; q += blockDim.x) {
-      unsigned lo = q & tmask, bq = q >> t;
-      unsigned j = bq & ((1u << hbits) - 1);
-      unsigned g0 = ((bq >> hbits) << (hbits + 1)) | j;
+      unsigned lo = q & tmask, bq = q >> t, j, grp;
+      if (jmajor) {
+        grp = bq & ((1u << (k - 1 - hbits)) - 1);
+        j = bq >> (k - 1 - hbits);
+      } else {
+        j = bq & ((1u << hbits) - 1);
+        grp = bq >> hbits;
+      }
+      unsigned g0 = (grp << (hbits + 1)) | j;
       unsigned i0 = (g0 << t) | lo, i1 = ((g0 + (1u << hbits)) << t) | lo;
       fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
       if (DIT) {
@@ -127,12 +141,15 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
 
 template <bool DIT>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                 const dif_epilogue& ep, unsigned max_threads, cudaStream_t s) {
+                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
   CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
   unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
-  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep);
+  // j-major stages need a warp's 32 butterflies to share j (t + k - 1 - hbits >= 5), and only
+  // pay where the tile has 4 adjacent columns (t = 2: a two-way conflict; t = 0 would be worse).
+  const int jmax = uniform_roots && t >= 2 ? std::min(3, int(t + k) - 6) : -1;
+  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax);
   CUZK_LAUNCHED();
 }
 
@@ -231,7 +248,8 @@ __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n
 
 }  // namespace
 
-ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads) : gen_(root_generator), threads_(threads) {
+ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots)
+    : gen_(root_generator), threads_(threads), uniform_(uniform_roots) {
   if (threads != 256 && threads != 512) throw std::invalid_argument("cuda ntt: threads per block must be 256 or 512");
 }
 
@@ -333,7 +351,7 @@ void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const
     const fr_d* tw = last ? nullptr : (inverse ? tb.inv[i] : tb.fwd[i]).get();
     dif_epilogue ep;
     if (last && lo) ep = {lo, hi, L, canonical};
-    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, s);
+    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, s);
     mark(inverse ? "dif pass (inverse roots)" : "dif pass", s);
   }
 }
@@ -348,7 +366,7 @@ void ntt_engine::dit(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
   for (std::size_t i = ps.size(); i-- > 0;) {
     auto [r, k, t] = ps[i];
     const fr_d* tw = i + 1 < ps.size() ? (inverse ? tb.inv[i] : tb.fwd[i]).get() : nullptr;
-    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, s);
+    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, s);
     mark("dit pass", s);
   }
 }

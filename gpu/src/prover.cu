@@ -45,8 +45,8 @@ struct cuda_backend::impl {
   explicit impl(cuda_options o)
       : opt(o),
         ctx(o.device, o.staging_bytes, o.safety_margin),
-        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads),
-        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads) {
+        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots),
+        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
     CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));
     CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&split_counts), 4 * split_max * sizeof(int), cudaHostAllocDefault));

@@ -90,6 +90,45 @@ TEST_CASE("device NTT and inverse NTT match zk/ntt", "[device][ntt]") {
   }
 }
 
+TEST_CASE("device NTT, compute_h and compute_h_coset match the CPU in every pass configuration", "[device][ntt]") {
+  REQUIRE_DEVICE();
+  zk::groth16::cpu_backend cpu;
+  for (auto [threads, uniform] : {std::pair{256u, false}, std::pair{512u, true}, std::pair{512u, false}}) {
+    gpu::cuda_options o;
+    o.ntt_threads = threads;
+    o.ntt_uniform_roots = uniform;
+    gpu::cuda_backend be(o);
+    for (unsigned L : {3u, 11u, 12u, 14u, 17u, 20u}) {
+      INFO("threads " << threads << ", uniform roots " << uniform << ", log n = " << L);
+      std::size_t n = std::size_t(1) << L;
+      auto v = random_frs(n, 7000 + L + threads + uniform);
+      device_vec d(n * sizeof(fr));
+      zk::ntt::domain dom(L);
+      auto want = v;
+      dom.ntt(want);
+      gpu::copy_to_device(d.p, v.data(), n * sizeof(fr));
+      be.ntt_device(d.p, L, false);
+      be.synchronize();
+      std::vector<fr> got(n);
+      gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
+      REQUIRE(got == want);
+      be.ntt_device(d.p, L, true);
+      be.synchronize();
+      gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
+      REQUIRE(got == v);
+      auto a = random_frs(n, 1 + L), b = random_frs(n, 2 + L), c = random_frs(n, 3 + L);
+      auto a2 = a, b2 = b, c2 = c, a3 = a, b3 = b, c3 = c, a4 = a, b4 = b, c4 = c;
+      std::vector<bigint<4>> hw(n), hg(n), cw(n - 1), cg(n - 1);
+      cpu.compute_h(a, b, c, hw);
+      be.compute_h(a2, b2, c2, hg);
+      REQUIRE(hg == hw);
+      cpu.compute_h_coset(a3, b3, c3, cw);
+      be.compute_h_coset(a4, b4, c4, cg);
+      REQUIRE(cg == cw);
+    }
+  }
+}
+
 TEST_CASE("device compute_h matches the CPU backend", "[device][ntt]") {
   REQUIRE_DEVICE();
   auto& be = shared_backend();

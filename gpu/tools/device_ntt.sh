@@ -2,8 +2,8 @@
 # The NTT's device check (issue 19 item 4), one device-tool call of about three minutes: the [ntt]
 # device tests (transforms, compute_h and compute_h_coset byte for byte against the CPU), forward
 # and inverse NTT timings at 2^20/2^24/2^26/2^27 and compute_h at 2^24/2^27 with per-launch event
-# profiles, the same for a baseline build when one is bundled as cuzk_gpu_bench_base, 512 threads
-# per pass, the [prove] tests, and Nsight Compute on the passes of one 2^24 transform. Logs go to
+# profiles, the same for a baseline build when one is bundled as cuzk_gpu_bench_base, the default
+# thread order in every stage (ntt_uniform=0), 512 threads per pass, the [prove] tests, and Nsight Compute on the passes of one 2^24 transform. Logs go to
 # $OUT/logs.tar, a short table last. Steps are skipped once the call's time is nearly spent.
 #   here:  scripts/build.sh build cuzk_gpu_tests cuzk_gpu_bench
 #          /work/shared/tools/device-bundle -o /tmp/devb-ntt build/bin/{cuzk_gpu_tests,cuzk_gpu_bench} [BASE]
@@ -49,7 +49,8 @@ step h_new 35 "$R" cuzk_gpu_bench h 24,27 reps=5 warmup=1 profile
 if [[ -x $here/bin/cuzk_gpu_bench_base ]]; then
   step h_base 30 "$R" cuzk_gpu_bench_base h 24,27 reps=5 warmup=1
 fi
-step ntt_new512 30 "$R" cuzk_gpu_bench ntt 24,27 reps=11 warmup=2 ntt_threads=512
+step ntt_nouniform 25 "$R" cuzk_gpu_bench ntt 24,27 reps=11 warmup=2 ntt_uniform=0
+step ntt_new512 25 "$R" cuzk_gpu_bench ntt 24,27 reps=11 warmup=2 ntt_threads=512
 step tests_prove 60 "$R" cuzk_gpu_tests "[prove]"
 step ntt_new_again 20 "$R" cuzk_gpu_bench ntt 24,27 reps=11 warmup=2
 if command -v ncu >/dev/null; then
@@ -61,7 +62,7 @@ if command -v ncu >/dev/null; then
 fi
 {
   echo "== table (median ms; the rows of each log)"
-  for f in ntt_base ntt_new ntt_new512 ntt_new_again h_base h_new; do
+  for f in ntt_base ntt_new ntt_nouniform ntt_new512 ntt_new_again h_base h_new; do
     [[ -f $L/$f.log ]] && grep -E "^\| (ntt|compute_h)" "$L/$f.log" | sed "s/^/$f /"
   done
   for f in ntt_new h_new; do

@@ -23,6 +23,7 @@ struct bench_options {
   bool split_bits = true;        // msm: scalars that are bits split off (cuda_options::msm_split_bits)
   unsigned affine_lanes = 0;     // msm: batch-affine accumulation, lanes per thread (cuda_options::msm_affine_lanes)
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
+  bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots
   int warmup = 1;
   int reps = 5;
 };

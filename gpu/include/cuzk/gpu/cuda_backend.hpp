@@ -43,6 +43,8 @@ struct cuda_options {
   std::size_t keep_free_bytes = 0;
   // Threads per block of the NTT's shared-memory passes (256 or 512; a tile is 2^11 elements).
   unsigned ntt_threads = 256;
+  // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
+  bool ntt_uniform_roots = true;
 };
 
 class cuda_backend : public zk::groth16::backend {
