@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NTT's device check (issue 19 item 4), one device-tool call of about three minutes: the [ntt]
+# The NTT's device check (issue 19 item 4), one device-tool call (114 s on the machine on 2026-12-04): the [ntt]
 # device tests (transforms, compute_h and compute_h_coset byte for byte against the CPU), forward
 # and inverse NTT timings at 2^20/2^24/2^26/2^27 and compute_h at 2^24/2^27 with per-launch event
 # profiles, the same for a baseline build when one is bundled as cuzk_gpu_bench_base, the default
