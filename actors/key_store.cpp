@@ -21,11 +21,13 @@
 // when [filecoin] verify_params (load_circuit_key). A PoRep key loads with its evaluator: the
 // circuit's compact recorded evaluator mapped from <params stem>.cuzk-pce (recorded there first when
 // absent: once per sector size, counted in the status), so its "build" is nothing and every job and
-// partition of that sector size shares the one mapping. Its grant covers the mapped file and one
-// partition's buffers kept between partitions (circuit_key::buffers); the buffers go when it does.
+// partition of that sector size shares the one mapping. Its grant covers the mapped file and the
+// buffers of key_load_options::kept_partitions partitions (default one) kept between partitions
+// (circuit_key::buffers); the buffers go when it does.
 // A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
 // from, and so gets kept partition buffers too.
 // A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -183,8 +185,9 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           } else {
             // One partition's buffers kept between partitions, reserved with the key (a partition in
             // flight is accounted by its own reservation; a kept set by this one).
-            ck->buffers = std::make_shared<zk::groth16::partition_buffers>(1);
-            ck->evaluator_bytes += h.synthesis_bytes;
+            const std::size_t kept = std::max<std::size_t>(1, options.kept_partitions);
+            ck->buffers = std::make_shared<zk::groth16::partition_buffers>(kept);
+            ck->evaluator_bytes += kept * h.synthesis_bytes;
           }
           h.ptr = std::move(ck);
           return h;

@@ -81,6 +81,9 @@ struct key_load_options {
   std::shared_ptr<const std::map<std::string, std::string>> param_digests;
   std::string evaluator_dir;
   unsigned record_threads = 0;  // a PoRep evaluator's recording: threads (0: the process pool)
+  // A PoRep (or synthetic) key's partition buffers: how many partitions' sets it keeps between
+  // partitions (at least 1), each reserved from the host budget with the key.
+  std::size_t kept_partitions = 1;
   // One line when a PoRep evaluator's recording starts and one when it ends (called on the key
   // store's worker thread; the daemon logs them).
   std::function<void(const std::string&)> on_event;

@@ -56,6 +56,7 @@ struct engine_settings {
   // [filecoin] record_threads and the engine's event lines (key_load_options).
   unsigned record_threads = 0;
   std::function<void(const std::string&)> on_event;
+  unsigned kept_partitions = 1;  // engine config kept_partitions (key_load_options)
 };
 
 std::uint64_t now_us();  // steady clock, microseconds

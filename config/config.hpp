@@ -88,6 +88,7 @@ struct scheduler_section {
 struct synthesis_section {
   std::uint32_t threads = 0;         // synthesizers (partitions synthesized at once); 0: all cores
   std::uint32_t pool_threads = 0;    // threads each synthesizer computes a partition on; 0: all cores, shared
+  std::uint32_t kept_partitions = 1;  // PoRep keys: partitions' buffers kept between partitions (engine.hpp)
 };
 
 struct keys_section {

@@ -286,6 +286,7 @@ engine engine::start(const config& c) {
   }
   s.synthesizers = c.synthesizers;
   s.synthesizer_threads = c.synthesizer_threads;
+  s.kept_partitions = std::max(1u, c.kept_partitions);
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
     s.synthesizers = std::max(1u, std::thread::hardware_concurrency());
   if (cl.coordinator_only) s.synthesizers = 0;

@@ -118,6 +118,10 @@ struct config {
   std::string shifted_bases = "off";
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
+  // A PoRep (or synthetic) key keeps this many partitions' buffers between partitions, each reserved
+  // with the key (on top of the partitions in flight, which reserve their own): more sets, fewer
+  // fresh allocations when several partitions are in flight, fewer partitions the budget admits.
+  unsigned kept_partitions = 1;
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons
   std::size_t max_active_jobs = 1024;

@@ -185,6 +185,9 @@ void register_fil_bench(CLI::App* bench) {
   fil->add_option("--evaluator-dir", o->evaluator_dir,
                   "--shape: cache of compact recorded evaluators (default ~/.cache/cuzk/evaluators; recorded once)");
   fil->add_option("--synthesizers", o->synthesizers, "--shape: synthesizer actors")->capture_default_str();
+  fil->add_option("--kept-partitions", o->kept_partitions,
+                  "--shape: partitions' buffers the key keeps between partitions (each reserved with it)")
+      ->capture_default_str();
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
   fil->add_option("--device", o->device, "--shape: cuda, or cpu (small shapes; the key's points made on the host)")
       ->capture_default_str();

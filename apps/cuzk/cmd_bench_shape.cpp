@@ -222,6 +222,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   cfg.devices = {o.device};
   cfg.shifted_bases = o.shifted;
   cfg.synthesizers = o.synthesizers;
+  cfg.kept_partitions = o.kept_partitions;
   cfg.step_timeout = std::chrono::minutes(30);
   cfg.host_margin_bytes = std::uint64_t{8} << 30;  // the mapped evaluator, pinned staging, the page cache
   auto e = engine::engine::start(cfg);

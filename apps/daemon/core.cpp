@@ -235,6 +235,7 @@ void core::start() {
   ec.devices = device_names(cfg_.gpus);
   ec.synthesizers = cfg_.synthesis.threads;
   ec.synthesizer_threads = cfg_.synthesis.pool_threads;
+  ec.kept_partitions = cfg_.synthesis.kept_partitions;
   ec.max_attempts = cfg_.scheduler.max_attempts;
   ec.step_timeout = cfg_.scheduler.step_timeout;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;

@@ -189,6 +189,20 @@ TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones k
               CHECK(s.keys[0].buffers_reused == 6);
             },
             [&](caf::error& e) { FAIL(sys.render(e)); });
+    // The key's grant covers the mapped evaluator and the one kept set; with kept_partitions = 2, two.
+    const std::uint64_t file = std::filesystem::file_size(pce);
+    CHECK(key.ptr->evaluator_bytes == file + key.synthesis_bytes);
+    actors::key_load_options two;
+    two.kept_partitions = 2;
+    auto store2 = actors::spawn_key_store(sys, budget, 0, two);
+    self->request(store2, caf::infinite, msg::acquire_atom::value, key_path)
+        .receive(
+            [&](msg::key_handle& h) {
+              REQUIRE(h.ptr);
+              CHECK(h.ptr->evaluator_bytes == file + 2 * h.synthesis_bytes);
+            },
+            [&](caf::error& e) { FAIL(sys.render(e)); });
+    self->send_exit(store2, caf::exit_reason::user_shutdown);
     key = {};
     self->send_exit(synth, caf::exit_reason::user_shutdown);
     self->send_exit(store, caf::exit_reason::user_shutdown);
