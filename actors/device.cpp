@@ -7,7 +7,9 @@
 // computed). The key's points on the device come with the request: a lease of the key store's
 // resident tier, which this actor made for it (load: backend::load_key, after the key store got
 // the grant that describe sized). The backend keeps no copies of its own; a request without a
-// lease (a key too large for the VRAM budget) uploads the points for that proof only.
+// lease (a key too large for the VRAM budget) uploads the points for that proof only. A Filecoin
+// key's resident copy includes its compact evaluator (device_evaluator): a partition staged as its
+// witness alone gets a, b, c evaluated on the device first (the stage "a/b/c (device)").
 #include "actors/device.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
@@ -31,6 +33,14 @@ struct device_state {
 };
 
 using device_ptr = device_actor::stateful_pointer<device_state>;
+
+// The evaluator a resident key carries to the device: a Filecoin key's compact recorded one when
+// the engine synthesizes on its devices (key_handle::device_witness_bytes: its partitions then stage
+// their witness only and the device evaluates a, b, c); a zkey's CSR stays on the host (its
+// synthesizers evaluate, as before).
+const zk::groth16::constraint_evaluator* device_evaluator(const key_handle& k) {
+  return k.device_witness_bytes > 0 && k.ptr->evaluator && k.ptr->evaluator->compact() ? k.ptr->evaluator.get() : nullptr;
+}
 
 device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::string backend_name,
                                    zk::groth16::backend_settings settings, fault_settings faults,
@@ -66,6 +76,10 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
             throw std::runtime_error("device: a synthetic key's points exist only where a GPU made them (no residency here)");
           zk::groth16::prove_timings pt;
           r.output.proof = zk::groth16::prove_staged(key, *req.staged.ptr, rnd, *st.backend, &pt, resident);
+          if (pt.abc > 0) {  // a, b, c evaluated here from a witness-only staging
+            r.stage_names.emplace_back("a/b/c (device)");
+            r.stage_ms.push_back(pt.abc * 1000);
+          }
           const std::pair<const char*, double> stages[] = {{"H/NTT", pt.h},        {"MSM A", pt.msm_a},
                                                            {"MSM B1", pt.msm_b1},  {"MSM L", pt.msm_c},
                                                            {"MSM H", pt.msm_h},    {"B2 (G2)", pt.msm_b2},
@@ -94,7 +108,7 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
       [self](describe_atom, const key_handle& k, bool sets) -> caf::result<std::uint64_t> {
         if (!k.ptr || !k.ptr->zkey) return make_error(errc::worker_failed, "device: describe of a key that is not loaded");
         try {
-          return self->state.backend->resident_bytes(zk::groth16::points_of(*k.ptr->zkey), sets);
+          return self->state.backend->resident_bytes(zk::groth16::points_of(*k.ptr->zkey), sets, device_evaluator(k));
         } catch (const std::exception& e) {
           return make_error(errc::worker_failed, "device " + std::to_string(self->state.slot) + ": " + e.what());
         }
@@ -104,7 +118,7 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
         if (!k.ptr || !k.ptr->zkey) return make_error(errc::worker_failed, "device: load of a key that is not loaded");
         try {
           auto res = std::make_shared<device_resident>();
-          res->key = st.backend->load_key(zk::groth16::points_of(*k.ptr->zkey), nullptr, sets);
+          res->key = st.backend->load_key(zk::groth16::points_of(*k.ptr->zkey), device_evaluator(k), sets);
           res->bytes = res->key ? res->key->bytes() : 0;
           return resident_handle{k.path, st.slot, std::move(res)};
         } catch (const std::exception& e) {

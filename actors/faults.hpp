@@ -55,8 +55,9 @@ class faulty_backend final : public zk::groth16::backend {
     kernel("load_key");
     return inner_->load_key(key, pce, sets);
   }
-  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets) const override {
-    return inner_->resident_bytes(key, sets);
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets,
+                               const zk::groth16::constraint_evaluator* pce) const override {
+    return inner_->resident_bytes(key, sets, pce);
   }
 
  private:

@@ -180,6 +180,10 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           if (fil::circuit_for_params(path) || key->synthetic)
             h.synthesis_bytes += 2 * key->n_vars * fr_bytes;  // witness, twice
           h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
+          // A compact evaluator (PoRep; a synthetic key's, built below) goes resident with the key on a
+          // GPU, whose partitions then stage their witness only (a, b, c are the key's).
+          if (options.device_synthesis && ((ck->evaluator && ck->evaluator->compact()) || key->synthetic))
+            h.device_witness_bytes = key->n_vars * fr_bytes;
           if (!ck->evaluator) {
             ck->evaluator_bytes = evaluator_bytes(*key);
           } else {
@@ -398,6 +402,11 @@ resident_entry* awaiting(store_ptr self, std::uint32_t d, const std::string& pat
 
 void load_resident(store_ptr self, std::uint32_t d, const std::string& path, keepalive grant);
 
+// The room one staged partition takes beside a resident key: its witness alone when the key goes
+// resident with its compact evaluator (the device's a, b, c are counted in the key's bytes), else
+// a, b, c and the witness.
+std::uint64_t staged_room(const key_handle& k) { return k.device_witness_bytes ? k.device_witness_bytes : k.device_bytes; }
+
 // Asks device d's VRAM budget how full it is, for entry `path` (a new ticket): `then` runs with the
 // entry and the answer unless the entry moved on meanwhile. No answer (the budget is being
 // replaced): the entry waits and asks again on the tick.
@@ -430,7 +439,7 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
     auto& dev = st.devices[d];
     auto vram = dev.vram;
     std::uint64_t free = free_bytes(b);
-    const std::uint64_t need = r.bytes + r.key.device_bytes;
+    const std::uint64_t need = r.bytes + staged_room(r.key);
     while (free < need) {
       resident_entry* lru = nullptr;
       for (auto& [p, e] : dev.keys)
@@ -513,7 +522,7 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
             with_vram_status(self, d, path, [self, d, path](resident_entry& r, const budget_status& b) {
               // It must leave room for one staged partition: the scheduler holds the
               // lease while it asks for that partition's grant.
-              if (r.bytes + r.key.device_bytes <= b.capacity) {
+              if (r.bytes + staged_room(r.key) <= b.capacity) {
                 try_reserve(self, d, path);
               } else if (r.sets) {
                 r.sets = false;  // too large with its shifted sets: sized again without

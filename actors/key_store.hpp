@@ -87,6 +87,9 @@ struct key_load_options {
   // One line when a PoRep evaluator's recording starts and one when it ends (called on the key
   // store's worker thread; the daemon logs them).
   std::function<void(const std::string&)> on_event;
+  // engine_settings::device_synthesis: a key with a compact evaluator goes resident on a GPU with
+  // it and its partitions stage their witness only (key_handle::device_witness_bytes set).
+  bool device_synthesis = false;
 };
 
 // The key store, with each device and its VRAM budget (devices[d], vram_budgets[d]) for the

@@ -6,7 +6,9 @@
 //          (verification) -> assembled
 // Each device has a stager: while the device proves partition k, its stager uploads k+1 (one
 // partition staged ahead per device; the VRAM grant is taken before staging and held until the
-// device is done, so the VRAM budget bounds the depth).
+// device is done, so the VRAM budget bounds the depth). When every device is a GPU that evaluates
+// a Filecoin key's a, b, c (engine_settings::device_synthesis), synthesizers make the witness only
+// and its grant is the witness's bytes (stages_witness_only, staging_grant_bytes).
 // Priority (CRITICAL > HIGH > NORMAL > LOW, then arrival) decides at partition granularity which
 // queued partition gets the next free synthesizer and which synthesized partition the next free
 // device. Concurrency follows from the budgets: a synthesizer waits for its reservation.
@@ -433,7 +435,9 @@ void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
   const auto at = next_step(j.id, t, stage::device_reserving);
   auto budget = st.vram[d];
   auto stg = caf::actor_cast<stager_actor>(st.stagers[d].handle);
-  reserve_request req{t.key.device_bytes, caf::actor_cast<caf::actor_addr>(stg),
+  // The witness alone when the device evaluates a, b, c (its resident key holds the evaluator).
+  const bool witness_only = t.synthesis.ptr && stages_witness_only(t.key, *t.synthesis.ptr, t.resident, std::uint32_t(d));
+  reserve_request req{staging_grant_bytes(t.key, witness_only), caf::actor_cast<caf::actor_addr>(stg),
                       "partition " + std::to_string(at.index) + " of job " + std::to_string(at.job)};
   self->request(budget, caf::infinite, std::move(req))
       .then(
@@ -452,6 +456,7 @@ void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
             sreq.synthesis = std::move(t->synthesis);  // the stager becomes the only holder
             sreq.witness = t->witness;
             sreq.device_reservation = std::move(token);
+            sreq.resident = t->resident;
             self->request(stg, self->state.settings.step_timeout, std::move(sreq))
                 .then(
                     [self, at2, d](stage_result& r) {
@@ -487,6 +492,7 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
   int s = t.synth;
   auto worker = caf::actor_cast<synthesizer_actor>(st.synths[s].handle);
   synth_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, t.key, j.spec.partitions[at.index]};
+  req.witness_only = st.settings.device_synthesis && t.key.device_witness_bytes > 0;
   auto t0 = now_us();
   self->request(worker, st.settings.step_timeout, std::move(req))
       .then(

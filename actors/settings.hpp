@@ -38,6 +38,9 @@ struct engine_settings {
   std::vector<std::string> devices{"cpu"};  // backend names, one device actor each
   zk::groth16::backend_settings backend;    // the tuning every device backend is made with
   std::uint64_t device_budget_bytes = 0;    // per device: its VRAM budget (resident keys and staged partitions)
+  // Every device evaluates a Filecoin key's a, b, c itself (a GPU, with the key's compact evaluator
+  // resident): synthesizers then produce the witness only, the stagers upload only it.
+  bool device_synthesis = false;
   unsigned synthesizers = 1;
   unsigned synthesizer_threads = 0;  // threads of each synthesizer's witness and a, b, c (0: the process pool)
   std::vector<remote_endpoint> remote_synthesizers;

@@ -4,11 +4,16 @@
 // so the device's idle gap between partitions is a kernel launch, not a 2 GiB upload. The
 // scheduler reserves the partition's VRAM before it asks; the grant travels with the staged
 // handle until the device is done with it. For a CPU device staging keeps the buffers in place.
+// A witness-only partition (stages_witness_only: a Filecoin key whose compact evaluator is resident
+// on this GPU) uploads its witness alone, ~4 of 17 GB at 32 GiB; the device evaluates a, b, c. One
+// whose synthesis has no a, b, c but whose device cannot evaluate them gets them here, on the host.
 #include "actors/stager.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/pce.hpp"
 #include "zk/groth16/prover.hpp"
+#include "zk/io/zkey.hpp"
 
 namespace cuzk::actors {
 
@@ -30,15 +35,32 @@ using stager_ptr = stager_actor::stateful_pointer<stager_state>;
 // (a PoRep key's kept buffers: the handle's deleter) as soon as a device has copied them, or, for
 // host staging, which takes them over, when the proof is done; copied otherwise.
 staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key, synthesis_handle& syn,
-                              const witness_handle& witness) {
+                              const witness_handle& witness, const resident_handle& resident, std::uint32_t slot) {
   if (!key.ptr || !key.ptr->zkey || !syn.ptr || !witness.ptr)
     throw std::runtime_error("staging: request without key, synthesis or witness");
-  zk::groth16::check_inputs(*key.ptr->zkey, *syn.ptr, *witness.ptr);
   auto w = witness.ptr;
   auto host_grant = syn.reservation.ptr;
   syn.reservation.ptr.reset();
   auto own = std::move(syn.ptr);
   std::unique_ptr<zk::groth16::staged_inputs> in;
+  if (own->a.empty() && key.ptr->evaluator) {  // witness-only synthesis
+    zk::io::check_witness_matches(*key.ptr->zkey, *w);
+    zk::groth16::check_key(*key.ptr->zkey);
+    if (stages_witness_only(key, *own, resident, slot))
+      in = stager.stage_witness(*key.ptr->evaluator, std::span(w->values), resident.ptr->key.get());
+    if (!in) {
+      auto abc = key.ptr->evaluator->evaluate(std::span<const zk::bigint<4>>(w->values));
+      zk::groth16::check_inputs(*key.ptr->zkey, abc, *w);
+      in = stager.stage(std::move(abc), std::span(w->values));
+    }
+    own.reset();
+    if (in->device_bytes() > 0) host_grant.reset();  // host staging holds a, b, c under it until the proof
+    staged_handle h;
+    h.ptr = std::shared_ptr<zk::groth16::staged_inputs>(in.release(),
+                                                        [w, host_grant](zk::groth16::staged_inputs* p) { delete p; });
+    return h;
+  }
+  zk::groth16::check_inputs(*key.ptr->zkey, *own, *w);
   if (own.use_count() == 1) {
     auto& s = const_cast<zk::groth16::synthesis&>(*own);
     in = stager.stage(std::move(s), std::span(w->values));
@@ -69,7 +91,9 @@ stager_actor::behavior_type stager(stager_ptr self, std::uint32_t slot, std::str
         try {
           stage_result r;
           r.task = req.task;
-          r.staged = stage_partition(*self->state.stager, req.key, req.synthesis, req.witness);
+          r.staged = stage_partition(*self->state.stager, req.key, req.synthesis, req.witness, req.resident,
+                                     self->state.slot);
+          req.resident = {};  // the partition keeps its own lease
           r.staged.device_reservation = std::move(req.device_reservation);
           r.elapsed_us = now_us() - t0;
           return r;
@@ -83,6 +107,16 @@ stager_actor::behavior_type stager(stager_ptr self, std::uint32_t slot, std::str
 }
 
 }  // namespace
+
+bool stages_witness_only(const key_handle& key, const zk::groth16::synthesis& syn, const resident_handle& resident,
+                         std::uint32_t device) {
+  return syn.a.empty() && key.device_witness_bytes > 0 && key.ptr && key.ptr->evaluator && resident.ptr &&
+         resident.device == device && resident.ptr->key && resident.ptr->key->synthesizes(*key.ptr->evaluator);
+}
+
+std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only) {
+  return witness_only ? key.device_witness_bytes : key.device_bytes;
+}
 
 stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::string backend) {
   return sys.spawn<caf::detached>(stager, slot, std::move(backend));

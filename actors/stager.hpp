@@ -19,13 +19,15 @@ struct stage_request {
   synthesis_handle synthesis;
   witness_handle witness;
   keepalive device_reservation;
+  resident_handle resident;  // the key on this device (a copy of the partition's lease), or empty
   bool operator==(const stage_request& o) const {
     return task == o.task && key == o.key && synthesis == o.synthesis && witness == o.witness;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, stage_request& x) {
-  return f(caf::meta::type_name("stage_request"), x.task, x.key, x.synthesis, x.witness, x.device_reservation);
+  return f(caf::meta::type_name("stage_request"), x.task, x.key, x.synthesis, x.witness, x.device_reservation,
+           x.resident);
 }
 
 struct stage_result {
@@ -49,5 +51,15 @@ namespace cuzk::actors {
 
 // The stager of device `slot`, for that device's backend; spawned detached (uploads block).
 stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::string backend);
+
+// Which way a partition goes onto device `device` (one formula for the scheduler's VRAM grant and the
+// stager's path): its witness alone when its synthesis is witness-only (no a, b, c: synthesizers
+// make it so when every device evaluates them, engine_settings::device_synthesis) and the key
+// resident there holds the key's device evaluator (resident_key::synthesizes); a, b, c and the
+// witness otherwise (evaluated on the host by the stager first when the synthesis has none).
+bool stages_witness_only(const key_handle& key, const zk::groth16::synthesis& syn, const resident_handle& resident,
+                         std::uint32_t device);
+// The VRAM grant of one staged partition on that path.
+std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only);
 
 }  // namespace cuzk::actors

@@ -12,6 +12,8 @@
 // conversion pass) into kept vectors, then the witness is converted into a kept vector; the
 // handles give them back when their last holder lets go (the stager, once a device has its copy,
 // or the device once the proof is done), so the next partition writes into memory already there.
+// A witness-only request (every device a GPU holding the key's compact evaluator) skips a, b, c:
+// the synthesis handle holds empty vectors and the device evaluates them from the witness.
 // All of it on the synthesizer's pool: `threads` of its own, or the process pool (0).
 // A PoRep job's C1 output (every partition's vanilla proofs: 0.78 s to read at 32 GiB) is read once
 // per job, by the first synthesizer to need it, and shared by the job's partitions for as long as
@@ -113,7 +115,8 @@ struct buffered_partition {
 buffered_partition synthesize_buffered(const zk::groth16::pce_compact& compact,
                                        const std::shared_ptr<zk::groth16::partition_buffers>& bufs,
                                        const fil::circuit_ref& circuit, const fil::job_input& in,
-                                       std::uint32_t partition, zk::thread_pool& pool, const fil::c1_output* c1) {
+                                       std::uint32_t partition, zk::thread_pool& pool, const fil::c1_output* c1,
+                                       bool witness_only) {
   // The larger kept vector takes the aux (which one a call hands out first is the buffers' business).
   auto aux_values = bufs->take_values(), in_values = bufs->take_values();
   if (in_values.capacity() > aux_values.capacity()) std::swap(in_values, aux_values);
@@ -140,12 +143,14 @@ buffered_partition synthesize_buffered(const zk::groth16::pce_compact& compact,
     delete p;
   });
   auto& syn = *out.synthesis;
-  const std::size_t n = compact.domain_size();
-  for (auto* v : {&syn.a, &syn.b, &syn.c}) {
-    *v = bufs->take_vector();
-    v->resize(n);
+  if (!witness_only) {  // else the device evaluates them from the witness
+    const std::size_t n = compact.domain_size();
+    for (auto* v : {&syn.a, &syn.b, &syn.c}) {
+      *v = bufs->take_vector();
+      v->resize(n);
+    }
+    compact.evaluate_into(cs.inputs(), cs.aux(), syn.a, syn.b, syn.c, pool);
   }
-  compact.evaluate_into(cs.inputs(), cs.aux(), syn.a, syn.b, syn.c, pool);
   auto* w = new zk::io::witness;
   w->path = fil::partition_name(circuit, in, partition);
   w->values = bufs->take_witness();
@@ -190,7 +195,7 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
             const auto* compact = key->evaluator->compact();
             if (compact && key->buffers) {
               auto made = synthesize_buffered(*compact, key->buffers, circuit, in, req.witness.fil.partition, pool,
-                                              c1.get());
+                                              c1.get(), req.witness_only);
               w = std::move(made.witness);
               syn = std::move(made.synthesis);
             } else {
@@ -203,9 +208,14 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
             }
           }
           if (!w) w = std::make_shared<const zk::io::witness>(zk::io::witness::load(req.witness.path));
-          // The kept-buffers path evaluated a, b, c from the circuit's values already.
-          stage_done(!req.witness.fil.ptr ? "witness" : syn ? "C1 + witness + a/b/c" : "C1 + witness");
+          // The kept-buffers path evaluated a, b, c from the circuit's values already; a witness-only
+          // partition gets them on its device (empty vectors here).
+          const bool witness_only = req.witness_only && key->evaluator->compact();
+          stage_done(!req.witness.fil.ptr ? "witness"
+                     : syn && !syn->a.empty() ? "C1 + witness + a/b/c"
+                                              : "C1 + witness");
           zk::io::check_witness_matches(*key->zkey, *w);
+          if (!syn && witness_only) syn = std::make_shared<zk::groth16::synthesis>();
           if (!syn) {
             syn = std::make_shared<zk::groth16::synthesis>(key->evaluator->evaluate(*w));
             stage_done("a/b/c");

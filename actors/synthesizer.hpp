@@ -15,11 +15,14 @@ struct synth_request {
   task_ref task;
   key_handle key;
   witness_source witness;
+  // The witness only, no a, b, c (a Filecoin key's partition for devices that evaluate them; the
+  // synthesis handle then holds empty vectors). Ignored for a key without a compact evaluator.
+  bool witness_only = false;
   bool operator==(const synth_request&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, synth_request& x) {
-  return f(caf::meta::type_name("synth_request"), x.task, x.key, x.witness);
+  return f(caf::meta::type_name("synth_request"), x.task, x.key, x.witness, x.witness_only);
 }
 
 struct synth_result {

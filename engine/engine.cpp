@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -254,6 +255,11 @@ engine engine::start(const config& c) {
     if (!zk::groth16::backend_available(name)) throw engine_error("config: backend '" + name + "' cannot run here");
     s.devices.push_back(name);
   }
+  // Device synthesis when every device is a GPU (a backend with device memory): one kind of
+  // synthesis result for all of them.
+  s.device_synthesis = c.device_synthesis && !s.devices.empty() &&
+                       std::all_of(s.devices.begin(), s.devices.end(),
+                                   [](const std::string& d) { return zk::groth16::backend_device_memory(d) > 0; });
   if (c.device_budget == "auto") {
     // The smallest device decides (one budget size for every device).
     std::uint64_t smallest = 0;

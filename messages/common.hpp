@@ -98,14 +98,18 @@ struct key_handle {
   std::string path;                   // the zkey file: the name every node resolves on its own
   std::uint64_t synthesis_bytes = 0;  // host bytes one partition's synthesis holds
   std::uint64_t device_bytes = 0;     // device bytes one partition's proof reserves
+  // The same when the device evaluates a, b, c from the witness (a Filecoin key's compact evaluator
+  // resident on a GPU): the staged witness alone. 0: the key has no such evaluator.
+  std::uint64_t device_witness_bytes = 0;
   std::shared_ptr<const circuit_key> ptr;  // in-process only
   bool operator==(const key_handle& o) const {
-    return path == o.path && synthesis_bytes == o.synthesis_bytes && device_bytes == o.device_bytes;
+    return path == o.path && synthesis_bytes == o.synthesis_bytes && device_bytes == o.device_bytes &&
+           device_witness_bytes == o.device_witness_bytes;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_handle& x) {
-  return f(caf::meta::type_name("key_handle"), x.path, x.synthesis_bytes, x.device_bytes);
+  return f(caf::meta::type_name("key_handle"), x.path, x.synthesis_bytes, x.device_bytes, x.device_witness_bytes);
 }
 
 // A key's points on one device: the key store's tier above "hot". The device's backend made them

@@ -79,7 +79,8 @@ struct partition_timing {
   std::string synthesizer, device;
   std::uint64_t synth_start_unix_us = 0, synth_end_unix_us = 0, device_start_unix_us = 0, device_end_unix_us = 0;
   // Stage times inside them, in order, milliseconds: the synthesizer's ("witness" or "C1 + witness",
-  // "a/b/c"), then the device's ("H/NTT", "MSM A", "MSM B1", "MSM L", "MSM H", "B2 (G2)", "assemble").
+  // "a/b/c"), then the device's ("a/b/c (device)" for a witness-only partition, "H/NTT", "MSM A",
+  // "MSM B1", "MSM L", "MSM H", "B2 (G2)", "assemble").
   std::vector<std::string> stage_names;
   std::vector<double> stage_ms;
   bool operator==(const partition_timing&) const = default;

@@ -40,6 +40,7 @@ struct bench_fil_options {
   double duration_s = 60;
   // --shape: an in-process engine on a synthetic SRS of that shape (no daemon, no params)
   std::string shape, evaluator_dir, device = "cuda", shifted = "auto";
+  bool device_synthesis = true;  // --shape: a, b, c on the GPU from the witness (engine::config::device_synthesis)
   unsigned partitions = 0, sectors = 1, synthesizers = 2, kept_partitions = 1;
   std::uint64_t seed = 1, sector = 1;
 };

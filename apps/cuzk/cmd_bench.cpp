@@ -189,6 +189,8 @@ void register_fil_bench(CLI::App* bench) {
                   "--shape: partitions' buffers the key keeps between partitions (each reserved with it)")
       ->capture_default_str();
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
+  fil->add_flag("!--host-abc", o->device_synthesis,
+                "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");
   fil->add_option("--device", o->device, "--shape: cuda, or cpu (small shapes; the key's points made on the host)")
       ->capture_default_str();
   fil->callback([o] {

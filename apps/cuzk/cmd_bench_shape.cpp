@@ -162,7 +162,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   const auto circuit = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, proof->name);
   const unsigned parts = proof->partitions;
   std::cout << "bench fil --shape " << o.shape << ": " << proof->name << ", " << parts << " partitions x " << o.sectors
-            << " sectors on " << o.device << "\n"
+            << " sectors on " << o.device << " (a, b, c " << (o.device_synthesis ? "on the device from the witness" : "on the host")
+            << ")\n"
             << "NOT A SETUP: synthetic SRS (random points of the real shape); the proofs do NOT verify and are released "
                "unverified; the timings are real\n"
             << std::flush;
@@ -221,6 +222,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   engine::config cfg;
   cfg.devices = {o.device};
   cfg.shifted_bases = o.shifted;
+  cfg.device_synthesis = o.device_synthesis;
   cfg.synthesizers = o.synthesizers;
   cfg.kept_partitions = o.kept_partitions;
   cfg.step_timeout = std::chrono::minutes(30);

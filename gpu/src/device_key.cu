@@ -5,6 +5,7 @@
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "synthetic_srs.cuh"
+#include "zk/groth16/pce_compact.hpp"
 #include "zk/groth16/synthetic_srs_rng.hpp"
 
 namespace cuzk::gpu {
@@ -44,6 +45,11 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
                          {&b2, key.b2.data(), key.b2.size(), 192, true, syn::sec_b2},
                          {&c, key.c.data(), key.c.size(), 96, false, syn::sec_l},
                          {&h, key.h.data(), key.h.size(), 96, false, syn::sec_h}};
+  // A compact evaluator and its a, b, c first: the shifted sets below take only what is left.
+  if (evaluator && evaluator->compact()) {
+    compact = upload_compact(ctx, *evaluator->compact());
+    abc = ctx.alloc(3 * evaluator->compact()->domain_size() * sizeof(fr_d), "cuda load_key: a, b, c of the device evaluator");
+  }
   std::size_t extra_used = 0;
   for (auto& s : secs) {
     device_points& d = *s.dst;
@@ -81,11 +87,15 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
         ctx.upload_async(wires.get() + b_wires_at_ * 4, key.b_wires.data(), key.b_wires.size_bytes());
     }
   }
-  if (evaluator && !evaluator->compact()) pce = upload_matrices(ctx, *evaluator);  // compact: host synthesis
+  if (evaluator && !evaluator->compact()) pce = upload_matrices(ctx, *evaluator);
+}
+
+bool device_key::synthesizes(const zk::groth16::constraint_evaluator& e) const {
+  return e.compact() && compact.source == e.compact() && abc.get();
 }
 
 std::uint64_t device_key::bytes() const {
-  std::uint64_t t = wires.bytes() + pce.dev.bytes();
+  std::uint64_t t = wires.bytes() + pce.dev.bytes() + compact.dev.bytes() + abc.bytes();
   for (const device_points* d : {&a, &b1, &b2, &c, &h}) t += d->dev.bytes();
   return t;
 }
@@ -130,7 +140,8 @@ device_key::matrices device_key::upload_matrices(device_context& ctx, const zk::
   return r;
 }
 
-std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy) {
+std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy,
+                               const zk::groth16::constraint_evaluator* pce) {
   struct s {
     std::size_t n, pb;
   } secs[5] = {{key.a.size(), 96}, {key.b1.size(), 96}, {key.b2.size(), 192}, {key.c.size(), 96}, {key.h.size(), 96}};
@@ -144,6 +155,8 @@ std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_p
     extra_used += extra;
   }
   if (key.bellperson) total += align256(key.a_wires.size() * 4) + align256(key.b_wires.size() * 4);
+  if (pce && pce->compact())
+    total += compact_device_bytes(*pce->compact()) + 3 * pce->compact()->domain_size() * sizeof(fr_d);
   return total;
 }
 

@@ -8,7 +8,10 @@
 // Inside: the five point sections (A, B1, B2, C, H), each either a plain copy or its precomputed
 // shifted sets (set j = 2^(c j) P, set 0 the plain copy; msm.cuh), whose bytes count in the key's;
 // for bellperson keys the A and B wires of the density-filtered queries; optionally the constraint
-// matrices for synthesis on the device.
+// matrices for synthesis on the device: a zkey's CSR (pce), or a Filecoin key's compact recorded
+// evaluator (compact, compact_evaluator.cuh) with the a, b, c vectors its proofs compute into
+// (abc: 3 x the domain, one proof at a time, in compute-stream order), so that a partition stages
+// only its witness. Their bytes count in the key's, so the VRAM budget and the residency agree.
 //
 // A synthetic key (key_points::synthetic, zk/groth16/synthetic_srs.hpp: NOT A SETUP) is not copied:
 // each section is generated in place by synthetic_srs.cu from the key's seed, under the same grant,
@@ -19,6 +22,7 @@
 #include <span>
 
 #include "common.cuh"
+#include "compact_evaluator.cuh"
 #include "device_context.cuh"
 #include "synthesis.cuh"
 #include "zk/groth16/backend.hpp"
@@ -59,6 +63,7 @@ class device_key final : public zk::groth16::resident_key {
   device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy,
              const zk::groth16::constraint_evaluator* pce = nullptr);
   std::uint64_t bytes() const override;
+  bool synthesizes(const zk::groth16::constraint_evaluator& pce) const override;
   int device() const { return device_; }
   // True when `key` names the same point sections this key was made from.
   bool made_from(const zk::groth16::key_points& key) const;
@@ -76,6 +81,10 @@ class device_key final : public zk::groth16::resident_key {
     const zk::groth16::constraint_evaluator* source = nullptr;
   };
   matrices pce;
+  // A compact evaluator's device copy and the a, b, c its proofs are evaluated into (3 x domain).
+  device_compact compact;
+  dbuf<unsigned char> abc;
+  fr_d* abc_vec(int i) const { return reinterpret_cast<fr_d*>(abc.get()) + std::size_t(i) * compact.view.n; }
 
   // Uploads an evaluator's two matrices (one allocation: row starts, signals and coefficients of
   // A then B, each part 256-byte aligned).
@@ -88,7 +97,9 @@ class device_key final : public zk::groth16::resident_key {
 };
 
 // The bytes of a device key of `key` if every section the policy could shift got its sets (the
-// most it may take: a grant of this much always covers it).
-std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy);
+// most it may take: a grant of this much always covers it), with `pce`'s device form when it is
+// a compact evaluator (its sections and the a, b, c vectors).
+std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy,
+                               const zk::groth16::constraint_evaluator* pce = nullptr);
 
 }  // namespace cuzk::gpu

@@ -15,8 +15,10 @@
 #include "ntt.cuh"
 #include "staging.cuh"
 #include "synthesis.cuh"
+#include "compact_evaluator.cuh"
 #include "zk/error.hpp"
 #include "zk/groth16/pce.hpp"
+#include "zk/groth16/pce_compact.hpp"
 #include "zk/ntt/domain.hpp"
 
 namespace cuzk::gpu {
@@ -30,6 +32,7 @@ struct cuda_backend::impl {
   ntt_engine ntt;     // snarkjs's roots
   ntt_engine ntt_bp;  // bellperson's
   cudaEvent_t stage_ev[7] = {};  // prove_sums: start, h, A, B1, B2, C, H
+  cudaEvent_t abc_ev = nullptr;  // prove_sums of a witness-only input: a, b, c evaluated
   dbuf<uint64_t> scalars;        // msm_g1/msm_g2's host scalars
   dbuf<fr_d> h_vectors;          // compute_h's a, b, c: kept across calls (a cudaFree would synchronize)
   int* split_counts = nullptr;    // pinned: the counts of up to split_max vectors (4 each)
@@ -48,6 +51,7 @@ struct cuda_backend::impl {
         ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots),
         ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
+    CUZK_CUDA(cudaEventCreate(&abc_ev));
     CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));
     CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&split_counts), 4 * split_max * sizeof(int), cudaHostAllocDefault));
   }
@@ -57,6 +61,7 @@ struct cuda_backend::impl {
     for (auto e : stage_ev)
       if (e) cudaEventDestroy(e);
     if (split_ev) cudaEventDestroy(split_ev);
+    if (abc_ev) cudaEventDestroy(abc_ev);
     if (split_counts) cudaFreeHost(split_counts);
   }
 
@@ -290,6 +295,23 @@ struct cuda_backend::impl {
     return g1 + g2 + gathered + split + 2 * ntt_engine::table_bytes(L) + slots;
   }
 
+  // A witness-only staging (cuda_staged::witness_only) on `ctx`'s stream when `resident` is a device
+  // key of this device holding pce's compact evaluator; null otherwise.
+  static std::unique_ptr<zk::groth16::staged_inputs> stage_witness_on(const std::shared_ptr<staging_context>& ctx,
+                                                                      const zk::groth16::constraint_evaluator& pce,
+                                                                      std::span<const scalar> w,
+                                                                      const zk::groth16::resident_key* resident) {
+    auto* dk = dynamic_cast<const device_key*>(resident);
+    if (!dk || dk->device() != ctx->device || !dk->synthesizes(pce)) return nullptr;
+    if (w.size() != pce.n_vars())
+      throw zk::input_error("witness has " + std::to_string(w.size()) + " values, the key expects " +
+                            std::to_string(pce.n_vars()));
+    CUZK_CUDA(cudaSetDevice(ctx->device));
+    auto staged = std::make_unique<cuda_staged>(ctx, pce.domain_size(), w.size(), true);
+    staged->fill_witness(w);
+    return staged;
+  }
+
   // The device key a proof runs on: the caller's, checked, or one made for this proof only (plain
   // bases: shifted sets cost more to make than one proof saves).
   const device_key& key_for(const zk::groth16::key_points& key, std::unique_ptr<device_key>& temp) {
@@ -319,6 +341,13 @@ struct cuda_backend::impl {
     while ((std::size_t(1) << L) < n) ++L;
     std::unique_ptr<device_key> temp;
     const device_key& dk = key_for(key, temp);  // a first use uploads (staging stream, ordered by event)
+    // A witness-only input: a, b, c are evaluated into the device key's vectors (its compact
+    // evaluator) at the start of the proof, in compute-stream order after the previous proof.
+    const bool abc_here = in.witness_only();
+    if (abc_here && (!dk.abc.get() || dk.compact.view.n != n || dk.compact.view.n_inputs + dk.compact.view.n_aux != nv))
+      throw std::invalid_argument("cuda prove: a witness-only input needs a resident key with its compact evaluator");
+    fr_d* const v[3] = {abc_here ? dk.abc_vec(0) : in.vec(0), abc_here ? dk.abc_vec(1) : in.vec(1),
+                        abc_here ? dk.abc_vec(2) : in.vec(2)};
     const msm_bases ba = dk.a.bases(), bb1 = dk.b1.bases(), bb2 = dk.b2.bases(), bc = dk.c.bases(),
                     bh = dk.h.bases();
     ntt_engine& engine = bp ? ntt_bp : ntt;
@@ -367,6 +396,10 @@ struct cuda_backend::impl {
     const uint64_t* sb = w;
     CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, in.ready(), 0));
     CUZK_CUDA(cudaEventRecord(stage_ev[0], ctx.compute));
+    if (abc_here) {
+      ::cuzk::gpu::evaluate_compact(dk.compact.view, w, v[0], v[1], v[2], ctx.compute);
+      CUZK_CUDA(cudaEventRecord(abc_ev, ctx.compute));
+    }
     if (bp) {
       auto* g = static_cast<uint64_t*>(gathered);
       gather_witness(w, dk.a_wires(), na, g, ctx.compute);
@@ -384,9 +417,9 @@ struct cuda_backend::impl {
     // waits for those by event), wires gathered, scalars split.
     CUZK_CUDA(cudaEventRecord(ctx.lane_ready, ctx.compute));
     if (bp) {
-      engine.coset_h(in.vec(0), in.vec(1), in.vec(2), L, ctx.compute);  // h's coefficients end in a
+      engine.coset_h(v[0], v[1], v[2], L, ctx.compute);  // h's coefficients end in a
     } else {
-      engine.compute_h(in.vec(0), in.vec(1), in.vec(2), L, ctx.compute);  // h (canonical) ends in a
+      engine.compute_h(v[0], v[1], v[2], L, ctx.compute);  // h (canonical) ends in a
     }
     CUZK_CUDA(cudaEventRecord(stage_ev[1], ctx.compute));
     // The split's counts (read while h is computed) give each MSM its slots.
@@ -426,7 +459,7 @@ struct cuda_backend::impl {
     if (split) msm_enqueue_split<false>(bc, vc, c1, slot_c, ctx.scratch, ctx.compute);
     else msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
     CUZK_CUDA(cudaEventRecord(stage_ev[5], ctx.compute));
-    msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(in.vec(0)), nh, c1, slot_h);
+    msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(v[0]), nh, c1, slot_h);
     CUZK_CUDA(cudaEventRecord(stage_ev[6], ctx.compute));
     if (two_lanes) CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, ctx.side_done, 0));
     if (gathered) CUZK_CUDA(cudaFreeAsync(gathered, ctx.compute));
@@ -447,8 +480,14 @@ struct cuda_backend::impl {
       for (int i = 0; i < 6; ++i) {
         float ms = 0;
         if (i == 3 && two_lanes) CUZK_CUDA(cudaEventElapsedTime(&ms, ctx.side_t0, ctx.side_t1));
+        else if (i == 0 && abc_here) CUZK_CUDA(cudaEventElapsedTime(&ms, abc_ev, stage_ev[1]));
         else CUZK_CUDA(cudaEventElapsedTime(&ms, stage_ev[i], stage_ev[i + 1]));
         *fields[i] = ms * 1e-3;
+      }
+      if (abc_here) {
+        float ms = 0;
+        CUZK_CUDA(cudaEventElapsedTime(&ms, stage_ev[0], abc_ev));
+        t->abc = ms * 1e-3;
       }
     }
     return out;
@@ -571,10 +610,23 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
   if (witness.size() != pce.n_vars())
     throw zk::input_error("witness has " + std::to_string(witness.size()) + " values, the key expects nVars = " +
                           std::to_string(pce.n_vars()));
-  // A compact evaluator (zk/groth16/pce_compact.hpp) has no CSR matrices to multiply here: a, b, c on
-  // the host's cores, then staged.
-  if (pce.compact()) return stage(pce.evaluate(witness), witness);
   auto& I = *impl_;
+  // A compact evaluator (zk/groth16/pce_compact.hpp): the witness alone when the resident key holds
+  // the evaluator's device form (a, b, c then evaluated inside the proof); otherwise the evaluator
+  // is uploaded for this call and a, b, c evaluated into the staged inputs.
+  if (pce.compact()) {
+    if (auto s = I.stage_witness_on(I.ctx.staging, pce, witness, resident)) return s;
+    std::lock_guard lock(I.ctx.mu);
+    CUZK_CUDA(cudaSetDevice(I.opt.device));
+    const device_compact temp = upload_compact(I.ctx, *pce.compact());
+    const std::size_t n = pce.domain_size();
+    auto staged = std::make_unique<cuda_staged>(I.ctx.staging, n, witness.size());
+    staged->staging().upload(staged->vec(3), witness.data(), witness.size_bytes());
+    ::cuzk::gpu::evaluate_compact(temp.view, staged->witness(), staged->vec(0), staged->vec(1), staged->vec(2), staged->stream());
+    CUZK_CUDA(cudaEventRecord(staged->ready(), staged->stream()));
+    CUZK_CUDA(cudaEventSynchronize(staged->ready()));  // before the temporary evaluator goes
+    return staged;
+  }
   std::lock_guard lock(I.ctx.mu);
   CUZK_CUDA(cudaSetDevice(I.opt.device));
   // The key's matrices when it holds them (load_key with this evaluator), else uploaded for this
@@ -593,6 +645,45 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
   // for it anyway), and a temporary copy of the matrices can go.
   CUZK_CUDA(cudaEventSynchronize(staged->ready()));
   return staged;
+}
+
+zk::groth16::synthesis cuda_backend::evaluate_compact(const zk::groth16::pce_compact& e, std::span<const scalar> w,
+                                                      double* kernel_ms) {
+  if (w.size() != e.n_inputs() + e.n_aux())
+    throw zk::input_error("witness has " + std::to_string(w.size()) + " values, the recorded circuit " +
+                          std::to_string(e.n_inputs() + e.n_aux()));
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  const device_compact dc = upload_compact(I.ctx, e);
+  const std::size_t n = e.domain_size();
+  dbuf<unsigned char> wd = I.ctx.alloc(w.size_bytes(), "cuda evaluate_compact: the witness");
+  dbuf<unsigned char> out = I.ctx.alloc(3 * n * sizeof(fr_d), "cuda evaluate_compact: a, b, c");
+  I.ctx.upload_async(wd.get(), w.data(), w.size_bytes());
+  auto* v = reinterpret_cast<fr_d*>(out.get());
+  CUZK_CUDA(cudaEventRecord(I.ctx.t0, I.ctx.compute));
+  ::cuzk::gpu::evaluate_compact(dc.view, reinterpret_cast<const uint64_t*>(wd.get()), v, v + n, v + 2 * n, I.ctx.compute);
+  CUZK_CUDA(cudaEventRecord(I.ctx.t1, I.ctx.compute));
+  zk::groth16::synthesis s;
+  s.a.resize(n);
+  s.b.resize(n);
+  s.c.resize(n);
+  I.ctx.download(s.a.data(), v, n * sizeof(fr_d));
+  I.ctx.download(s.b.data(), v + n, n * sizeof(fr_d));
+  I.ctx.download(s.c.data(), v + 2 * n, n * sizeof(fr_d));
+  CUZK_CUDA(cudaStreamSynchronize(I.ctx.compute));
+  if (kernel_ms) {
+    float ms = 0;
+    CUZK_CUDA(cudaEventElapsedTime(&ms, I.ctx.t0, I.ctx.t1));
+    *kernel_ms = ms;
+  }
+  return s;
+}
+
+std::unique_ptr<zk::groth16::staged_inputs> cuda_stager::stage_witness(const zk::groth16::constraint_evaluator& pce,
+                                                                      std::span<const scalar> w,
+                                                                      const zk::groth16::resident_key* resident) {
+  return cuda_backend::impl::stage_witness_on(ctx_, pce, w, resident);
 }
 
 std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
@@ -621,9 +712,10 @@ std::unique_ptr<zk::groth16::resident_key> cuda_backend::load_key(const zk::grot
   return dk;
 }
 
-std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key, bool sets) const {
+std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key, bool sets,
+                                           const zk::groth16::constraint_evaluator* pce) const {
   const shift_policy p = sets ? impl_->policy() : shift_policy{};
-  return device_key_bytes(key, p) + impl_->proof_scratch_bytes(key, p);
+  return device_key_bytes(key, p, pce) + impl_->proof_scratch_bytes(key, p);
 }
 
 std::size_t cuda_backend::shifted_bytes(const zk::groth16::resident_key& key) {

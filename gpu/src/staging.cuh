@@ -113,13 +113,14 @@ struct staging_context {
 };
 
 // One proof's inputs in device memory, laid out [a | b | c | witness] (32-byte elements: a, b, c
-// Montgomery, the witness canonical). The memory comes from the stream-ordered pool: allocated on
-// the stager's stream, freed on the compute stream after the proof, so no cudaFree synchronizes
-// the device between proofs.
+// Montgomery, the witness canonical), or [witness] alone (`witness_only`: the proof evaluates a, b,
+// c into its device key's vectors first, compact_evaluator.cuh). The memory comes from the
+// stream-ordered pool: allocated on the stager's stream, freed on the compute stream after the
+// proof, so no cudaFree synchronizes the device between proofs.
 class cuda_staged final : public zk::groth16::staged_inputs {
  public:
-  cuda_staged(std::shared_ptr<staging_context> ctx, std::size_t n, std::size_t n_vars)
-      : ctx_(std::move(ctx)), n_(n), n_vars_(n_vars) {
+  cuda_staged(std::shared_ptr<staging_context> ctx, std::size_t n, std::size_t n_vars, bool witness_only = false)
+      : ctx_(std::move(ctx)), n_(n), n_vars_(n_vars), abc_(witness_only ? 0 : 3) {
     CUZK_CUDA(cudaSetDevice(ctx_->device));
     cudaError_t e = cudaMallocAsync(&dev_, device_bytes(), ctx_->stream);
     if (e != cudaSuccess) {
@@ -136,10 +137,11 @@ class cuda_staged final : public zk::groth16::staged_inputs {
     if (dev_) cudaFreeAsync(dev_, ctx_->stream);
     if (ready_) cudaEventDestroy(ready_);
   }
-  std::size_t device_bytes() const override { return (3 * n_ + n_vars_) * 32; }
+  std::size_t device_bytes() const override { return (abc_ * n_ + n_vars_) * 32; }
 
-  fr_d* vec(int i) const { return static_cast<fr_d*>(dev_) + std::size_t(i) * n_; }
-  const uint64_t* witness() const { return reinterpret_cast<const uint64_t*>(vec(3)); }
+  bool witness_only() const { return abc_ == 0; }
+  fr_d* vec(int i) const { return static_cast<fr_d*>(dev_) + std::size_t(i) * n_; }  // a, b, c: not witness_only
+  uint64_t* witness() const { return reinterpret_cast<uint64_t*>(static_cast<fr_d*>(dev_) + abc_ * n_); }
   std::size_t n() const { return n_; }
   std::size_t n_vars() const { return n_vars_; }
   int device() const { return ctx_->device; }
@@ -152,6 +154,10 @@ class cuda_staged final : public zk::groth16::staged_inputs {
     ctx_->upload(vec(3), w.data(), n_vars_ * 32);
     CUZK_CUDA(cudaEventRecord(ready_, ctx_->stream));
   }
+  void fill_witness(std::span<const zk::groth16::scalar> w) {
+    ctx_->upload(witness(), w.data(), n_vars_ * 32);
+    CUZK_CUDA(cudaEventRecord(ready_, ctx_->stream));
+  }
   // After the proof's last kernel on `s`: the memory goes back to the pool in stream order.
   void release_after(cudaStream_t s) {
     if (dev_) CUZK_CUDA(cudaFreeAsync(dev_, s));
@@ -161,7 +167,7 @@ class cuda_staged final : public zk::groth16::staged_inputs {
  private:
   std::shared_ptr<staging_context> ctx_;
   void* dev_ = nullptr;
-  std::size_t n_ = 0, n_vars_ = 0;
+  std::size_t n_ = 0, n_vars_ = 0, abc_ = 3;
   cudaEvent_t ready_ = nullptr;
 };
 
@@ -184,6 +190,10 @@ class cuda_stager final : public zk::groth16::stager {
                                                     std::span<const zk::groth16::scalar> w) override {
     return stage_on(ctx_, std::move(syn), w);
   }
+  // prover.cu: the witness alone when `resident` is a device key holding pce's compact evaluator.
+  std::unique_ptr<zk::groth16::staged_inputs> stage_witness(const zk::groth16::constraint_evaluator& pce,
+                                                            std::span<const zk::groth16::scalar> w,
+                                                            const zk::groth16::resident_key* resident) override;
 
  private:
   std::shared_ptr<staging_context> ctx_;

@@ -25,10 +25,12 @@ say "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /p
 nvidia-smi dmon -s um -d 1 >"$L/dmon.log" 2>&1 &
 dmon=$!
 
-# 1. The generator on the device equals the host's (points on the curve, distinct, not the identity).
-timeout 60 $R cuzk_gpu_tests "[synthetic]" >"$L/synthetic.log" 2>&1
-say "synthetic SRS device test rc=$?"
-grep -E "test cases|assertions|FAILED" "$L/synthetic.log" | tee -a "$S"
+# 1. Device tests: by default the generator on the device equals the host's (points on the curve,
+#    distinct, not the identity); TESTS="[compact],[prove]" for the device evaluator's a, b, c
+#    against the host's and proofs through it against the CPU backend's.
+timeout "${TESTS_S:-60}" $R cuzk_gpu_tests "${TESTS:-[synthetic]}" >"$L/synthetic.log" 2>&1
+say "device tests ${TESTS:-[synthetic]} rc=$?"
+grep -E "test cases|assertions|FAILED|with expansion|SKIP|device in" "$L/synthetic.log" | head -20 | tee -a "$S"
 
 # 2. A real 2 KiB WindowPoSt on the GPU (cuzk fil post verifies its proof before writing it).
 if [[ -d fil/window ]]; then

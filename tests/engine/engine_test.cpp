@@ -141,7 +141,10 @@ class vram_fake final : public zk::groth16::cpu_backend {
     ++loads;
     return std::make_unique<fake_resident>(points_bytes(key));
   }
-  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool) const override { return points_bytes(key); }
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool,
+                               const zk::groth16::constraint_evaluator*) const override {
+    return points_bytes(key);
+  }
   zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                      zk::groth16::prove_timings* t) override {
     // Every proof comes with its key resident here, made for this key.

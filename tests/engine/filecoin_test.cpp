@@ -1,4 +1,4 @@
-// Filecoin jobs through the engine (CPU backend) with fil-oracle's 2 KiB fixtures: WindowPoSt,
+// Filecoin jobs through the engine (CPU backend, or $CUZK_FIL_DEVICE=cuda) with fil-oracle's 2 KiB fixtures: WindowPoSt,
 // WinningPoSt and PoRep C2 proofs (written to $CUZK_FIL_OUT for tests/engine/filecoin_engine.sh to
 // hand to `fil-oracle verify-post` / `verify-seal`), a WinningPoSt overtaking queued WindowPoSt jobs (from the jobs' device
 // start times), cancel and evict returning every budget to zero, and bad input (one line naming the
@@ -6,6 +6,7 @@
 // OUTDIR: params/, window/, winning/), which that script provides.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -67,12 +68,19 @@ engine::filecoin_request porep_request(int sector) {
   return r;
 }
 
+// The device backend: cpu, or $CUZK_FIL_DEVICE (cuda: a GPU, its own VRAM budget; a PoRep
+// partition then stages its witness alone and the GPU evaluates a, b, c).
+std::string fil_device() {
+  const char* d = std::getenv("CUZK_FIL_DEVICE");
+  return d && *d ? d : "cpu";
+}
+
 engine::config fil_config(unsigned synthesizers) {
   engine::config c;
   c.host_budget = "8GiB";
-  c.device_budget = "2GiB";
+  c.device_budget = fil_device() == "cpu" ? "2GiB" : "auto";
   c.synthesizers = synthesizers;
-  c.devices = {"cpu"};
+  c.devices = {fil_device()};
   c.scheduler_threads = 4;
   c.filecoin.param_cache = (std::filesystem::path(fixtures()) / "params").string();
   return c;
@@ -149,10 +157,16 @@ TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs; the compact evalu
       std::printf("engine 2 KiB PoRep C2 sector %d (ms): queue %.1f, key load %.1f, synthesis %.1f, device %.1f, "
                   "total %.1f\n", sector, ms(r->timings.queue_us), ms(r->timings.key_us), ms(r->timings.synthesis_us),
                   ms(r->timings.device_us), ms(r->timings.total_us));
-      for (const auto& pt : r->partition_timings)
+      for (const auto& pt : r->partition_timings) {
         std::printf("  partition %u: synthesis %.1f ms, device wait %.1f ms, device %.1f ms\n", pt.partition,
                     ms(pt.synth_end_unix_us - pt.synth_start_unix_us), ms(pt.device_start_unix_us - pt.synth_end_unix_us),
                     ms(pt.device_end_unix_us - pt.device_start_unix_us));
+        // Which path it took: a, b, c on the GPU from the witness alone, or on the host.
+        const auto& n = pt.stage_names;
+        const bool on_device = std::find(n.begin(), n.end(), "a/b/c (device)") != n.end();
+        CHECK(on_device == (fil_device() != "cpu"));
+        CHECK((std::find(n.begin(), n.end(), "C1 + witness + a/b/c") != n.end()) == !on_device);
+      }
     }
     // One key load, one recording, for both jobs.
     const auto s = e.status();

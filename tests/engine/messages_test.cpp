@@ -4,14 +4,20 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <filesystem>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 #include "actors/actors.hpp"
 #include "caf/all.hpp"
 #include "caf/binary_deserializer.hpp"
 #include "caf/binary_serializer.hpp"
 #include "fixture.hpp"
+#include "zk/cs/constraint_system.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/pce_compact.hpp"
 
 using namespace cuzk;
 using namespace cuzk::msg;
@@ -81,7 +87,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
     syn->c.push_back(random_fr(rng));
   }
   synthesis_handle sh{syn, {}};
-  key_handle kh{"/keys/x.zkey", 1234, 5678, nullptr};
+  key_handle kh{"/keys/x.zkey", 1234, 5678, 96, nullptr};
   task_ref tr{rng(), 3, 2, rng()};
 
   REQUIRE(roundtrip(sys, wh) == wh);
@@ -398,4 +404,60 @@ TEST_CASE("budget: a replacement given the slot's ledger inherits the outstandin
   REQUIRE(s.reservations == 0);
   REQUIRE(s.held_bytes == 0);
   caf::anon_send_exit(second, caf::exit_reason::user_shutdown);
+}
+
+// Which way a partition goes onto a device, and its VRAM grant (actors/stager.hpp: one formula for
+// the scheduler and the stager): the witness alone only when the synthesis has no a, b, c, the key
+// has a compact evaluator (device_witness_bytes) and the key resident on that very device holds its
+// device form; a, b, c and the witness in every other case.
+namespace {
+class fake_resident final : public zk::groth16::resident_key {
+ public:
+  explicit fake_resident(const zk::groth16::pce_compact* holds) : holds_(holds) {}
+  std::uint64_t bytes() const override { return 1; }
+  bool synthesizes(const zk::groth16::constraint_evaluator& e) const override { return holds_ && e.compact() == holds_; }
+
+ private:
+  const zk::groth16::pce_compact* holds_;
+};
+}  // namespace
+
+TEST_CASE("staging: witness alone where the resident key evaluates a, b, c; its grant the witness's bytes", "[staging]") {
+  const auto file = std::filesystem::temp_directory_path() / ("cuzk-staging-" + std::to_string(::getpid()) + ".pce");
+  {
+    zk::groth16::pce_recorder rec(file.string(), "staging test");
+    zk::cs::constraint_system cs(rec);
+    auto x = cs.alloc_input(zk::bls12_381::fr::from_u64(3));
+    auto y = cs.alloc(zk::bls12_381::fr::from_u64(9));
+    cs.enforce(zk::cs::linear_combination(x), zk::cs::linear_combination(x), zk::cs::linear_combination(y));
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  auto compact = std::make_shared<const zk::groth16::pce_compact>(zk::groth16::pce_compact::open(file.string(), "staging test"));
+  std::filesystem::remove(file);
+  auto ck = std::make_shared<circuit_key>();
+  ck->evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(zk::groth16::constraint_evaluator::from_compact(compact));
+  key_handle key{"k.params", 10, 1000, 96, ck};
+
+  auto holder = std::make_shared<device_resident>();
+  holder->key = std::make_shared<fake_resident>(compact.get());
+  const resident_handle on0{"k.params", 0, holder};
+  zk::groth16::synthesis witness_only, with_abc;
+  with_abc.a.resize(4);
+  with_abc.b.resize(4);
+  with_abc.c.resize(4);
+
+  CHECK(actors::stages_witness_only(key, witness_only, on0, 0));
+  CHECK(actors::staging_grant_bytes(key, true) == 96);
+  CHECK(actors::staging_grant_bytes(key, false) == 1000);
+  CHECK_FALSE(actors::stages_witness_only(key, with_abc, on0, 0));      // a, b, c made on the host
+  CHECK_FALSE(actors::stages_witness_only(key, witness_only, on0, 1));  // resident on another device
+  CHECK_FALSE(actors::stages_witness_only(key, witness_only, resident_handle{"k.params", 0, nullptr}, 0));
+  auto other = std::make_shared<device_resident>();
+  other->key = std::make_shared<fake_resident>(nullptr);  // resident without the evaluator
+  CHECK_FALSE(actors::stages_witness_only(key, witness_only, resident_handle{"k.params", 0, other}, 0));
+  auto cpu = std::make_shared<device_resident>();  // a CPU device keeps nothing
+  CHECK_FALSE(actors::stages_witness_only(key, witness_only, resident_handle{"k.params", 0, cpu}, 0));
+  key_handle zkey = key;
+  zkey.device_witness_bytes = 0;  // no compact evaluator: never
+  CHECK_FALSE(actors::stages_witness_only(zkey, witness_only, on0, 0));
 }

@@ -31,8 +31,9 @@ struct synthesis {
 // that runs the stages asynchronously reports its device time per stage (events), and the host
 // time it waited for none of them.
 struct prove_timings {
-  double synthesis = 0, stage = 0, h = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0, assemble = 0;
-  double total() const { return synthesis + stage + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
+  // abc: a, b, c evaluated on the device from a staged witness, inside the proof (stage_witness).
+  double synthesis = 0, stage = 0, abc = 0, h = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0, assemble = 0;
+  double total() const { return synthesis + stage + abc + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
 };
 
 // A key's points held where a backend computes (a GPU's memory): made by backend::load_key, owned
@@ -42,6 +43,12 @@ class resident_key {
  public:
   virtual ~resident_key() = default;
   virtual std::uint64_t bytes() const = 0;  // device memory it holds
+  // Whether it holds `pce`'s device form, so that a partition stages its witness only and the
+  // device evaluates a, b, c (stager::stage_witness).
+  virtual bool synthesizes(const constraint_evaluator& pce) const {
+    (void)pce;
+    return false;
+  }
 };
 
 // The points of a proving key that the MSMs read; spans into the key, which stays mapped while
@@ -91,6 +98,14 @@ class stager {
  public:
   virtual ~stager() = default;
   virtual std::unique_ptr<staged_inputs> stage(synthesis&& syn, std::span<const scalar> witness) = 0;
+  // The witness alone, when `resident` holds pce's device form (resident_key::synthesizes): the
+  // proof then evaluates a, b, c on the device. Null when this stager cannot (a host stager, another
+  // key): the caller evaluates on the host and calls stage(). The witness must outlive the result.
+  virtual std::unique_ptr<staged_inputs> stage_witness(const constraint_evaluator& pce, std::span<const scalar> witness,
+                                                       const resident_key* resident) {
+    (void)pce, (void)witness, (void)resident;
+    return nullptr;
+  }
 };
 
 class host_stager final : public stager {
@@ -134,7 +149,8 @@ class backend {
   virtual std::unique_ptr<staged_inputs> synthesize(const constraint_evaluator& pce, std::span<const scalar> witness,
                                                     const resident_key* resident = nullptr);
 
-  // The key's points (and, given pce, its constraint matrices) copied where this backend computes,
+  // The key's points (and, given pce, its constraint matrices or its compact evaluator with the
+  // a, b, c its proofs evaluate into) copied where this backend computes,
   // for as long as the caller keeps the result; null from a host backend (nothing to copy).
   // `sets`: with precomputed shifted sets where the backend's options allow them. resident_bytes:
   // the device memory a proof on such a key needs beyond its staged inputs (the key's bytes at
@@ -144,8 +160,9 @@ class backend {
     (void)key, (void)pce, (void)sets;
     return nullptr;
   }
-  virtual std::uint64_t resident_bytes(const key_points& key, bool sets = true) const {
-    (void)key, (void)sets;
+  virtual std::uint64_t resident_bytes(const key_points& key, bool sets = true,
+                                       const constraint_evaluator* pce = nullptr) const {
+    (void)key, (void)sets, (void)pce;
     return 0;
   }
 

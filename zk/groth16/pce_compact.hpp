@@ -132,7 +132,8 @@ class pce_compact {
   // multiplied by R once, so no conversion pass over the witness.
   synthesis evaluate(std::span<const bigint<4>> witness, thread_pool& pool = default_pool()) const;
 
- private:
+  // One matrix's sections as mapped (row lengths, the entry offset of every pce_block_rows-th row,
+  // signals, coefficient indices): what a device copy of the evaluator uploads (gpu/src/compact_evaluator.cuh).
   struct matrix_view {
     const std::uint16_t* lens = nullptr;
     const std::uint64_t* blocks = nullptr;
@@ -140,6 +141,12 @@ class pce_compact {
     const std::uint16_t* coeffs = nullptr;
     std::uint64_t entries = 0;
   };
+  const matrix_view& matrix_a() const { return a_; }
+  const matrix_view& matrix_b() const { return b_; }
+  // The distinct coefficients, Montgomery form; 0 and 1 are +1 and -1.
+  std::span<const fr> table() const { return table_; }
+
+ private:
   static bool bit(const std::uint64_t* words, std::uint64_t i) { return (words[i >> 6] >> (i & 63)) & 1; }
   template <class Value>
   void run(const Value* inputs, const Value* aux, std::span<fr> a, std::span<fr> b, std::span<fr> c,

@@ -11,6 +11,10 @@
 
 #include "zk/groth16/backend.hpp"
 
+namespace cuzk::zk::groth16 {
+class pce_compact;
+}
+
 namespace cuzk::gpu {
 
 // True when a CUDA device can be used (false, never an exception, on a machine without one).
@@ -82,7 +86,13 @@ class cuda_backend : public zk::groth16::backend {
   std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points& key,
                                                       const zk::groth16::constraint_evaluator* pce = nullptr,
                                                       bool sets = true) override;
-  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets = true) const override;
+  std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets = true,
+                               const zk::groth16::constraint_evaluator* pce = nullptr) const override;
+  // a, b, c of a compact recorded evaluator computed on the device from a canonical witness (the
+  // evaluator uploaded for this call), read back: tests and benchmarks. kernel_ms: the kernels'
+  // time (CUDA events).
+  zk::groth16::synthesis evaluate_compact(const zk::groth16::pce_compact& e, std::span<const zk::groth16::scalar> w,
+                                          double* kernel_ms = nullptr);
   // Device bytes a device key made here spends on shifted sets beyond its plain copies.
   static std::size_t shifted_bytes(const zk::groth16::resident_key& key);
 

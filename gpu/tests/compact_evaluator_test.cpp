@@ -1,0 +1,190 @@
+// The compact recorded evaluator on the device (gpu/src/compact_evaluator.cuh) against the host's
+// (zk/groth16/pce_compact): a, b, c byte for byte on the real 2 KiB PoRep partition (the oracle's
+// sealed sector of tests/fixtures/filecoin/oracle-2k, its real witness) and on random witnesses
+// (never zeros); then whole proofs of a recorded circuit staged as their witness alone (the key
+// resident with its evaluator, a, b, c evaluated inside the proof) or through backend::synthesize
+// (the evaluator uploaded for the call) equal the CPU backend's on the host's a, b, c, with the
+// same randomness, on a synthetic key of that circuit's shape (host points: NOT A SETUP).
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "cuzk/gpu/cuda_backend.hpp"
+#include "cuzk/gpu/testgen.hpp"
+#include "fil/circuit/stacked.hpp"
+#include "fil/io/c1_json.hpp"
+#include "zk/cs/constraint_system.hpp"
+#include "zk/cs/export.hpp"
+#include "zk/groth16/cpu_backend.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/pce_compact.hpp"
+#include "zk/groth16/prover.hpp"
+#include "zk/groth16/synthetic_srs.hpp"
+
+using namespace cuzk;
+using namespace cuzk::zk::bls12_381;
+namespace g16 = cuzk::zk::groth16;
+using zk::cs::constraint_system;
+using zk::cs::linear_combination;
+
+namespace {
+
+struct temp_file {
+  std::string path;
+  explicit temp_file(const std::string& name)
+      : path((std::filesystem::temp_directory_path() / ("cuzk-gpu-" + std::to_string(::getpid()) + "-" + name)).string()) {}
+  ~temp_file() { std::filesystem::remove(path); }
+};
+
+// Element by element, the bytes: how many rows differ (all three vectors).
+std::size_t rows_differing(const g16::synthesis& x, const g16::synthesis& y) {
+  REQUIRE(x.a.size() == y.a.size());
+  REQUIRE(x.b.size() == y.b.size());
+  REQUIRE(x.c.size() == y.c.size());
+  std::size_t d = 0;
+  for (std::size_t r = 0; r < x.a.size(); ++r)
+    d += std::memcmp(&x.a[r], &y.a[r], 32) != 0 || std::memcmp(&x.b[r], &y.b[r], 32) != 0 ||
+         std::memcmp(&x.c[r], &y.c[r], 32) != 0;
+  return d;
+}
+
+// Random nonzero values, canonical.
+std::vector<zk::bigint<4>> random_witness(std::size_t n, std::uint64_t seed) {
+  std::vector<zk::bigint<4>> w(n);
+  for (auto& v : w) {
+    fr x;
+    do x = gpu::testgen::random_fr(seed);
+    while (x.is_zero());
+    v = x.to_canonical();
+  }
+  return w;
+}
+
+// A recorded circuit of every kind of term: ±1, small and full coefficients, inputs in A and B,
+// rows of 0 to 9 terms; values random (a proof's sums need no satisfied constraint).
+void random_circuit(constraint_system& cs, std::uint64_t seed) {
+  std::vector<zk::cs::variable> in, ax;
+  for (int i = 0; i < 5; ++i) in.push_back(cs.alloc_input(gpu::testgen::random_fr(seed)));
+  for (int i = 0; i < 3000; ++i) ax.push_back(cs.alloc(gpu::testgen::random_fr(seed)));
+  std::vector<fr> consts = {fr::from_u64(2), fr::from_u64(4), -fr::from_u64(8)};
+  for (int i = 0; i < 5; ++i) consts.push_back(gpu::testgen::random_fr(seed));
+  auto lc = [&](int terms) {
+    linear_combination l;
+    for (int t = 0; t < terms; ++t) {
+      const std::uint64_t u = gpu::testgen::splitmix(seed);
+      const auto v = u % 11 == 0 ? in[u / 11 % in.size()] : ax[u / 11 % ax.size()];
+      const std::uint64_t k = (u >> 40) % 10;
+      l.add(v, k < 4 ? fr::one() : k < 7 ? -fr::one() : consts[(u >> 20) % consts.size()]);
+    }
+    return l;
+  };
+  for (int r = 0; r < 3900; ++r) {
+    const std::uint64_t u = gpu::testgen::splitmix(seed);
+    cs.enforce(lc(int(u % 10)), lc(int((u >> 8) % 4)), lc(1));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("device compact evaluator: a, b, c equal the host's on the 2 KiB PoRep partition and random witnesses",
+          "[device][compact]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  const auto c1 = fil::io::read_c1_file(CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/c1.json").phase1_out;
+  temp_file f("porep-2k.pce");
+  const std::string key = "StackedDrg2KiBV1_1 device test";
+  {
+    g16::pce_recorder rec(f.path, key);
+    constraint_system cs(rec);
+    fil::circuit::stacked_circuit(cs, fil::circuit::blank_porep_partition(fil::circuit::porep_shape_of(*c1.registered_proof)));
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  const auto e = g16::pce_compact::open(f.path, key, false, true);
+  REQUIRE(e.n_constraints() == 2687921);
+  gpu::cuda_backend be;
+
+  // The real witness: the host from the system's values (Montgomery), the device from the witness.
+  constraint_system wit(zk::cs::mode::witness);
+  fil::circuit::stacked_circuit(wit, fil::circuit::porep_partition_from(c1, 0));
+  const auto w = zk::cs::to_witness(wit, "2 KiB partition 0");
+  g16::synthesis want;
+  for (auto* v : {&want.a, &want.b, &want.c}) v->resize(e.domain_size());
+  e.evaluate_into(wit.inputs(), wit.aux(), want.a, want.b, want.c);
+  double ms = 0;
+  const auto got = be.evaluate_compact(e, w.values, &ms);
+  CHECK(rows_differing(got, want) == 0);
+  std::size_t nonzero = 0;
+  for (const auto& x : got.c) nonzero += !x.is_zero();
+  CHECK(nonzero > 100000);  // a real witness: c is not all zeros
+  WARN("2 KiB PoRep partition: a, b, c on the device in " << ms << " ms (" << e.entries() << " non-zeros)");
+
+  // Random witnesses, never zeros: the host from the canonical values too.
+  for (std::uint64_t seed : {1u, 2u}) {
+    const auto rw = random_witness(e.n_inputs() + e.n_aux(), seed);
+    CHECK(rows_differing(be.evaluate_compact(e, rw), e.evaluate(std::span<const zk::bigint<4>>(rw))) == 0);
+  }
+}
+
+TEST_CASE("device compact evaluator: proofs staged as their witness alone equal the CPU backend's", "[device][compact][prove]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  temp_file f("random.pce");
+  {
+    g16::pce_recorder rec(f.path, "random circuit");
+    constraint_system cs(rec);
+    random_circuit(cs, 7);
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  auto compact = std::make_shared<const g16::pce_compact>(g16::pce_compact::open(f.path, "random circuit", false, true));
+  const auto ev = g16::constraint_evaluator::from_compact(compact);
+  const auto key = g16::synthetic_key(*compact, 5, true, "synthetic:5:host:" + f.path);
+  const auto kp = g16::points_of(key);
+  zk::io::witness w;
+  w.values = random_witness(ev.n_vars(), 9);
+  w.values[0] = fr::one().to_canonical();
+  std::uint64_t st = 3;
+  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
+
+  g16::cpu_backend cpu;
+  g16::host_stager host;
+  auto on_host = host.stage(ev.evaluate(w), w.values);
+  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+
+  gpu::cuda_backend be;
+  // The evaluator uploaded for the call: a, b, c evaluated into the staged inputs.
+  CHECK(g16::prove(key, ev, w, rnd, be) == want);
+  for (bool sets : {false, true}) {
+    gpu::cuda_options o;
+    o.shifted_bases_bytes = sets ? SIZE_MAX : 0;
+    gpu::cuda_backend dev(o);
+    auto dk = dev.load_key(kp, &ev, sets);
+    REQUIRE(dk);
+    CHECK(dk->synthesizes(ev));
+    CHECK(dk->bytes() <= dev.resident_bytes(kp, sets, &ev));
+    CHECK(dev.resident_bytes(kp, sets, &ev) >= dev.resident_bytes(kp, sets) + 3 * ev.domain_size() * 32);
+    auto kr = kp;
+    kr.resident = dk.get();
+    // The engine's path: a stager uploads the witness alone; the proof evaluates a, b, c.
+    auto stager = dev.make_stager();
+    auto staged = stager->stage_witness(ev, w.values, dk.get());
+    REQUIRE(staged);
+    CHECK(staged->device_bytes() == w.values.size() * 32);
+    g16::prove_timings t;
+    CHECK(g16::prove_staged(key, *staged, rnd, dev, &t, dk.get()) == want);
+    CHECK(t.abc > 0);
+    // Twice more through backend::synthesize with the resident key (the same vectors reused).
+    CHECK(g16::prove(key, ev, w, rnd, dev, nullptr, dk.get()) == want);
+    CHECK(g16::prove(key, ev, w, rnd, dev, nullptr, dk.get()) == want);
+    // Another key (no evaluator resident): the stager declines; the host path stays.
+    auto plain = dev.load_key(kp, nullptr, sets);
+    CHECK_FALSE(plain->synthesizes(ev));
+    CHECK(stager->stage_witness(ev, w.values, plain.get()) == nullptr);
+  }
+}
