@@ -7,6 +7,7 @@
 // same randomness, on a synthetic key of that circuit's shape (host points: NOT A SETUP).
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -31,6 +32,13 @@ using zk::cs::constraint_system;
 using zk::cs::linear_combination;
 
 namespace {
+
+// The checkout's fixtures: $CUZK_SOURCE_DIR where the tests run elsewhere (a device machine's copy),
+// else the checkout they were built from.
+std::string source_dir() {
+  const char* d = std::getenv("CUZK_SOURCE_DIR");
+  return d && *d ? d : CUZK_SOURCE_DIR;
+}
 
 struct temp_file {
   std::string path;
@@ -95,7 +103,7 @@ TEST_CASE("device compact evaluator: a, b, c equal the host's on the 2 KiB PoRep
     WARN("SKIP: no CUDA device present");
     return;
   }
-  const auto c1 = fil::io::read_c1_file(CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/c1.json").phase1_out;
+  const auto c1 = fil::io::read_c1_file(source_dir() + "/tests/fixtures/filecoin/oracle-2k/c1.json").phase1_out;
   temp_file f("porep-2k.pce");
   const std::string key = "StackedDrg2KiBV1_1 device test";
   {
@@ -169,8 +177,6 @@ TEST_CASE("device compact evaluator: proofs staged as their witness alone equal 
     CHECK(dk->synthesizes(ev));
     CHECK(dk->bytes() <= dev.resident_bytes(kp, sets, &ev));
     CHECK(dev.resident_bytes(kp, sets, &ev) >= dev.resident_bytes(kp, sets) + 3 * ev.domain_size() * 32);
-    auto kr = kp;
-    kr.resident = dk.get();
     // The engine's path: a stager uploads the witness alone; the proof evaluates a, b, c.
     auto stager = dev.make_stager();
     auto staged = stager->stage_witness(ev, w.values, dk.get());

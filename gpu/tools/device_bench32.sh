@@ -11,6 +11,7 @@
 #   run(command="cd .device/bench && tar -xJf payload.tar.xz && bash device_bench32.sh", carry=[".device/bench"])
 set -u -o pipefail
 cd "$(dirname "$0")"
+export CUZK_SOURCE_DIR=${CUZK_SOURCE_DIR:-$(cd ../.. && pwd)}  # the checkout's fixtures (gpu/tools or .device/NAME)
 OUT=${OUT:-/tmp/out}
 L=$OUT/logs
 mkdir -p "$L"

@@ -138,7 +138,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   resident_handle rh{"/k", 1, std::make_shared<const device_resident>()};
   auto rh2 = roundtrip(sys, rh);
   REQUIRE((rh2.path == "/k" && rh2.device == 1 && rh2.ptr == nullptr));
-  stage_request stq{tr, kh, sh, wh, {}};
+  stage_request stq{tr, kh, sh, wh, {}, {}};
   REQUIRE(roundtrip(sys, stq) == stq);
   stage_result str{tr, {}, rng()};
   REQUIRE(roundtrip(sys, str) == str);
