@@ -81,6 +81,7 @@ engine::config fil_config(unsigned synthesizers) {
   c.device_budget = fil_device() == "cpu" ? "2GiB" : "auto";
   c.synthesizers = synthesizers;
   c.devices = {fil_device()};
+  c.device_synthesis = true;  // on a GPU: a, b, c there from the witness
   c.scheduler_threads = 4;
   c.filecoin.param_cache = (std::filesystem::path(fixtures()) / "params").string();
   return c;
