@@ -2,10 +2,12 @@
 
 #include <string>
 
+#include "file_points.cuh"
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "synthetic_srs.cuh"
 #include "zk/groth16/pce_compact.hpp"
+#include "zk/error.hpp"
 #include "zk/groth16/synthetic_srs_rng.hpp"
 
 namespace cuzk::gpu {
@@ -50,8 +52,18 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     compact = upload_compact(ctx, *evaluator->compact());
     abc = ctx.alloc(3 * evaluator->compact()->domain_size() * sizeof(fr_d), "cuda load_key: a, b, c of the device evaluator");
   }
+  // A key in the file's form (key_points::file): the lowest bad index of each section, ~0 for none.
+  using zk::groth16::file_points;
+  dbuf<unsigned char> bad;
+  auto* first_bad = [&]() -> unsigned long long* {
+    if (!key.file) return nullptr;
+    bad = ctx.alloc(5 * sizeof(unsigned long long), "cuda load_key: the file points' check results");
+    CUZK_CUDA(cudaMemsetAsync(bad.get(), 0xff, 5 * sizeof(unsigned long long), ctx.compute));
+    return reinterpret_cast<unsigned long long*>(bad.get());
+  }();
   std::size_t extra_used = 0;
-  for (auto& s : secs) {
+  for (int k = 0; k < 5; ++k) {
+    auto& s = secs[k];
     device_points& d = *s.dst;
     d.n = s.n;
     d.point_bytes = s.point_bytes;
@@ -60,8 +72,14 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     d.dev = ctx.alloc(bytes, "cuda load_key: a section of the key's points");
     if (key.synthetic)  // made here, on the compute stream (nothing to copy: NOT A SETUP)
       synthetic_points(d.dev.get(), s.n, s.g2, key.synthetic_seed, s.sec, 0, ctx.compute);
-    else
+    else if (key.file) {  // the file's bytes, made ours on the compute stream as each section lands
+      const auto src = key.file->bytes[k];
+      if (src.size() != bytes) throw std::invalid_argument("cuda load_key: a section's file points do not match its size");
+      ctx.upload_async(d.dev.get(), src.data(), bytes);
+      convert_file_points(d.dev.get(), s.n, s.g2, first_bad + k, ctx.compute);
+    } else {
       ctx.upload_async(d.dev.get(), s.src, bytes);
+    }
     if (!shiftable(s.n, policy)) continue;
     const std::size_t sb = sets_bytes(s.n, s.point_bytes), extra = sb - bytes;
     if (extra > policy.budget || extra_used > policy.budget - extra) continue;
@@ -76,6 +94,13 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     d.dev = std::move(out);
     d.shift_c = cbits;
     extra_used += extra;
+  }
+  if (key.file) {  // the first bad point in the host decoder's order is the one named
+    unsigned long long first[5];
+    CUZK_CUDA(cudaMemcpyAsync(first, first_bad, sizeof first, cudaMemcpyDeviceToHost, ctx.compute));
+    CUZK_CUDA(cudaStreamSynchronize(ctx.compute));
+    for (int sec : file_points::check_order)
+      if (first[sec] != ~0ull) throw zk::input_error(key.file->describe(sec, std::size_t(first[sec])));
   }
   if (key.bellperson) {
     b_wires_at_ = align256(key.a_wires.size() * 4) / 4;
@@ -108,7 +133,7 @@ std::size_t device_key::shifted_bytes() const {
 
 bool device_key::made_from(const zk::groth16::key_points& k) const {
   auto same = [](auto x, auto y) { return x.data() == y.data() && x.size() == y.size(); };
-  return k.synthetic == source_.synthetic && k.synthetic_seed == source_.synthetic_seed && same(k.a, source_.a) && same(k.b1, source_.b1) && same(k.b2, source_.b2) && same(k.c, source_.c) &&
+  return k.synthetic == source_.synthetic && k.file == source_.file && k.synthetic_seed == source_.synthetic_seed && same(k.a, source_.a) && same(k.b1, source_.b1) && same(k.b2, source_.b2) && same(k.c, source_.c) &&
          same(k.h, source_.h) && k.bellperson == source_.bellperson && same(k.a_wires, source_.a_wires) &&
          same(k.b_wires, source_.b_wires);
 }

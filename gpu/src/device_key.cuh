@@ -16,6 +16,11 @@
 // A synthetic key (key_points::synthetic, zk/groth16/synthetic_srs.hpp: NOT A SETUP) is not copied:
 // each section is generated in place by synthetic_srs.cu from the key's seed, under the same grant,
 // then shifted like any other.
+//
+// A bellperson key in the .params file's form (key_points::file) is uploaded as the file stores it,
+// each section converted and checked in place on the compute stream while the next one uploads
+// (file_points.cuh); the constructor throws the host decoder's one-line error for the first bad
+// point (input_error), in the order the host decoder checks them.
 #pragma once
 
 #include <cstdint>

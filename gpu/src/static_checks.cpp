@@ -48,6 +48,7 @@ static_assert(m0_matches<fr_params, host_fr>(), "fields.cuh: Fr -p^-1 mod 2^32 d
 static_assert(limbs_match<fp_params>(&fp_params::mod, host_fp::P), "fields.cuh: Fp modulus differs from zk's");
 static_assert(limbs_match<fp_params>(&fp_params::one, host_fp::R1), "fields.cuh: Fp Montgomery one differs from zk's");
 static_assert(m0_matches<fp_params, host_fp>(), "fields.cuh: Fp -p^-1 mod 2^32 differs from zk's");
+static_assert(limbs_match<fp_params>(&fp_params::r2, host_fp::R2), "fields.cuh: Fp R^2 differs from zk's");
 static_assert(fp_square_matches(), "fields.cuh: p^2 differs from zk's modulus squared");
 
 }  // namespace

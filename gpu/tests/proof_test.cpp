@@ -4,15 +4,22 @@
 // does), in forced MSM chunks, and from host inputs.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <future>
 #include <memory>
+#include <unistd.h>
 
 #include "cuzk/gpu/cuda_backend.hpp"
 #include "cuzk/gpu/testgen.hpp"
+#include "zk/bls12_381/compressed.hpp"
+#include "zk/error.hpp"
+#include "zk/groth16/bellperson_key.hpp"
 #include "zk/groth16/cpu_backend.hpp"
 #include "zk/groth16/prover.hpp"
 #include "zk/groth16/setup.hpp"
 #include "zk/groth16/verifier.hpp"
+#include "zk/io/bellperson.hpp"
 
 using namespace cuzk;
 using namespace cuzk::zk::bls12_381;
@@ -227,4 +234,151 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   g16::bellperson_h(a, b, c, h_cpu);
   be.compute_h_coset(a2, b2, c2, h_gpu);
   CHECK(h_cpu == h_gpu);
+}
+
+namespace {
+
+std::vector<std::uint8_t> file_bytes_of(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+void write_bytes(const std::string& path, const std::vector<std::uint8_t>& b) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(b.data()), std::streamsize(b.size()));
+}
+template <class F>
+std::string error_of(F&& f) {
+  try {
+    f();
+  } catch (const zk::input_error& e) {
+    return e.what();
+  }
+  return "(no input_error)";
+}
+
+}  // namespace
+
+// A bellperson .params key converted and checked on the device (file_points.cuh): the host does no
+// per-point work. The device's points equal the host decoder's (a key's sections and random points
+// of both groups), its proofs equal the CPU backend's byte for byte (per-proof and resident keys,
+// shifted sets too), and a bad point (off the curve at the end of a section, the identity, a
+// coordinate not below p) fails the proof with the host decoder's line for that point.
+TEST_CASE("bellperson .params points converted and checked on the device", "[device][prove][bellperson]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  using fpt = g16::file_points;
+  auto ch = make_chain((1u << 12) - 9, 47);
+  auto made = g16::setup(ch.cs, g16::toxic_waste_from_seed(13), zk::io::key_convention::bellperson);
+  const auto dir = std::filesystem::temp_directory_path() / ("cuzk_gpu_file_points_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "k.params").string(), bad_path = (dir / "bad.params").string();
+  zk::io::write_bellperson_params(path, made);
+  auto params = zk::io::bellperson_params::open(path);
+  auto host_key = g16::bellperson_proving_key(params, ch.cs);
+  auto file_key = g16::bellperson_proving_key(params, ch.cs, false);
+  REQUIRE(file_key.file_points);
+
+  SECTION("the device's points are the host decoder's") {
+    const auto& fp = *file_key.file_points;
+    auto g1_same = [&](int sec, std::span<const g1_affine> want) {
+      auto got = gpu::file_g1_on_device(0, fp.bytes[sec]);
+      CHECK(got.first_bad == SIZE_MAX);
+      CHECK(std::equal(got.points.begin(), got.points.end(), want.begin(), want.end()));
+    };
+    g1_same(fpt::a, host_key.a);
+    g1_same(fpt::b1, host_key.b1);
+    g1_same(fpt::c, host_key.c);
+    g1_same(fpt::h, host_key.h);
+    auto b2 = gpu::file_g2_on_device(0, fp.bytes[fpt::b2]);
+    CHECK(b2.first_bad == SIZE_MAX);
+    CHECK(std::equal(b2.points.begin(), b2.points.end(), host_key.b2.begin(), host_key.b2.end()));
+    // Random points of both groups, written in the file's form; every 97th the identity (refused).
+    auto p1 = gpu::testgen::progression<zk::bls12_381::g1_curve>(5000, 91, false).pts;
+    auto p2 = gpu::testgen::progression<zk::bls12_381::g2_curve>(3000, 92, false).pts;
+    std::vector<std::uint8_t> r1(p1.size() * 96), r2(p2.size() * 192);
+    for (std::size_t i = 0; i < p1.size(); ++i) zk::bls12_381::write_uncompressed(p1[i], r1.data() + i * 96);
+    for (std::size_t i = 0; i < p2.size(); ++i) zk::bls12_381::write_uncompressed(p2[i], r2.data() + i * 192);
+    auto d1 = gpu::file_g1_on_device(0, r1);
+    auto d2 = gpu::file_g2_on_device(0, r2);
+    CHECK(d1.first_bad == SIZE_MAX);
+    CHECK(d2.first_bad == SIZE_MAX);
+    CHECK(d1.points == p1);
+    CHECK(d2.points == p2);
+    auto q1 = gpu::testgen::progression<zk::bls12_381::g1_curve>(300, 93, true).pts;  // identity at 5, 102, ...
+    std::vector<std::uint8_t> s1(q1.size() * 96);
+    for (std::size_t i = 0; i < q1.size(); ++i) zk::bls12_381::write_uncompressed(q1[i], s1.data() + i * 96);
+    CHECK(gpu::file_g1_on_device(0, s1).first_bad == 5);
+    s1[200 * 96 + 95] ^= 1;  // off the curve, after the first identity: the lowest index is still 5
+    CHECK(gpu::file_g1_on_device(0, s1).first_bad == 5);
+    std::vector<std::uint8_t> t1(s1.begin() + 150 * 96, s1.end());  // from point 150: 200 is 50 here
+    CHECK(gpu::file_g1_on_device(0, t1).first_bad == 50);
+  }
+
+  auto pce = g16::constraint_evaluator::build(host_key);
+  std::uint64_t st = 9;
+  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
+  g16::cpu_backend cpu;
+  auto want = g16::prove(host_key, pce, ch.w, rnd, cpu);
+  REQUIRE(g16::verify(host_key.vk, g16::public_inputs(host_key, ch.w), want));
+
+  SECTION("proofs equal the CPU backend's, per proof and resident (shifted sets too)") {
+    gpu::cuda_backend be;
+    CHECK(be.takes_file_points());
+    auto fpce = g16::constraint_evaluator::build(file_key);
+    CHECK(g16::prove(file_key, fpce, ch.w, rnd, be) == want);
+    CHECK(g16::prove_synthesized(file_key, fpce.evaluate(ch.w), ch.w, rnd, be) == want);
+    gpu::cuda_options o;
+    o.shifted_bases_bytes = SIZE_MAX;
+    gpu::cuda_backend shifted(o);
+    auto dk = shifted.load_key(g16::points_of(file_key), &fpce);
+    CHECK(gpu::cuda_backend::shifted_bytes(*dk) > 0);
+    CHECK(g16::prove(file_key, fpce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+    // The resident key was made from the file points: the host-decoded key's points are another key.
+    CHECK_THROWS(g16::prove(host_key, pce, ch.w, rnd, shifted, nullptr, dk.get()));
+  }
+
+  SECTION("a bad point fails the proof with the host decoder's line") {
+    const auto bytes = file_bytes_of(path);
+    auto device_error = [&](const std::vector<std::uint8_t>& t) {
+      write_bytes(bad_path, t);
+      auto opened = zk::io::bellperson_params::open(bad_path);  // headers only: fine
+      const std::string host = error_of([&] { g16::bellperson_proving_key(opened, ch.cs); });
+      auto k = g16::bellperson_proving_key(opened, ch.cs, false);  // no per-point work: fine too
+      gpu::cuda_backend be;
+      const std::string dev = error_of([&] { g16::prove(k, g16::constraint_evaluator::build(k), ch.w, rnd, be); });
+      CHECK(dev == host);
+      // The backend keeps working: the good key proves after the bad one.
+      CHECK(g16::prove(file_key, g16::constraint_evaluator::build(file_key), ch.w, rnd, be) == want);
+      return dev;
+    };
+    {  // off the curve at the end of section a
+      auto t = bytes;
+      t[params.a.offset + (params.a.count - 1) * 96 + 95] ^= 1;
+      CHECK_THAT(device_error(t), Catch::StartsWith(bad_path + ": a[" + std::to_string(params.a.count - 1) + "]") &&
+                                      Catch::Contains("not on the curve"));
+    }
+    {  // the identity (a valid encoding of it) in b_g2
+      auto t = bytes;
+      const std::uint64_t at = params.b_g2.offset + 3 * 192;
+      std::fill(t.begin() + std::ptrdiff_t(at), t.begin() + std::ptrdiff_t(at + 192), 0);
+      t[at] = 0x40;
+      CHECK(device_error(t) == bad_path + ": b_g2[3] (offset " + std::to_string(at) + "): point at infinity");
+    }
+    {  // a coordinate not below p at the end of h, and an off-curve point in l: h is checked first
+      auto t = bytes;
+      const std::uint64_t at = params.h.offset + (params.h.count - 1) * 96;
+      std::fill(t.begin() + std::ptrdiff_t(at), t.begin() + std::ptrdiff_t(at + 48), 0xff);
+      t[at] = 0x1f;  // no flags, x = 2^381 - 1 > p
+      t[params.l.offset + 95] ^= 1;
+      CHECK_THAT(device_error(t), Catch::StartsWith(bad_path + ": h[" + std::to_string(params.h.count - 1) + "]"));
+    }
+    {  // truncated: refused at open, whichever backend proves
+      auto t = bytes;
+      t.pop_back();
+      write_bytes(bad_path, t);
+      CHECK_THROWS_WITH(zk::io::bellperson_params::open(bad_path), Catch::StartsWith(bad_path + ": section b_g2: count"));
+    }
+  }
+  std::filesystem::remove_all(dir);
 }

@@ -233,6 +233,52 @@ TEST_CASE("bellperson-convention keys prove and verify; .params round trip is by
     CHECK_THROWS_WITH(bellperson_proving_key(opened, rc.cs),
                       Catch::StartsWith(path2 + ": a[" + std::to_string(pr.a.count - 1) + "]") &&
                           Catch::Contains("not on the curve"));
+    std::string host_error;
+    try {
+      bellperson_proving_key(opened, rc.cs);
+    } catch (const input_error& e) {
+      host_error = e.what();
+    }
+    // What a device that checks the points itself reports for that point: the same line.
+    io::zkey on_device = bellperson_proving_key(opened, rc.cs, false);
+    CHECK(on_device.file_points->describe(groth16::file_points::a, pr.a.count - 1) == host_error);
+  }
+  SECTION("the point at infinity in a section: found when the section is used") {
+    auto t = bytes;
+    auto pr = io::bellperson_params::open(path);
+    std::fill(t.begin() + std::ptrdiff_t(pr.b_g2.offset), t.begin() + std::ptrdiff_t(pr.b_g2.offset + 192), 0);
+    t[pr.b_g2.offset] = 0x40;  // the infinity flag, every coordinate zero: a valid encoding of the identity
+    write_all(path2, t);
+    auto opened = io::bellperson_params::open(path2);
+    CHECK_THROWS_WITH(bellperson_proving_key(opened, rc.cs),
+                      path2 + ": b_g2[0] (offset " + std::to_string(pr.b_g2.offset) + "): point at infinity");
+    // A key for a device that checks the points itself opens, and names the same point the same way.
+    io::zkey on_device = bellperson_proving_key(opened, rc.cs, false);
+    REQUIRE(on_device.file_points);
+    CHECK(on_device.file_points->describe(groth16::file_points::b2, 0) ==
+          path2 + ": b_g2[0] (offset " + std::to_string(pr.b_g2.offset) + "): point at infinity");
+  }
+  SECTION("a key with its points in the file's form: same shape, the file's bytes, refused by the CPU backend") {
+    io::zkey fk = bellperson_proving_key(params, rc.cs, false);
+    REQUIRE(fk.file_points);
+    CHECK(fk.a.size() == loaded.a.size());
+    CHECK(fk.b1.size() == loaded.b1.size());
+    CHECK(fk.b2.size() == loaded.b2.size());
+    CHECK(fk.c.size() == loaded.c.size());
+    CHECK(fk.h.size() == loaded.h.size());
+    CHECK(fk.a_wires == loaded.a_wires);
+    CHECK(fk.b_wires == loaded.b_wires);
+    using fpt = groth16::file_points;
+    const io::bellperson_params::section* secs[5] = {&params.a, &params.b_g1, &params.b_g2, &params.l, &params.h};
+    for (int k = 0; k < 5; ++k) {
+      const auto b = fk.file_points->bytes[k];
+      const std::uint64_t size = k == fpt::b2 ? 192 : 96;
+      CHECK(b.size() == secs[k]->count * size);
+      CHECK(std::equal(b.begin(), b.end(), bytes.begin() + std::ptrdiff_t(secs[k]->offset)));
+    }
+    CHECK_THROWS_WITH(prove(fk, constraint_evaluator::build(fk), w, fixed_rnd(1), *cpu),
+                      Catch::Contains("in the .params file's form"));
+    CHECK_FALSE(cpu->takes_file_points());
   }
   SECTION("trailing bytes") {
     auto t = bytes;

@@ -52,6 +52,9 @@ void backend::compute_h_coset(std::span<fr> a, std::span<fr> b, std::span<fr> c,
 proof_sums backend::prove_sums(const key_points& key, staged_inputs& in, prove_timings* timings) {
   auto* host = dynamic_cast<host_staged*>(&in);
   if (!host) throw std::invalid_argument(name() + " backend: inputs staged by another backend");
+  if (key.file)
+    throw std::invalid_argument(name() + " backend: the key's points are in the .params file's form (a key made for "
+                                "a device that converts them); make it with its points on the host");
   auto& syn = host->syn;
   const std::size_t n = syn.a.size();
   prove_timings local;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "zk/bls12_381/curves.hpp"
+#include "zk/groth16/types.hpp"
 
 namespace cuzk::zk::groth16 {
 
@@ -69,6 +70,9 @@ struct key_points {
   // instead of copying the spans (which may be an unbacked zero mapping).
   bool synthetic = false;
   std::uint64_t synthetic_seed = 0;
+  // A bellperson key's points in the .params file's form (io::zkey::file_points): a device converts
+  // and checks them as it uploads them; the spans above then hold zeros (their sizes count).
+  const file_points* file = nullptr;
 };
 
 // The five MSM sums of one proof, before the blinding terms.
@@ -169,6 +173,10 @@ class backend {
   // h and the five MSMs of one proof. The default runs compute_h and the MSMs in sequence on
   // host_staged inputs; a device backend overrides it for its own staged inputs.
   virtual proof_sums prove_sums(const key_points& key, staged_inputs& in, prove_timings* t = nullptr);
+
+  // Whether keys whose points are in a file's form (key_points::file) prove here: a device that
+  // converts and checks them as it uploads them (the CUDA backend). The host backends refuse them.
+  virtual bool takes_file_points() const { return false; }
 };
 
 // The host computation behind backend::compute_h_coset (h.size() >= n - 1).

@@ -1,5 +1,6 @@
 #include "zk/groth16/bellperson_key.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/groth16/setup.hpp"
 #include "zk/util/parallel.hpp"
+#include "zk/util/zero_mapping.hpp"
 
 namespace cuzk::zk::groth16 {
 
@@ -16,6 +18,12 @@ struct params_storage {
   std::shared_ptr<const io::file_bytes> file;
   io::decoded_points<g1_affine> a, b1, c, h;
   io::decoded_points<g2_affine> b2;
+};
+
+// A key whose points stay in the file's form: the mapping, and the zeros its spans cover.
+struct file_storage {
+  std::shared_ptr<const io::file_bytes> file;
+  std::shared_ptr<const zero_mapping> zeros;
 };
 
 }  // namespace
@@ -52,7 +60,7 @@ namespace {
 
 // The key from the circuit's counts and density (what the .params file's sections must match).
 io::zkey key_of(const io::bellperson_params& p, std::uint32_t n_wires, std::uint32_t n_public, std::uint32_t n_constraints,
-                query_density d, const std::string& what) {
+                query_density d, const std::string& what, bool points_on_host) {
   auto mismatch = [&](const std::string& field, std::uint64_t file, std::uint64_t circuit) {
     throw input_error(p.path + ": " + field + " " + std::to_string(file) + ", the circuit needs " +
                       std::to_string(circuit) + " (a key for another circuit?)");
@@ -67,14 +75,6 @@ io::zkey key_of(const io::bellperson_params& p, std::uint32_t n_wires, std::uint
   if (p.a.count != d.a_wires.size()) mismatch("section a has", p.a.count, d.a_wires.size());
   if (p.b_g1.count != d.b_wires.size()) mismatch("section b_g1 has", p.b_g1.count, d.b_wires.size());
 
-  auto st = std::make_shared<params_storage>();
-  st->file = p.bytes;
-  st->h = p.g1_section(p.h, "h");
-  st->c = p.g1_section(p.l, "l");
-  st->a = p.g1_section(p.a, "a");
-  st->b1 = p.g1_section(p.b_g1, "b_g1");
-  st->b2 = p.g2_section(p.b_g2, "b_g2");
-
   io::zkey key;
   key.path = p.path;
   key.convention = io::key_convention::bellperson;
@@ -84,26 +84,72 @@ io::zkey key_of(const io::bellperson_params& p, std::uint32_t n_wires, std::uint
   while ((std::uint32_t{1} << key.log_domain) < n) ++key.log_domain;
   key.n_rows = n_constraints + n_public + 1;
   key.vk = p.vk;
-  key.a = st->a;
-  key.b1 = st->b1;
-  key.b2 = st->b2;
-  key.c = st->c;
-  key.h = st->h;
   key.a_wires = std::move(d.a_wires);
   key.b_wires = std::move(d.b_wires);
+  if (points_on_host) {
+    auto st = std::make_shared<params_storage>();
+    st->file = p.bytes;
+    st->h = p.g1_section(p.h, "h");
+    st->c = p.g1_section(p.l, "l");
+    st->a = p.g1_section(p.a, "a");
+    st->b1 = p.g1_section(p.b_g1, "b_g1");
+    st->b2 = p.g2_section(p.b_g2, "b_g2");
+    key.a = st->a;
+    key.b1 = st->b1;
+    key.b2 = st->b2;
+    key.c = st->c;
+    key.h = st->h;
+    key.storage = st;
+    return key;
+  }
+  // The shape without the points: spans over zeros, the sections as the file holds them.
+  const std::uint64_t most =
+      std::max({std::uint64_t{p.h.count} * 96, std::uint64_t{p.l.count} * 96, std::uint64_t{p.a.count} * 96,
+                std::uint64_t{p.b_g1.count} * 96, std::uint64_t{p.b_g2.count} * 192, std::uint64_t{192}});
+  auto st = std::make_shared<file_storage>();
+  st->file = p.bytes;
+  st->zeros = std::make_shared<const zero_mapping>(most);
+  const auto* g1 = static_cast<const g1_affine*>(st->zeros->p);
+  const auto* g2 = static_cast<const g2_affine*>(st->zeros->p);
+  key.a = {g1, p.a.count};
+  key.b1 = {g1, p.b_g1.count};
+  key.b2 = {g2, p.b_g2.count};
+  key.c = {g1, p.l.count};
+  key.h = {g1, p.h.count};
   key.storage = st;
+  auto fp = std::make_shared<file_points>();
+  const auto bytes = p.bytes->bytes();
+  auto sec = [&](const io::bellperson_params::section& s, std::uint64_t size) {
+    return bytes.subspan(s.offset, std::uint64_t{s.count} * size);
+  };
+  fp->bytes[file_points::a] = sec(p.a, 96);
+  fp->bytes[file_points::b1] = sec(p.b_g1, 96);
+  fp->bytes[file_points::b2] = sec(p.b_g2, 192);
+  fp->bytes[file_points::c] = sec(p.l, 96);
+  fp->bytes[file_points::h] = sec(p.h, 96);
+  // The messages name the sections as the file does (l for c, b_g1 / b_g2 for b1 / b2).
+  fp->describe = [params = p](int s, std::size_t i) {
+    switch (s) {
+      case file_points::a: return params.point_error(params.a, "a", i, false);
+      case file_points::b1: return params.point_error(params.b_g1, "b_g1", i, false);
+      case file_points::b2: return params.point_error(params.b_g2, "b_g2", i, true);
+      case file_points::c: return params.point_error(params.l, "l", i, false);
+      default: return params.point_error(params.h, "h", i, false);
+    }
+  };
+  key.file_points = std::move(fp);
   return key;
 }
 
 }  // namespace
 
-io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& cs) {
-  auto key = key_of(p, cs.n_wires, cs.n_public(), cs.n_constraints, bellperson_density(cs), "r1cs");
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs& cs, bool points_on_host) {
+  auto key = key_of(p, cs.n_wires, cs.n_public(), cs.n_constraints, bellperson_density(cs), "r1cs", points_on_host);
   key.coefficients = pce_coefficients(cs);
   return key;
 }
 
-io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs_layout& l) {
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs_layout& l, bool points_on_host) {
   auto coefs = pce_coefficients(l);  // checks the A and B terms
   // The densities from the entries: the appended input rows put every input in A, as
   // bellperson_density does.
@@ -118,17 +164,17 @@ io::zkey bellperson_proving_key(const io::bellperson_params& p, const io::r1cs_l
     if (in[0][w]) d.a_wires.push_back(w);
     if (in[1][w]) d.b_wires.push_back(w);
   }
-  auto key = key_of(p, n_wires, l.header.n_public(), l.header.n_constraints, std::move(d), "r1cs");
+  auto key = key_of(p, n_wires, l.header.n_public(), l.header.n_constraints, std::move(d), "r1cs", points_on_host);
   key.coefficients = std::move(coefs);
   return key;
 }
 
-io::zkey bellperson_proving_key(const io::bellperson_params& p, const pce_compact& e) {
+io::zkey bellperson_proving_key(const io::bellperson_params& p, const pce_compact& e, bool points_on_host) {
   const std::uint64_t wires = e.n_inputs() + e.n_aux();
   if (wires > 0xffffffffu || e.n_constraints() > 0xffffffffu)
     throw input_error("compact evaluator: " + std::to_string(wires) + " wires: too many for a key");
   return key_of(p, std::uint32_t(wires), std::uint32_t(e.n_inputs() - 1), std::uint32_t(e.n_constraints()),
-                bellperson_density(e), "compact evaluator");
+                bellperson_density(e), "compact evaluator", points_on_host);
 }
 
 query_density bellperson_density(const pce_compact& e) {

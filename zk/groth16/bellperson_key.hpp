@@ -34,12 +34,19 @@ query_density bellperson_density(const pce_compact& e);
 // A proving key for `cs` from a mapped .params file: the points are decoded and checked (see
 // io::bellperson_params), the constraint matrices come from cs. Throws input_error naming the file
 // when its shape (inputs, aux, h, a, b counts) is not the circuit's.
-io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs& cs);
+//
+// points_on_host false: the points are neither decoded nor checked here; the key's file_points
+// holds the sections as the file stores them and a device (the CUDA backend) converts and checks
+// them as it uploads them, with the same errors (the host does no per-point work; only such a
+// backend proves with this key). The shape checks above are made either way.
+io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs& cs, bool points_on_host = true);
 // The same from a mapped .r1cs, its A and B terms read straight into the key's entries (the first
 // proof after open: no r1cs in between; the C terms are not read, the l query holds C).
-io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs_layout& layout);
+io::zkey bellperson_proving_key(const io::bellperson_params& params, const io::r1cs_layout& layout,
+                                bool points_on_host = true);
 // The same from a compact recorded evaluator (its counts and density bitmaps): the key holds no
 // section-4 coefficients; evaluate with constraint_evaluator::from_compact.
-io::zkey bellperson_proving_key(const io::bellperson_params& params, const pce_compact& compact);
+io::zkey bellperson_proving_key(const io::bellperson_params& params, const pce_compact& compact,
+                                bool points_on_host = true);
 
 }  // namespace cuzk::zk::groth16

@@ -78,6 +78,7 @@ key_points points_of(const io::zkey& key) {
   kp.n_private_from = std::size_t{key.n_public} + 1;
   kp.synthetic = key.synthetic;
   kp.synthetic_seed = key.synthetic_seed;
+  kp.file = key.file_points.get();
   if (key.convention == io::key_convention::bellperson) {
     kp.bellperson = true;
     kp.a_wires = key.a_wires;

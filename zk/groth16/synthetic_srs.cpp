@@ -1,13 +1,12 @@
 #include "zk/groth16/synthetic_srs.hpp"
 
-#include <sys/mman.h>
-
 #include <charconv>
 #include <memory>
 
 #include "zk/error.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/util/parallel.hpp"
+#include "zk/util/zero_mapping.hpp"
 
 namespace cuzk::zk::groth16 {
 
@@ -50,20 +49,6 @@ std::vector<affine_t<Curve>> generate(std::uint64_t seed, std::uint32_t sec, std
   });
   return out;
 }
-
-// Spans over an unbacked zero mapping: valid memory that costs nothing until read (and nothing
-// reads it: the device generates the points).
-struct zero_mapping {
-  void* p = nullptr;
-  std::size_t bytes = 0;
-  explicit zero_mapping(std::size_t b) : bytes(b) {
-    p = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) throw std::runtime_error("synthetic key: cannot map " + std::to_string(bytes) + " bytes of address space");
-  }
-  ~zero_mapping() {
-    if (p && p != MAP_FAILED) ::munmap(p, bytes);
-  }
-};
 
 struct host_points {
   std::vector<g1_affine> a, b1, c, h;

@@ -1,6 +1,10 @@
 // Groth16 values shared by the prover, the verifier, the encoders and the engine.
 #pragma once
 
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "zk/bls12_381/curves.hpp"
@@ -27,6 +31,20 @@ struct proof {
 // two backends (or the engine and a direct call) can be compared byte for byte.
 struct randomness {
   fr r, s;
+};
+
+// A key's points as its file stores them, for a device that converts and checks them itself: a
+// bellperson .params file's sections (io::bellperson_params; G1 96 bytes, G2 192: big-endian x || y,
+// not Montgomery, the flags in byte 0's top three bits; G2 coordinates c1 before c0). The device
+// reads each point straight from the mapping and keeps those that are canonical, on the curve and
+// not the identity (rust-fil-proofs does not subgroup-check them either); for the first one that
+// is not, `describe(section, index)` gives the one-line error the host decoder gives for it.
+struct file_points {
+  enum section : int { a, b1, b2, c, h };
+  std::span<const std::uint8_t> bytes[5];  // indexed by section
+  // The order the host decoder checks them in: the first bad point in this order is the one named.
+  static constexpr section check_order[5] = {h, c, a, b1, b2};
+  std::function<std::string(int section, std::size_t index)> describe;
 };
 
 }  // namespace cuzk::zk::groth16

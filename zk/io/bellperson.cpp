@@ -110,6 +110,23 @@ bool decode_fast(const std::uint8_t* p, g2_affine& out) {
   return !out.is_identity();
 }
 
+// What is wrong with point i of a section (the slow path: the decoder's own message, named).
+template <class Point>
+std::string point_message(const bellperson_params& f, const bellperson_params::section& s, std::string_view what,
+                          std::size_t i) {
+  constexpr std::uint64_t size = sizeof(Point) == 96 ? g1_size : g2_size;
+  const std::uint8_t* p = f.bytes->bytes().data() + s.offset + i * size;
+  const std::string field =
+      std::string(what) + "[" + std::to_string(i) + "] (offset " + std::to_string(s.offset + i * size) + ")";
+  try {
+    const Point q = decode<Point>(p, f.path, field);
+    if (q.is_identity()) return f.path + ": " + field + ": point at infinity";
+    return f.path + ": " + field + ": not decoded";  // (unreachable for a point the checks refused)
+  } catch (const input_error& e) {
+    return e.what();
+  }
+}
+
 template <class Point>
 decoded_points<Point> decode_section(const bellperson_params& f, const bellperson_params::section& s,
                                      std::string_view what) {
@@ -133,15 +150,7 @@ decoded_points<Point> decode_section(const bellperson_params& f, const bellperso
     for (; i < hi && i < first_bad.load(std::memory_order_relaxed); ++i) {
       if (decode_fast(base + i * size, out[i]) && out[i].is_on_curve()) continue;
       // The slow path names the point (the fast one builds no strings).
-      const std::string field = std::string(what) + "[" + std::to_string(i) + "] (offset " +
-                                std::to_string(s.offset + i * size) + ")";
-      std::string why;
-      try {
-        if (decode<Point>(base + i * size, f.path, field).is_identity()) why = f.path + ": " + field + ": point at infinity";
-        else why = f.path + ": " + field + ": not decoded";  // (unreachable: the fast path would have taken it)
-      } catch (const input_error& e) {
-        why = e.what();
-      }
+      std::string why = point_message<Point>(f, s, what, i);
       std::lock_guard lk(mu);
       if (i < first_bad) first_bad = i, message = why;
       return;
@@ -290,6 +299,11 @@ decoded_points<g1_affine> bellperson_params::g1_section(const section& s, std::s
 }
 decoded_points<g2_affine> bellperson_params::g2_section(const section& s, std::string_view what) const {
   return decode_section<g2_affine>(*this, s, what);
+}
+
+std::string bellperson_params::point_error(const section& s, std::string_view what, std::size_t i, bool g2) const {
+  if (i >= s.count) return path + ": " + std::string(what) + "[" + std::to_string(i) + "]: no such point";
+  return g2 ? point_message<g2_affine>(*this, s, what, i) : point_message<g1_affine>(*this, s, what, i);
 }
 
 void write_bellperson_vk(const std::string& path, const groth16::verifying_key& vk) {

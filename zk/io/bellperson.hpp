@@ -86,6 +86,9 @@ struct bellperson_params {
   // On-curve tests run eight points at a time on AVX-512 IFMA lanes where the CPU has them.
   decoded_points<g1_affine> g1_section(const section& s, std::string_view what) const;
   decoded_points<g2_affine> g2_section(const section& s, std::string_view what) const;
+  // The one-line error that g1_section / g2_section throw for point i of a section when that point
+  // is bad (for a device that checks the points itself and found point i the first bad one).
+  std::string point_error(const section& s, std::string_view what, std::size_t i, bool g2) const;
 };
 
 // Writes a key of the bellperson convention (io::zkey with convention bellperson, e.g. from

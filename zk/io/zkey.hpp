@@ -79,6 +79,11 @@ struct zkey {
   // and a device generates the points itself from synthetic_seed.
   bool synthetic = false, synthetic_on_host = false;
   std::uint64_t synthetic_seed = 0;
+  // A bellperson key for a device that converts its points itself (groth16::bellperson_proving_key
+  // with points_on_host false): the point spans above cover an unbacked zero mapping (their sizes
+  // are the key's shape) and the points are these, in the .params file's own form. Only a backend
+  // that takes file points (the CUDA one) can prove with such a key.
+  std::shared_ptr<const groth16::file_points> file_points;
 
   // Reads and validates everything (see docs/formats.md); throws input_error naming the file and field.
   static zkey load(const std::string& path);

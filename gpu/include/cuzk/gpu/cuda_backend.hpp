@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <functional>
 #include <string>
 #include <vector>
@@ -76,6 +77,7 @@ class cuda_backend : public zk::groth16::backend {
   // A/B queries (the witness gathered at their wires on the device). Both on the device.
   zk::groth16::proof_sums prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                      zk::groth16::prove_timings* t = nullptr) override;
+  bool takes_file_points() const override { return true; }  // file_points.cuh
   // bellperson's h (backend.hpp) on the device: the coset NTTs with roots and coset from 7.
   void compute_h_coset(std::span<zk::groth16::fr> a, std::span<zk::groth16::fr> b, std::span<zk::groth16::fr> c,
                        std::span<zk::groth16::scalar> h) override;
@@ -135,6 +137,18 @@ std::vector<zk::bls12_381::g1_affine> synthetic_g1_on_device(int device, std::ui
                                                              std::size_t n, std::uint64_t lanes = 0);
 std::vector<zk::bls12_381::g2_affine> synthetic_g2_on_device(int device, std::uint64_t seed, std::uint32_t sec,
                                                              std::size_t n, std::uint64_t lanes = 0);
+
+// A bellperson .params section's bytes (G1 96 or G2 192 bytes a point, the file's form) converted
+// and checked on `device` as a device key's upload does (file_points.cuh), brought back: the points
+// in our layout and the index of the first bad one (SIZE_MAX when none). Tests compare them with
+// the host decoder's.
+template <class Aff>
+struct file_points_result {
+  std::vector<Aff> points;
+  std::size_t first_bad = SIZE_MAX;
+};
+file_points_result<zk::bls12_381::g1_affine> file_g1_on_device(int device, std::span<const std::uint8_t> bytes);
+file_points_result<zk::bls12_381::g2_affine> file_g2_on_device(int device, std::span<const std::uint8_t> bytes);
 
 // Device allocations this process made (every device): cudaMalloc calls (the backend's buffers)
 // and stream-ordered cudaMallocAsync calls (served from the pool once it holds the memory), with

@@ -43,6 +43,12 @@ struct fp_params {
                                0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
     return r[i];
   }
+  // R^2 mod p: a Montgomery product with it takes a canonical integer into Montgomery form.
+  CUZK_HD static constexpr uint32_t r2(int i) {
+    constexpr uint32_t r[N] = {0x1c341746, 0xf4df1f34, 0x09d104f1, 0x0a76e6a6, 0x4c95b6d5, 0x8de5476c,
+                               0x939d83c0, 0x67eb88a9, 0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5};
+    return r[i];
+  }
 };
 
 using fr_d = mont_t<fr_params>;
