@@ -309,10 +309,11 @@ TEST_CASE("bellperson .params points converted and checked on the device", "[dev
     std::vector<std::uint8_t> s1(q1.size() * 96);
     for (std::size_t i = 0; i < q1.size(); ++i) zk::bls12_381::write_uncompressed(q1[i], s1.data() + i * 96);
     CHECK(gpu::file_g1_on_device(0, s1).first_bad == 5);
-    s1[200 * 96 + 95] ^= 1;  // off the curve, after the first identity: the lowest index is still 5
+    s1[150 * 96 + 95] ^= 1;  // off the curve, after the first identity: the lowest index is still 5
     CHECK(gpu::file_g1_on_device(0, s1).first_bad == 5);
-    std::vector<std::uint8_t> t1(s1.begin() + 150 * 96, s1.end());  // from point 150: 200 is 50 here
-    CHECK(gpu::file_g1_on_device(0, t1).first_bad == 50);
+    // From point 103 (after the identity at 102): 150 is 47 here, before the identity at 199 (96).
+    std::vector<std::uint8_t> t1(s1.begin() + 103 * 96, s1.end());
+    CHECK(gpu::file_g1_on_device(0, t1).first_bad == 47);
   }
 
   auto pce = g16::constraint_evaluator::build(host_key);
