@@ -118,9 +118,10 @@ struct config {
   std::string shifted_bases = "off";
   // A Filecoin PoRep partition proved on a GPU: the synthesizer makes its witness only and the GPU
   // evaluates a, b, c from it with the key's compact evaluator, resident with the key (17 GB less
-  // over PCIe a 32 GiB partition). Off (the default until it has been run on a device): a, b, c on
-  // the host, staged with the witness. `cuzk bench fil --shape` turns it on (--host-abc: off).
-  bool device_synthesis = false;
+  // over PCIe a 32 GiB partition). On by default (checked on the H200: device a, b, c equal the
+  // host's byte for byte, proofs equal the CPU backend's); off: a, b, c on the host, staged with the
+  // witness (`cuzk bench fil --host-abc`).
+  bool device_synthesis = true;
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
   // A PoRep (or synthetic) key keeps this many partitions' buffers between partitions, each reserved
