@@ -98,6 +98,19 @@ void set_bit(std::vector<std::uint64_t>& words, std::uint64_t i) {
   words[i >> 6] |= std::uint64_t{1} << (i & 63);
 }
 
+// The index of coefficient `c` in `table`, appended (and indexed) when new: one numbering rule for
+// a part's own table and the recorder's, so the file never depends on who met a coefficient first.
+template <class Index>
+std::uint16_t intern_coeff(std::vector<fr>& table, Index& index, const fr& c, const std::string& path) {
+  if (auto it = index.find(c.m.limb); it != index.end()) return it->second;
+  if (table.size() >= 0xffff)
+    throw std::length_error(path + ": more than 65,534 distinct coefficients (the compact form's limit)");
+  const auto i = std::uint16_t(table.size());
+  table.push_back(c);
+  index.emplace(c.m.limb, i);
+  return i;
+}
+
 }  // namespace
 
 // One part's rows as the file encodes them, with coefficient indices into the part's own table (in
@@ -139,15 +152,7 @@ class pce_part : public cs::constraint_sink {
       m.coeffs.push_back(coeff_index(c));
     }
   }
-  std::uint16_t coeff_index(const fr& c) {
-    if (auto it = index_.find(c.m.limb); it != index_.end()) return it->second;
-    if (table_.size() >= 0xffff)
-      throw std::length_error(path_ + ": more than 65,534 distinct coefficients (the compact form's limit)");
-    const auto i = std::uint16_t(table_.size());
-    table_.push_back(c);
-    index_.emplace(c.m.limb, i);
-    return i;
-  }
+  std::uint16_t coeff_index(const fr& c) { return intern_coeff(table_, index_, c, path_); }
 
   const std::string& path_;
   std::unordered_map<std::array<std::uint64_t, 4>, std::uint16_t, pce_recorder::limbs_hash> index_;
@@ -188,15 +193,7 @@ pce_recorder::~pce_recorder() {
 
 std::uint64_t pce_recorder::constraints() const { return rows_ + own_->rows_; }
 
-std::uint16_t pce_recorder::coeff_index(const fr& c) {
-  if (auto it = index_.find(c.m.limb); it != index_.end()) return it->second;
-  if (table_.size() >= 0xffff)
-    throw std::length_error(path_ + ": more than 65,534 distinct coefficients (the compact form's limit)");
-  const auto i = std::uint16_t(table_.size());
-  table_.push_back(c);
-  index_.emplace(c.m.limb, i);
-  return i;
-}
+std::uint16_t pce_recorder::coeff_index(const fr& c) { return intern_coeff(table_, index_, c, path_); }
 
 void pce_recorder::constraint(const cs::linear_combination& a, const cs::linear_combination& b,
                               const cs::linear_combination& c) {
