@@ -48,6 +48,25 @@ std::vector<fr> random_frs(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+// A random vector through the device NTT equals zk/ntt's transform, and the inverse brings it back.
+void check_ntt_round_trip(gpu::cuda_backend& be, unsigned L, std::uint64_t seed) {
+  const std::size_t n = std::size_t(1) << L;
+  auto v = random_frs(n, seed);
+  device_vec d(n * sizeof(fr));
+  auto want = v;
+  zk::ntt::domain(L).ntt(want);
+  gpu::copy_to_device(d.p, v.data(), n * sizeof(fr));
+  be.ntt_device(d.p, L, false);
+  be.synchronize();
+  std::vector<fr> got(n);
+  gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
+  REQUIRE(got == want);
+  be.ntt_device(d.p, L, true);
+  be.synchronize();
+  gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
+  REQUIRE(got == v);
+}
+
 template <class Curve>
 void check_msm(gpu::cuda_backend& be, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too,
                std::vector<bigint<4>> scalars = {}) {
@@ -71,22 +90,7 @@ TEST_CASE("device NTT and inverse NTT match zk/ntt", "[device][ntt]") {
   auto& be = shared_backend();
   for (unsigned L : {1u, 2u, 3u, 5u, 8u, 10u, 11u, 12u, 15u, 16u, 19u, 20u, 22u}) {
     INFO("log n = " << L);
-    std::size_t n = std::size_t(1) << L;
-    auto v = random_frs(n, 1000 + L);
-    device_vec d(n * sizeof(fr));
-    zk::ntt::domain dom(L);
-    auto want = v;
-    dom.ntt(want);
-    gpu::copy_to_device(d.p, v.data(), n * sizeof(fr));
-    be.ntt_device(d.p, L, false);
-    be.synchronize();
-    std::vector<fr> got(n);
-    gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
-    REQUIRE(got == want);
-    be.ntt_device(d.p, L, true);  // back to v
-    be.synchronize();
-    gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
-    REQUIRE(got == v);
+    check_ntt_round_trip(be, L, 1000 + L);
   }
 }
 
@@ -101,21 +105,7 @@ TEST_CASE("device NTT, compute_h and compute_h_coset match the CPU in every pass
     for (unsigned L : {3u, 11u, 12u, 14u, 17u, 20u}) {
       INFO("threads " << threads << ", uniform roots " << uniform << ", log n = " << L);
       std::size_t n = std::size_t(1) << L;
-      auto v = random_frs(n, 7000 + L + threads + uniform);
-      device_vec d(n * sizeof(fr));
-      zk::ntt::domain dom(L);
-      auto want = v;
-      dom.ntt(want);
-      gpu::copy_to_device(d.p, v.data(), n * sizeof(fr));
-      be.ntt_device(d.p, L, false);
-      be.synchronize();
-      std::vector<fr> got(n);
-      gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
-      REQUIRE(got == want);
-      be.ntt_device(d.p, L, true);
-      be.synchronize();
-      gpu::copy_to_host(got.data(), d.p, n * sizeof(fr));
-      REQUIRE(got == v);
+      check_ntt_round_trip(be, L, 7000 + L + threads + uniform);
       auto a = random_frs(n, 1 + L), b = random_frs(n, 2 + L), c = random_frs(n, 3 + L);
       auto a2 = a, b2 = b, c2 = c, a3 = a, b3 = b, c3 = c, a4 = a, b4 = b, c4 = c;
       std::vector<bigint<4>> hw(n), hg(n), cw(n - 1), cg(n - 1);

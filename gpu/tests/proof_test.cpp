@@ -33,6 +33,21 @@ struct chain {
   zk::io::witness w;
 };
 
+// A backend that keeps shifted sets of every section, and `key` resident on it with them.
+struct shifted_resident {
+  static gpu::cuda_options all_shifted() {
+    gpu::cuda_options o;
+    o.shifted_bases_bytes = SIZE_MAX;
+    return o;
+  }
+  gpu::cuda_backend be{all_shifted()};
+  std::unique_ptr<g16::resident_key> dk;
+  shifted_resident(const zk::io::zkey& key, const g16::constraint_evaluator& pce)
+      : dk(be.load_key(g16::points_of(key), &pce)) {
+    CHECK(gpu::cuda_backend::shifted_bytes(*dk) > 0);
+  }
+};
+
 chain make_chain(std::uint32_t n, std::uint64_t seed, std::uint64_t input_seed = 1) {
   chain ch;
   auto& cs = ch.cs;
@@ -204,13 +219,9 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   auto on_host = host.stage(pce.evaluate(ch.w), ch.w.values);
   CHECK(g16::prove_staged(key, *on_host, rnd, be) == want);
 
-  gpu::cuda_options o;
-  o.shifted_bases_bytes = SIZE_MAX;
-  gpu::cuda_backend shifted(o);
-  auto dk = shifted.load_key(g16::points_of(key), &pce);
-  CHECK(gpu::cuda_backend::shifted_bytes(*dk) > 0);
-  CHECK(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
-  CHECK(g16::prove(key, pce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+  shifted_resident sr(key, pce);
+  CHECK(g16::prove(key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()) == want);
+  CHECK(g16::prove(key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()) == want);
 
   // A witness of mostly bits (not satisfying: a proof needs none): three splits (the A and B wires'
   // gathered witness, the witness for C), plain and shifted, against the CPU backend.
@@ -222,7 +233,7 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   }
   auto want_bits = g16::prove(key, pce, w, rnd, cpu);
   CHECK(g16::prove(key, pce, w, rnd, be) == want_bits);
-  CHECK(g16::prove(key, pce, w, rnd, shifted, nullptr, dk.get()) == want_bits);
+  CHECK(g16::prove(key, pce, w, rnd, sr.be, nullptr, sr.dk.get()) == want_bits);
 
   // The h alone: device against host, on random evaluations.
   const std::size_t n = std::size_t(1) << 13;
@@ -329,14 +340,10 @@ TEST_CASE("bellperson .params points converted and checked on the device", "[dev
     auto fpce = g16::constraint_evaluator::build(file_key);
     CHECK(g16::prove(file_key, fpce, ch.w, rnd, be) == want);
     CHECK(g16::prove_synthesized(file_key, fpce.evaluate(ch.w), ch.w, rnd, be) == want);
-    gpu::cuda_options o;
-    o.shifted_bases_bytes = SIZE_MAX;
-    gpu::cuda_backend shifted(o);
-    auto dk = shifted.load_key(g16::points_of(file_key), &fpce);
-    CHECK(gpu::cuda_backend::shifted_bytes(*dk) > 0);
-    CHECK(g16::prove(file_key, fpce, ch.w, rnd, shifted, nullptr, dk.get()) == want);
+    shifted_resident sr(file_key, fpce);
+    CHECK(g16::prove(file_key, fpce, ch.w, rnd, sr.be, nullptr, sr.dk.get()) == want);
     // The resident key was made from the file points: the host-decoded key's points are another key.
-    CHECK_THROWS(g16::prove(host_key, pce, ch.w, rnd, shifted, nullptr, dk.get()));
+    CHECK_THROWS(g16::prove(host_key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()));
   }
 
   SECTION("a bad point fails the proof with the host decoder's line") {

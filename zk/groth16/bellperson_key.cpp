@@ -6,6 +6,7 @@
 
 #include "zk/error.hpp"
 #include "zk/groth16/pce_compact.hpp"
+#include "zk/groth16/point_spans.hpp"
 #include "zk/groth16/setup.hpp"
 #include "zk/util/parallel.hpp"
 #include "zk/util/zero_mapping.hpp"
@@ -94,28 +95,13 @@ io::zkey key_of(const io::bellperson_params& p, std::uint32_t n_wires, std::uint
     st->a = p.g1_section(p.a, "a");
     st->b1 = p.g1_section(p.b_g1, "b_g1");
     st->b2 = p.g2_section(p.b_g2, "b_g2");
-    key.a = st->a;
-    key.b1 = st->b1;
-    key.b2 = st->b2;
-    key.c = st->c;
-    key.h = st->h;
-    key.storage = st;
+    adopt_points(key, std::move(st));
     return key;
   }
   // The shape without the points: spans over zeros, the sections as the file holds them.
-  const std::uint64_t most =
-      std::max({std::uint64_t{p.h.count} * 96, std::uint64_t{p.l.count} * 96, std::uint64_t{p.a.count} * 96,
-                std::uint64_t{p.b_g1.count} * 96, std::uint64_t{p.b_g2.count} * 192, std::uint64_t{192}});
   auto st = std::make_shared<file_storage>();
   st->file = p.bytes;
-  st->zeros = std::make_shared<const zero_mapping>(most);
-  const auto* g1 = static_cast<const g1_affine*>(st->zeros->p);
-  const auto* g2 = static_cast<const g2_affine*>(st->zeros->p);
-  key.a = {g1, p.a.count};
-  key.b1 = {g1, p.b_g1.count};
-  key.b2 = {g2, p.b_g2.count};
-  key.c = {g1, p.l.count};
-  key.h = {g1, p.h.count};
+  st->zeros = zero_points(key, {.a = p.a.count, .b = p.b_g1.count, .c = p.l.count, .h = p.h.count});
   key.storage = st;
   auto fp = std::make_shared<file_points>();
   const auto bytes = p.bytes->bytes();

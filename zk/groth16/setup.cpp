@@ -8,6 +8,7 @@
 
 #include "zk/error.hpp"
 #include "zk/groth16/bellperson_key.hpp"
+#include "zk/groth16/point_spans.hpp"
 #include "zk/ntt/domain.hpp"
 #include "zk/util/parallel.hpp"
 
@@ -418,13 +419,8 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
   key.vk.gamma2 = g2m(tw.gamma);
   key.vk.delta2 = g2m(tw.delta);
   key.vk.ic = g1.mul_all(ic_s);
-  key.a = store->a;
-  key.b1 = store->b1;
-  key.b2 = store->b2;
-  key.c = store->c;
-  key.h = store->h;
   key.coefficients = std::move(coefs);
-  key.storage = store;
+  adopt_points(key, std::move(store));
   return key;
 }
 

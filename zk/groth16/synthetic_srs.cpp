@@ -5,8 +5,8 @@
 
 #include "zk/error.hpp"
 #include "zk/groth16/pce_compact.hpp"
+#include "zk/groth16/point_spans.hpp"
 #include "zk/util/parallel.hpp"
-#include "zk/util/zero_mapping.hpp"
 
 namespace cuzk::zk::groth16 {
 
@@ -145,23 +145,9 @@ io::zkey synthetic_key(const pce_compact& e, std::uint64_t seed, bool on_host, s
     hp->b2 = synthetic_g2(seed, synthetic::sec_b2, nb);
     hp->c = synthetic_g1(seed, synthetic::sec_l, s.n_aux);
     hp->h = synthetic_g1(seed, synthetic::sec_h, nh);
-    key.a = hp->a;
-    key.b1 = hp->b1;
-    key.b2 = hp->b2;
-    key.c = hp->c;
-    key.h = hp->h;
-    key.storage = hp;
+    adopt_points(key, std::move(hp));
   } else {
-    const std::size_t most = std::max({na * 96, nb * 192, s.n_aux * 96, nh * 96, std::uint64_t{192}});
-    auto z = std::make_shared<zero_mapping>(most);
-    auto* g1 = static_cast<const g1_affine*>(z->p);
-    auto* g2 = static_cast<const g2_affine*>(z->p);
-    key.a = {g1, na};
-    key.b1 = {g1, nb};
-    key.b2 = {g2, nb};
-    key.c = {g1, s.n_aux};
-    key.h = {g1, nh};
-    key.storage = z;
+    key.storage = zero_points(key, {.a = na, .b = nb, .c = s.n_aux, .h = nh});
   }
   key.a_wires = std::move(s.density.a_wires);
   key.b_wires = std::move(s.density.b_wires);
