@@ -750,11 +750,14 @@ unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool
   CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute));
   return mb.c;
 }
-void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse) {
+void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse, std::uint64_t root_generator) {
+  if (root_generator != zk::bls12_381::fr_snarkjs_generator && root_generator != zk::ntt::bellperson_generator)
+    throw std::invalid_argument("ntt_device: root_generator must be 5 (snarkjs) or 7 (bellperson)");
   std::lock_guard lock(impl_->ctx.mu);
   auto* d = static_cast<fr_d*>(data);
-  if (inverse) impl_->ntt.inverse(d, log_n, impl_->ctx.compute);
-  else impl_->ntt.forward(d, log_n, impl_->ctx.compute);
+  auto& E = root_generator == zk::ntt::bellperson_generator ? impl_->ntt_bp : impl_->ntt;
+  if (inverse) E.inverse(d, log_n, impl_->ctx.compute);
+  else E.forward(d, log_n, impl_->ctx.compute);
 }
 void cuda_backend::compute_h_device(void* a, void* b, void* c, unsigned log_n) {
   std::lock_guard lock(impl_->ctx.mu);

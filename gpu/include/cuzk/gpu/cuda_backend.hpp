@@ -104,8 +104,9 @@ class cuda_backend : public zk::groth16::backend {
   zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
   zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
   unsigned shift_bases_device(const void* bases, std::size_t n, bool g2);
-  // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device.
-  void ntt_device(void* data, unsigned log_n, bool inverse);
+  // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device,
+  // with snarkjs's roots (root_generator 5) or bellperson's (7: sppark's too, cuzk_sppark_check).
+  void ntt_device(void* data, unsigned log_n, bool inverse, std::uint64_t root_generator = 5);
   // compute_h on device vectors; h ends in a (canonical).
   void compute_h_device(void* a, void* b, void* c, unsigned log_n);
   // One run of op ("forward", "inverse" or "h": compute_h on a, b, c) with an event after each
