@@ -87,14 +87,13 @@ grep -E "^\| (msm|ntt)" "$L/check_cuzk.log" | tee -a "$S"
 rm -rf "$T"
 
 # 2. sppark's figures, then cuzk's (each process times its sizes in turn; rows are printed as they come).
-step sppark 200 "$R" sppark_bench --msm-g1 "$G1" --msm-g2 "$G2" --ntt "$NTT" --modes "$MODES" --reps "$REPS" --warmup "$WARMUP"
+step sppark $((BUDGET * 45 / 100)) "$R" sppark_bench --msm-g1 "$G1" --msm-g2 "$G2" --ntt "$NTT" --modes "$MODES" --reps "$REPS" --warmup "$WARMUP"
 step cuzk_ntt 60 "$R" cuzk bench ntt --log-size "$NTT" --reps "$REPS" --warmup "$WARMUP"
 step cuzk_g1_resident 90 "$R" cuzk bench msm --curve g1 --log-size "$G1" --resident ${SHIFTED:+--shifted} --reps "$REPS" --warmup "$WARMUP"
+step cuzk_g2_resident 90 "$R" cuzk bench msm --curve g2 --log-size "$G2" --resident --reps "$REPS" --warmup "$WARMUP"
+# from the host last: the least important rows go first when the budget runs out
 if [[ ,$MODES, == *,stock,* ]]; then
   step cuzk_g1_host 90 "$R" cuzk bench msm --curve g1 --log-size "$G1" --reps "$REPS" --warmup "$WARMUP"
-fi
-step cuzk_g2_resident 90 "$R" cuzk bench msm --curve g2 --log-size "$G2" --resident --reps "$REPS" --warmup "$WARMUP"
-if [[ ,$MODES, == *,stock,* ]]; then
   step cuzk_g2_host 90 "$R" cuzk bench msm --curve g2 --log-size "$G2" --reps "$REPS" --warmup "$WARMUP"
 fi
 
@@ -129,6 +128,7 @@ fi
         else if (p == "ntt forward natural") { k = "ntt fwd " l; name = "NTT forward, natural order, device data" }
         else if (p == "ntt inverse natural") { k = "ntt inv " l; name = "NTT inverse, natural order, device data" }
         else continue
+        if (t[7] == "ERROR" || ms <= 0) { printf "| %s | 2^%s | ERROR (sppark.log) | %s | - |\n", name, l, (k in cz) ? sprintf("%.2f", cz[k]) : "-"; continue }
         bad = (t[7] == "MISMATCH") ? " (sppark modes MISMATCH)" : ""
         if (k != "" && (k in cz)) {
           if (ck[k] ~ /MISMATCH/) bad = bad " (cuzk MISMATCH)"
