@@ -22,7 +22,9 @@ export CARGO_TARGET_DIR=${SPB_TARGET_DIR:-$ROOT/build/sppark}
 what=${1:-build}
 cargo_run() {
   # offline first (no network needed when cargo's cache holds the pinned crates)
-  cargo "$@" --offline 2>/dev/null || cargo "$@"
+  cargo "$@" --offline && return 0
+  echo "bench/sppark/build.sh: the offline attempt failed; again with the network (crates.io)" >&2
+  cargo "$@"
 }
 cd "$HERE"
 case $what in
