@@ -88,6 +88,17 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
             r.stage_names.emplace_back(name);
             r.stage_ms.push_back(s * 1000);
           }
+          if (!pt.b2_mode.empty()) {  // a GPU backend's B2 plan (zk/groth16/b2_plan.hpp) and its figures
+            const double share = pt.b2_points ? 100.0 * double(pt.b2_host_points) / double(pt.b2_points) : 0;
+            const std::pair<const char*, double> b2[] = {{"B2 host part", pt.b2_host * 1000},
+                                                         {"main lane", pt.main_lane * 1000},
+                                                         {"B2 host share (%)", share},
+                                                         {"B2 predicted", pt.b2_predicted * 1000}};
+            for (auto [name, v] : b2) {
+              r.stage_names.emplace_back(name);
+              r.stage_ms.push_back(v);
+            }
+          }
           req.resident = {};  // the lease goes back now
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
           req.staged = {};  // the device memory and its VRAM grant go back now

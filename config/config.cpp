@@ -204,7 +204,14 @@ const std::map<std::string, section_schema>& schema() {
            c.gpus.backend = str(n);
            if (c.gpus.backend != "auto" && c.gpus.backend != "cpu" && c.gpus.backend != "cuda")
              throw std::invalid_argument("one of \"auto\", \"cpu\", \"cuda\"");
-         }}}},
+         }},
+        {"b2",
+         [](daemon_config& c, const toml::node& n) {
+           c.gpus.b2 = str(n);
+           if (c.gpus.b2 != "auto" && c.gpus.b2 != "device" && c.gpus.b2 != "host" && c.gpus.b2 != "split")
+             throw std::invalid_argument("one of \"auto\", \"device\", \"host\", \"split\"");
+         }},
+        {"b2_host_threads", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_threads = u32(n); }}}},
       {"scheduler",
        {{"max_queued_jobs", [](daemon_config& c, const toml::node& n) { c.scheduler.max_queued_jobs = u32(n); }},
         {"max_partitions", [](daemon_config& c, const toml::node& n) { c.scheduler.max_partitions = u32(n); }},
@@ -424,7 +431,9 @@ std::string daemon_config::to_toml() const {
                              {"pinned_budget", memory.pinned_budget.to_string()}}},
       {"gpus", toml::table{{"vram_safety_margin", gpus.vram_safety_margin.to_string()},
                            {"backend", gpus.backend},
-                           {"shifted_bases", gpus.shifted_bases_off ? std::string("off") : gpus.shifted_bases.to_string()}}},
+                           {"shifted_bases", gpus.shifted_bases_off ? std::string("off") : gpus.shifted_bases.to_string()},
+                           {"b2", gpus.b2},
+                           {"b2_host_threads", std::int64_t(gpus.b2_host_threads)}}},
       {"scheduler", toml::table{{"max_queued_jobs", std::int64_t(scheduler.max_queued_jobs)},
                                 {"max_partitions", std::int64_t(scheduler.max_partitions)},
                                 {"max_attempts", std::int64_t(scheduler.max_attempts)},

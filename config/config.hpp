@@ -74,6 +74,11 @@ struct gpus_section {
   // "off"; or a size (at most, per key).
   byte_size shifted_bases{true, 0};
   bool shifted_bases_off = false;
+  // Where a proof's B2 (its G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the GPU's second
+  // stream), "host" (the host's cores, beside the GPU), "split" (the first points on the host, the
+  // rest on the GPU, k by the cost model) or "auto" (the cost model per proof).
+  std::string b2 = "device";
+  std::uint32_t b2_host_threads = 0;  // threads of B2's host part; 0: every core
 };
 
 struct scheduler_section {

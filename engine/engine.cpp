@@ -288,6 +288,16 @@ engine engine::start(const config& c) {
         throw engine_error(std::string("config: shifted_bases: ") + e.what() + " (or off)");
       }
     }
+    try {
+      bs.b2 = zk::groth16::parse_b2_mode(c.b2);
+    } catch (const std::invalid_argument& e) {
+      throw engine_error(std::string("config: b2: ") + e.what());
+    }
+    bs.b2_host_threads = c.b2_host_threads;
+    // The threads synthesizing beside B2's host part: each synthesizer's own, or the shared pool.
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned synth = c.synthesizers ? c.synthesizers : cores;
+    bs.host_busy_threads = c.synthesizer_threads ? std::min(cores, synth * c.synthesizer_threads) : cores;
     s.backend = bs;
   }
   s.synthesizers = c.synthesizers;

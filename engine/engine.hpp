@@ -116,6 +116,10 @@ struct config {
   // Precomputed shifted copies of the keys' bases on GPU devices (faster MSMs for more memory):
   // "off", "auto" (as many as a resident key's grant can hold) or a size such as 40GiB (per key).
   std::string shifted_bases = "off";
+  // Where a GPU proof's B2 (G2 MSM) runs: "device", "host", "split" or "auto" (zk/groth16/b2_plan.hpp),
+  // and the threads of its host part (0: every core). The synthesizers' threads are passed along.
+  std::string b2 = "device";
+  unsigned b2_host_threads = 0;
   // A Filecoin PoRep partition proved on a GPU: the synthesizer makes its witness only and the GPU
   // evaluates a, b, c from it with the key's compact evaluator, resident with the key (17 GB less
   // over PCIe a 32 GiB partition). On by default (checked on the H200: device a, b, c equal the

@@ -37,8 +37,9 @@ namespace cuzk::cli {
 namespace {
 
 struct prove_bench_options {
-  std::string zkey, wtns, backend = "auto", proof, pub, shifted = "off";
-  unsigned reps = 5, warmup = 1;
+  std::string zkey, wtns, backend = "auto", proof, pub, shifted = "off", b2 = "device";
+  unsigned reps = 5, warmup = 1, b2_threads = 0;
+  double b2_share = 0;
 };
 
 // "40GiB", "512MiB", "4096": bytes; nullopt for anything else.
@@ -80,6 +81,9 @@ int prove_bench(const prove_bench_options& o) {
   g16::backend_settings bs;
   if (o.shifted == "auto") bs.shifted_bases_bytes = g16::backend_settings::as_much_as_fits;
   else if (o.shifted != "off") bs.shifted_bases_bytes = *size_in_bytes(o.shifted);  // checked by the option
+  bs.b2 = g16::parse_b2_mode(o.b2);  // checked by the option
+  bs.b2_split_share = o.b2_share;
+  bs.b2_host_threads = o.b2_threads;
   auto be = g16::make_backend(backend_name, bs);
   t0 = now_ns();
   auto resident = be->load_key(g16::points_of(key), &pce);
@@ -90,9 +94,12 @@ int prove_bench(const prove_bench_options& o) {
               t_pce, t_load, resident ? double(resident->bytes()) / double(1ull << 30) : 0.0);
   // With the CUDA backend, "stage" is the upload of a, b, c and the witness, and h and the MSMs are
   // device times between CUDA events (the five run back to back with one synchronization).
-  const char* names[] = {"synthesis", "stage (inputs to the device)", "h", "msm A", "msm B1", "msm B2", "msm C",
-                         "msm H", "assemble", "verify", "witness to verified proof"};
-  constexpr int n_stages = 11;
+  // B2's rows (--b2): the device part (side lane or main stream) and the host part's wall time,
+  // the main lane (h and the G1 MSMs, B2's device part beside them or not) and the host's share.
+  const char* names[] = {"synthesis", "stage (inputs to the device)", "h", "msm A", "msm B1", "msm B2 (device part)", "msm C",
+                         "msm H", "assemble", "verify", "witness to verified proof", "B2 host part (wall)",
+                         "main lane (h + G1 MSMs)", "B2 points on the host (%)"};
+  constexpr int n_stages = 14;
   std::vector<double> first(n_stages);
   std::vector<std::vector<double>> timed(n_stages);
   unsigned runs = o.warmup + o.reps;
@@ -110,7 +117,12 @@ int prove_bench(const prove_bench_options& o) {
       return exit_proof_failed;
     }
     double row[n_stages] = {t.synthesis, t.stage, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.assemble, t_verify,
-                            t_total};
+                            t_total, t.b2_host, t.main_lane,
+                            t.b2_points ? 0.1 * double(t.b2_host_points) / double(t.b2_points) : 0};
+    if (!t.b2_mode.empty()) {
+      std::printf("proof %u: B2 %s, %zu of %zu points on the host: %s\n", i, t.b2_mode.c_str(), t.b2_host_points,
+                  t.b2_points, t.b2_plan.c_str());
+    }
     for (int k = 0; k < n_stages; ++k) {
       if (i == 0) first[k] = row[k];
       if (i >= o.warmup || o.warmup + o.reps == 0) timed[k].push_back(row[k]);
@@ -141,6 +153,14 @@ void register_prove_bench(CLI::App* sub) {
       ->check([](const std::string& v) {
         return v == "off" || v == "auto" || size_in_bytes(v) ? std::string() : "off, auto or a size like 40GiB";
       });
+  p->add_option("--b2", opt->b2,
+                "where B2 (the G2 MSM) runs on a GPU: device (its second stream), host (the host's cores, beside the GPU), "
+                "split (points [0, k) on the host, the rest on the GPU) or auto (the cost model per proof)")
+      ->check(CLI::IsMember({"auto", "device", "host", "split"}))
+      ->capture_default_str();
+  p->add_option("--b2-share", opt->b2_share, "--b2 split: the share of B2's points on the host (0: the cost model's)")
+      ->check(CLI::Range(0.0, 1.0));
+  p->add_option("--b2-threads", opt->b2_threads, "threads of B2's host part (0: every core)");
   p->add_option("--proof", opt->proof, "write the last proof here (proof.json)");
   p->add_option("--public", opt->pub, "write the last public signals here (public.json)");
   p->callback([opt] {
@@ -192,6 +212,13 @@ void register_fil_bench(CLI::App* bench) {
   fil->add_flag("!--host-abc", o->device_synthesis,
                 "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");
   fil->add_option("--device", o->device, "--shape: cuda, or cpu (small shapes; the key's points made on the host)")
+      ->capture_default_str();
+  fil->add_option("--b2", o->b2,
+                  "--shape: where B2 (the G2 MSM) runs: device (the GPU's second stream), host (the host's cores), "
+                  "split (the cost model's share on the host) or auto (the cost model per proof)")
+      ->check(CLI::IsMember({"auto", "device", "host", "split"}))
+      ->capture_default_str();
+  fil->add_option("--b2-threads", o->b2_host_threads, "--shape: threads of B2's host part (0: every core)")
       ->capture_default_str();
   fil->callback([o] {
     run_command([o] {

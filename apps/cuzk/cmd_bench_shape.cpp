@@ -223,6 +223,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   cfg.devices = {o.device};
   cfg.shifted_bases = o.shifted;
   cfg.device_synthesis = o.device_synthesis;
+  cfg.b2 = o.b2;
+  cfg.b2_host_threads = o.b2_host_threads;
   cfg.synthesizers = o.synthesizers;
   cfg.kept_partitions = o.kept_partitions;
   cfg.step_timeout = std::chrono::minutes(30);

@@ -233,6 +233,8 @@ void core::start() {
                      : cfg_.gpus.shifted_bases.automatic ? "auto"
                                                          : std::to_string(cfg_.gpus.shifted_bases.bytes);
   ec.devices = device_names(cfg_.gpus);
+  ec.b2 = cfg_.gpus.b2;
+  ec.b2_host_threads = cfg_.gpus.b2_host_threads;
   ec.synthesizers = cfg_.synthesis.threads;
   ec.synthesizer_threads = cfg_.synthesis.pool_threads;
   ec.kept_partitions = cfg_.synthesis.kept_partitions;

@@ -68,6 +68,10 @@ const bool registered = [] {
     o.device = ordinal;
     o.shifted_bases_bytes = std::size_t(std::min<std::uint64_t>(s.shifted_bases_bytes, SIZE_MAX));
     o.keep_free_bytes = std::size_t(std::min<std::uint64_t>(s.keep_free_bytes, SIZE_MAX));
+    o.b2 = s.b2;
+    o.b2_split_share = s.b2_split_share;
+    o.b2_host_threads = s.b2_host_threads;
+    o.host_busy_threads = s.host_busy_threads;
     return o;
   };
   zk::groth16::register_backend(

@@ -138,6 +138,18 @@ bool device_key::made_from(const zk::groth16::key_points& k) const {
          same(k.b_wires, source_.b_wires);
 }
 
+std::span<const zk::bls12_381::g2_affine> device_key::host_b2(device_context& ctx) const {
+  if (!source_.synthetic && !source_.file) return source_.b2;
+  if (host_b2_copy_.size() != b2.n) {
+    static_assert(sizeof(zk::bls12_381::g2_affine) == 192, "device G2 points are the host's bytes");
+    std::vector<zk::bls12_381::g2_affine> v(b2.n);
+    CUZK_CUDA(cudaSetDevice(device_));
+    if (b2.n) ctx.download(v.data(), b2.dev.get(), b2.n * sizeof(zk::bls12_381::g2_affine));  // set 0: the plain copy
+    host_b2_copy_ = std::move(v);
+  }
+  return host_b2_copy_;
+}
+
 device_key::matrices device_key::upload_matrices(device_context& ctx, const zk::groth16::constraint_evaluator& pce) {
   const auto& A = pce.a();
   const auto& B = pce.b();

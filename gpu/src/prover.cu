@@ -3,8 +3,12 @@
 // device's resources are its device_context; a key's points are a device_key the caller holds (or,
 // without one, made for this proof and dropped after it).
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <future>
+#include <map>
+#include <thread>
 
 #include "common.cuh"
 #include "cuzk/gpu/cuda_backend.hpp"
@@ -17,6 +21,7 @@
 #include "synthesis.cuh"
 #include "compact_evaluator.cuh"
 #include "zk/error.hpp"
+#include "zk/groth16/b2_plan.hpp"
 #include "zk/groth16/pce.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/ntt/domain.hpp"
@@ -38,6 +43,11 @@ struct cuda_backend::impl {
   int* split_counts = nullptr;    // pinned: the counts of up to split_max vectors (4 each)
   cudaEvent_t split_ev = nullptr;  // on the compute stream: the counts are on the host
   static constexpr std::size_t split_max = 4;
+  // B2's host part (zk/groth16/b2_plan.hpp): its thread pool (made at the first use), the rates
+  // measured on earlier proofs per key (by B2 point count) and the gathered scalars' scratch.
+  std::unique_ptr<zk::thread_pool> b2_pool;
+  std::map<std::size_t, zk::groth16::b2_rates> b2_measured;
+  std::vector<scalar> b2_gathered;
   // Benchmarks' shifted sets of device bases they own (shift_bases_device): one at a time.
   struct {
     const void* src = nullptr;
@@ -359,6 +369,29 @@ struct cuda_backend::impl {
       std::size_t need = scratch_need<false>(g1_len, *mb);
       if (need > g1_need) g1_need = need, g1_most = mb;
     }
+    // B2's plan: points [0, k2) on the host (a thread beside the device from here on), the rest on
+    // the device. The host part needs the witness in host memory (a staging that kept it).
+    const std::span<const scalar> host_w = in.host_witness();
+    zk::groth16::b2_choice plan = plan_b2(nb);
+    if (plan.host_points && host_w.size() != nv) {
+      plan = zk::groth16::b2_choice{};
+      plan.why = "device: the staged inputs keep no host witness";
+    }
+    const std::size_t k2 = plan.host_points, d2 = nb - k2;
+    std::future<g2_jacobian> host_b2;
+    double host_b2_s = 0;
+    if (k2) {
+      const std::span<const g2_affine> hb = dk.host_b2(ctx);
+      if (hb.size() != nb) throw std::invalid_argument("cuda prove: the key's host B2 points do not match its size");
+      if (!b2_pool) b2_pool = std::make_unique<zk::thread_pool>(opt.b2_host_threads);
+      const std::span<const std::uint32_t> wires = bp ? key.b_wires : std::span<const std::uint32_t>{};
+      host_b2 = std::async(std::launch::async, [this, hb, host_w, wires, k2, &host_b2_s] {
+        auto t0 = std::chrono::steady_clock::now();
+        auto r = zk::groth16::b2_host_sum(hb, host_w, wires, 0, k2, *b2_pool, b2_gathered);
+        host_b2_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return r;
+      });
+    }
     // The gathered witness of a bellperson key's A and B queries: pool memory, freed in stream order.
     void* gathered = nullptr;
     if (bp && na + nb) {
@@ -371,23 +404,31 @@ struct cuda_backend::impl {
     // Scalars that are bits: the witness (snarkjs: A, B1, B2 and, from n_private_from on, C read
     // it) or the A and B wires' gathered witness and the witness (bellperson) are split once.
     const bool split = opt.msm_split_bits;
-    split_vec sv[3];
+    // A B2 split at k2 < nb reads the B scalars from k2 on: a vector of its own cut there.
+    split_vec sv[4];
     std::vector<split_vec*> svs;
     void* split_mem = nullptr;
+    const bool b2_cut = split && k2 > 0 && d2 > 0;
     if (split) {
       sv[0].n = bp ? na : nv;
       sv[0].cut = bp ? 0 : npf;
       sv[1].n = nb;
       sv[2].n = nv;
       sv[2].cut = npf;
+      sv[3].n = nb;
+      sv[3].cut = k2;
       svs = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
+      if (b2_cut) svs.push_back(&sv[3]);
       split_mem = split_alloc(svs, ctx.compute);
     }
-    // The G2 MSM gets the side lane when its scratch fits whole next to the G1 lane's.
-    std::size_t c2 = chunk_points<true>(nb, bb2, ctx.side_scratch,
-                                        std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity());
-    const bool two_lanes = c2 == nb && !opt.force_msm_chunk;
-    if (!two_lanes) c2 = chunk_points<true>(nb, bb2);
+    // The device's part of B2 (points k2 on: the bases from there, the same shifted layout) gets
+    // the side lane when its scratch fits whole next to the G1 lane's.
+    const msm_bases bb2d{static_cast<const unsigned char*>(bb2.ptr) + k2 * 192, bb2.stride, bb2.c};
+    std::size_t c2 = d2 ? chunk_points<true>(d2, bb2d, ctx.side_scratch,
+                                             std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity())
+                        : 1;
+    const bool two_lanes = d2 && c2 == d2 && !opt.force_msm_chunk;
+    if (d2 && !two_lanes) c2 = chunk_points<true>(d2, bb2d);
     std::size_t c1 = chunk_points<false>(g1_len, *g1_most);
     const std::size_t nh = key.h.size();
 
@@ -411,6 +452,7 @@ struct cuda_backend::impl {
       sv[0].scalars = bp ? sa : w;
       sv[1].scalars = sb;
       sv[2].scalars = w;
+      sv[3].scalars = sb;
       split_enqueue(svs, ctx.compute);
     }
     // The side lane starts here: inputs staged, a first use's points uploaded (the compute stream
@@ -424,15 +466,16 @@ struct cuda_backend::impl {
     CUZK_CUDA(cudaEventRecord(stage_ev[1], ctx.compute));
     // The split's counts (read while h is computed) give each MSM its slots.
     split_read(svs);
-    split_view va, vb, vc;
+    split_view va, vb, vc, vb2;
     if (split) {
       va = view_of(sv[0], false);
       vb = view_of(bp ? sv[1] : sv[0], false);
       vc = view_of(bp ? sv[2] : sv[0], true);
+      vb2 = b2_cut ? view_of(sv[3], true) : vb;
     }
     std::size_t ka = split ? split_slots(va, c1) : chunks_of(na, c1),
                 kb1 = split ? split_slots(vb, c1) : chunks_of(nb, c1),
-                kb2 = split ? split_slots(vb, c2) : chunks_of(nb, c2),
+                kb2 = !d2 ? 0 : split ? split_slots(vb2, c2) : chunks_of(d2, c2),
                 kc = split ? split_slots(vc, c1) : chunks_of(nv - npf, c1), kh = chunks_of(nh, c1);
     std::size_t slot_a = 0, slot_b1 = ka, slot_b2 = ka + kb1, slot_c = slot_b2 + kb2, slot_h = slot_c + kc;
     ctx.ensure_result_slots(slot_h + kh);
@@ -446,14 +489,16 @@ struct cuda_backend::impl {
     if (two_lanes) {
       CUZK_CUDA(cudaStreamWaitEvent(ctx.side, ctx.lane_ready, 0));
       CUZK_CUDA(cudaEventRecord(ctx.side_t0, ctx.side));
-      if (split) msm_enqueue_split<true>(bb2, vb, c2, slot_b2, ctx.side_scratch, ctx.side);
-      else msm_enqueue<true>(bb2, sb, nb, c2, slot_b2, ctx.side_scratch, ctx.side);
+      if (split) msm_enqueue_split<true>(bb2d, vb2, c2, slot_b2, ctx.side_scratch, ctx.side);
+      else msm_enqueue<true>(bb2d, sb + 4 * k2, d2, c2, slot_b2, ctx.side_scratch, ctx.side);
       CUZK_CUDA(cudaEventRecord(ctx.side_t1, ctx.side));
       CUZK_CUDA(cudaEventRecord(ctx.side_done, ctx.side));
+    } else if (!d2) {
+      // B2 wholly on the host: nothing here.
     } else if (split) {
-      msm_enqueue_split<true>(bb2, vb, c2, slot_b2, ctx.scratch, ctx.compute);
+      msm_enqueue_split<true>(bb2d, vb2, c2, slot_b2, ctx.scratch, ctx.compute);
     } else {
-      msm_enqueue<true>(bb2, sb, nb, c2, slot_b2);
+      msm_enqueue<true>(bb2d, sb + 4 * k2, d2, c2, slot_b2);
     }
     CUZK_CUDA(cudaEventRecord(stage_ev[4], ctx.compute));
     if (split) msm_enqueue_split<false>(bc, vc, c1, slot_c, ctx.scratch, ctx.compute);
@@ -471,6 +516,7 @@ struct cuda_backend::impl {
     out.a = sum_results<g1_jacobian, g1_xyzz>(slot_a, ka);
     out.b1 = sum_results<g1_jacobian, g1_xyzz>(slot_b1, kb1);
     out.b2 = sum_results<g2_jacobian, g2_xyzz>(slot_b2, kb2);
+    if (host_b2.valid()) out.b2 += host_b2.get();  // the host's part, where the device's would be
     out.c = sum_results<g1_jacobian, g1_xyzz>(slot_c, kc);
     out.h = sum_results<g1_jacobian, g1_xyzz>(slot_h, kh);
     if (t) {
@@ -490,7 +536,37 @@ struct cuda_backend::impl {
         t->abc = ms * 1e-3;
       }
     }
+    // The B2 figures: into the timings, and back into the key's rates for the next plan.
+    float lane_ms = 0;
+    CUZK_CUDA(cudaEventElapsedTime(&lane_ms, stage_ev[0], stage_ev[6]));
+    float b2_ms = 0;
+    if (two_lanes) CUZK_CUDA(cudaEventElapsedTime(&b2_ms, ctx.side_t0, ctx.side_t1));
+    else if (d2) CUZK_CUDA(cudaEventElapsedTime(&b2_ms, stage_ev[3], stage_ev[4]));
+    const double main_lane = (lane_ms - (two_lanes ? 0.f : b2_ms)) * 1e-3, device_b2 = b2_ms * 1e-3;
+    b2_measured[nb].update(d2, device_b2, k2, host_b2_s, main_lane, two_lanes);
+    if (t) {
+      t->msm_b2 = device_b2;
+      t->b2_host = host_b2_s;
+      t->main_lane = main_lane;
+      t->b2_points = nb;
+      t->b2_host_points = k2;
+      t->b2_predicted = plan.predicted_s;
+      t->b2_mode = zk::groth16::b2_mode_name(plan.mode);
+      t->b2_plan = plan.why;
+    }
     return out;
+  }
+
+  // B2's plan for a proof with nb points (zk/groth16/b2_plan.hpp), from the options and the rates
+  // measured on this key's earlier proofs (seeded from the options' rates).
+  zk::groth16::b2_choice plan_b2(std::size_t nb) {
+    auto& r = b2_measured[nb];
+    const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+    const unsigned threads = opt.b2_host_threads ? opt.b2_host_threads : cores;
+    if (r.host_s == 0 && opt.b2_host_s_per_point > 0)
+      r.host_s = opt.b2_host_s_per_point * zk::groth16::b2_host_slowdown(threads, opt.host_busy_threads, cores);
+    if (r.device_s == 0 && opt.b2_device_s_per_point > 0) r.device_s = opt.b2_device_s_per_point;
+    return zk::groth16::choose_b2(opt.b2, nb, r, threads, opt.b2_split_share);
   }
 
   // An MSM on host arrays: the bases are uploaded for this call only (a key kept on the device is

@@ -153,11 +153,16 @@ class cuda_staged final : public zk::groth16::staged_inputs {
     for (int i = 0; i < 3; ++i) ctx_->upload(vec(i), src[i], n_ * 32);
     ctx_->upload(vec(3), w.data(), n_vars_ * 32);
     CUZK_CUDA(cudaEventRecord(ready_, ctx_->stream));
+    host_witness_ = w;
   }
   void fill_witness(std::span<const zk::groth16::scalar> w) {
     ctx_->upload(witness(), w.data(), n_vars_ * 32);
     CUZK_CUDA(cudaEventRecord(ready_, ctx_->stream));
+    host_witness_ = w;
   }
+  // The witness in host memory (its owner keeps it alive until the proof is done, as for host
+  // staging): the host's part of B2 reads it there.
+  std::span<const zk::groth16::scalar> host_witness() const { return host_witness_; }
   // After the proof's last kernel on `s`: the memory goes back to the pool in stream order.
   void release_after(cudaStream_t s) {
     if (dev_) CUZK_CUDA(cudaFreeAsync(dev_, s));
@@ -169,6 +174,7 @@ class cuda_staged final : public zk::groth16::staged_inputs {
   void* dev_ = nullptr;
   std::size_t n_ = 0, n_vars_ = 0, abc_ = 3;
   cudaEvent_t ready_ = nullptr;
+  std::span<const zk::groth16::scalar> host_witness_;
 };
 
 inline std::unique_ptr<zk::groth16::staged_inputs> stage_on(const std::shared_ptr<staging_context>& ctx,

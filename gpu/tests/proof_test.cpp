@@ -184,6 +184,58 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     auto dk2 = chunked.load_key(g16::points_of(key));
     REQUIRE(g16::prove(key, pce, w, rnd, chunked, nullptr, dk2.get()) == want_bits);
   }
+  SECTION("B2 on the host, split between host and device, on the device (b2_plan.hpp); auto's probe and plan") {
+    // A witness of mostly bits too: the device's part of a split reads its own split vector, cut at k.
+    auto w = ch.w;
+    std::uint64_t bs = 8;
+    for (std::size_t i = 2; i < w.values.size(); ++i) {
+      std::uint64_t u = gpu::testgen::splitmix(bs);
+      if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
+    }
+    auto want_bits = g16::prove(key, pce, w, rnd, cpu);
+    const std::size_t nb = key.b2.size();
+    for (bool shifted : {false, true})
+      for (bool split_bits : {true, false})
+        for (auto [mode, share] : {std::pair{g16::b2_mode::host, 0.0}, std::pair{g16::b2_mode::split, 0.3},
+                                   std::pair{g16::b2_mode::split, 0.999}, std::pair{g16::b2_mode::device, 0.0}}) {
+          INFO("shifted " << shifted << ", split bits " << split_bits << ", b2 " << g16::b2_mode_name(mode) << " " << share);
+          gpu::cuda_options o;
+          o.b2 = mode;
+          o.b2_split_share = share;
+          o.b2_host_threads = 2;
+          o.msm_split_bits = split_bits;
+          o.shifted_bases_bytes = shifted ? SIZE_MAX : 0;
+          gpu::cuda_backend b(o);
+          auto dk = b.load_key(g16::points_of(key), &pce);
+          g16::prove_timings t;
+          REQUIRE(g16::prove(key, pce, ch.w, rnd, b, &t, dk.get()) == want);
+          CHECK(t.b2_mode == g16::b2_mode_name(mode));
+          CHECK(t.b2_points == nb);
+          CHECK(t.b2_host_points == (mode == g16::b2_mode::host ? nb : std::size_t(share * double(nb))));
+          CHECK((t.b2_host > 0) == (t.b2_host_points > 0));
+          CHECK((t.msm_b2 > 0) == (t.b2_host_points < nb));
+          CHECK(t.main_lane > 0);
+          REQUIRE(g16::prove(key, pce, w, rnd, b, nullptr, dk.get()) == want_bits);
+          REQUIRE(g16::prove(key, pce, w, rnd, b) == want_bits);  // a key made for this proof only
+        }
+    // auto: the first proof probes (a split with b2_probe_share on the host), the next ones follow
+    // the model on the rates measured; every proof is the CPU backend's.
+    gpu::cuda_options o;
+    o.b2 = g16::b2_mode::automatic;
+    o.b2_host_threads = 2;
+    gpu::cuda_backend b(o);
+    auto dk = b.load_key(g16::points_of(key), &pce);
+    g16::prove_timings t;
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, b, &t, dk.get()) == want);
+    CHECK(t.b2_mode == "split");
+    CHECK(t.b2_host_points == std::size_t(g16::b2_probe_share * double(nb)));
+    for (int i = 0; i < 3; ++i) {
+      g16::prove_timings t2;
+      REQUIRE(g16::prove(key, pce, ch.w, rnd, b, &t2, dk.get()) == want);
+      CHECK(t2.b2_predicted > 0);
+      CHECK_THAT(t2.b2_plan, Catch::StartsWith("auto chose " + t2.b2_mode + ":"));
+    }
+  }
   SECTION("host-staged inputs (the generic path)") {
     g16::host_stager host;
     auto in = host.stage(pce.evaluate(ch.w), ch.w.values);
@@ -234,6 +286,25 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   auto want_bits = g16::prove(key, pce, w, rnd, cpu);
   CHECK(g16::prove(key, pce, w, rnd, be) == want_bits);
   CHECK(g16::prove(key, pce, w, rnd, sr.be, nullptr, sr.dk.get()) == want_bits);
+
+  // B2 on the host and split (b2_plan.hpp): the host gathers the witness at the B wires; the
+  // device's part of a split has a fourth split vector (the B wires' scalars cut at k).
+  for (auto [mode, share] : {std::pair{g16::b2_mode::host, 0.0}, std::pair{g16::b2_mode::split, 0.4}}) {
+    INFO("b2 " << g16::b2_mode_name(mode));
+    gpu::cuda_options ob;
+    ob.b2 = mode;
+    ob.b2_split_share = share;
+    ob.b2_host_threads = 2;
+    for (bool sh : {false, true}) {
+      ob.shifted_bases_bytes = sh ? SIZE_MAX : 0;
+      gpu::cuda_backend b(ob);
+      auto dkb = b.load_key(g16::points_of(key), &pce);
+      g16::prove_timings t;
+      CHECK(g16::prove(key, pce, ch.w, rnd, b, &t, dkb.get()) == want);
+      CHECK(t.b2_host_points > 0);
+      CHECK(g16::prove(key, pce, w, rnd, b, nullptr, dkb.get()) == want_bits);
+    }
+  }
 
   // The h alone: device against host, on random evaluations.
   const std::size_t n = std::size_t(1) << 13;
@@ -344,6 +415,19 @@ TEST_CASE("bellperson .params points converted and checked on the device", "[dev
     CHECK(g16::prove(file_key, fpce, ch.w, rnd, sr.be, nullptr, sr.dk.get()) == want);
     // The resident key was made from the file points: the host-decoded key's points are another key.
     CHECK_THROWS(g16::prove(host_key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()));
+    // B2 split with the host: the key's spans hold no points, so the host's part reads the B2
+    // points back from the device key (once, kept with it); shifted sets on the device.
+    gpu::cuda_options o;
+    o.shifted_bases_bytes = SIZE_MAX;
+    o.b2 = g16::b2_mode::split;
+    o.b2_split_share = 0.5;
+    o.b2_host_threads = 2;
+    gpu::cuda_backend split(o);
+    auto dks = split.load_key(g16::points_of(file_key), &fpce);
+    g16::prove_timings t;
+    CHECK(g16::prove(file_key, fpce, ch.w, rnd, split, &t, dks.get()) == want);
+    CHECK(t.b2_host_points == file_key.b2.size() / 2);
+    CHECK(g16::prove(file_key, fpce, ch.w, rnd, split, nullptr, dks.get()) == want);
   }
 
   SECTION("a bad point fails the proof with the host decoder's line") {

@@ -9,6 +9,7 @@
 #          mkdir -p .device/bench && tar -C /tmp/devb-bench -cJf .device/bench/payload.tar.xz .
 #          cp gpu/tools/device_bench32.sh .device/bench/ ; cp -r WINDOW_POST_FIXTURES .device/bench/fil (optional)
 #   run(command="cd .device/bench && tar -xJf payload.tar.xz && bash device_bench32.sh", carry=[".device/bench"])
+# B2=device|host|split|auto: where the proofs' G2 MSM runs (`cuzk bench fil --b2`; default: the engine's).
 set -u -o pipefail
 cd "$(dirname "$0")"
 export CUZK_SOURCE_DIR=${CUZK_SOURCE_DIR:-$(cd ../.. && pwd)}  # the checkout's fixtures (gpu/tools or .device/NAME)
@@ -43,7 +44,7 @@ fi
 
 # 3. A small shape through the same engine path (recorded evaluator, synthetic key on the GPU).
 timeout 90 $R cuzk bench fil --shape porep-2KiB --sectors 2 --evaluator-dir /tmp/pce --out "$OUT/bench-2k.json" \
-  >"$L/bench-2k.log" 2>&1
+  ${B2:+--b2 $B2} >"$L/bench-2k.log" 2>&1
 say "bench porep-2KiB rc=$?"
 grep -E "^circuit|^synthetic key|^per partition|^stages|^sectors|^memory|^allocations|error" "$L/bench-2k.log" | tee -a "$S"
 
@@ -51,7 +52,7 @@ grep -E "^circuit|^synthetic key|^per partition|^stages|^sectors|^memory|^alloca
 left=$((budget - SECONDS))
 say "32 GiB bench with ${left} s left"
 timeout "$left" $R cuzk bench fil --shape porep-32GiB --partitions 10 --sectors "${SECTORS:-2}" --evaluator-dir /tmp/pce \
-  --out "$OUT/bench-32g.json" >"$L/bench-32g.log" 2>&1
+  --out "$OUT/bench-32g.json" ${B2:+--b2 $B2} >"$L/bench-32g.log" 2>&1
 say "bench porep-32GiB rc=$?"
 grep -vE "^\s*$" "$L/bench-32g.log" | grep -v "\[" | tail -30 | tee -a "$S"
 kill $dmon 2>/dev/null

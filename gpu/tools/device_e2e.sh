@@ -4,6 +4,7 @@
 #   - the interop fixtures (.device/files/gpu_fixtures/NAME/{NAME.zkey,NAME.wtns,vk.json});
 #   - chain circuits made there (chain_circuit), keyed by `cuzk setup`, timed by `cuzk bench prove`.
 #   run(command="gpu/tools/device_e2e.sh [tests] [fixtures] [chain:LOG[:REPS]]... [bench:ARGS]...", carry=[".device"])
+#   B2_MODES="device host split auto" (env): each chain key proved again with B2 in each place.
 # Build and bundle first (here):
 #   ninja -C build-gpu cuzk cuzk_gpu_tests cuzk_gpu_bench chain_circuit
 #   /work/shared/tools/device-bundle build-gpu/bin/{cuzk,cuzk_gpu_tests,cuzk_gpu_bench,chain_circuit} -- /tmp/gpu_fixtures
@@ -56,6 +57,12 @@ for what in "$@"; do
       step "chain${lg}_prove_cuda" 300 $R cuzk bench prove --backend cuda --warmup 1 --reps "$reps" "$c.zkey" "$c.wtns" \
         --proof "$OUT/proofs/c$lg.proof.json" --public "$OUT/proofs/c$lg.public.json"
       cat "$L/chain${lg}_prove_cuda.log" | tee -a "$summary"
+      # B2_MODES="device host split auto": the same key with shifted bases, B2 in each place.
+      for m in ${B2_MODES:-}; do
+        step "chain${lg}_b2_$m" 200 $R cuzk bench prove --backend cuda --shifted-bases auto --warmup 1 --reps "$reps" \
+          --b2 "$m" "$c.zkey" "$c.wtns"
+        grep -E "^proof|^\| (msm B2|B2 host|main lane|witness to)" "$L/chain${lg}_b2_$m.log" | sed "s/^/  b2 $m: /" | tee -a "$summary"
+      done
       if ((lg <= 20)); then
         step "chain${lg}_prove_cpu" 120 $R cuzk bench prove --backend cpu --warmup 0 --reps 1 "$c.zkey" "$c.wtns"
         grep -E "witness to|^\| (h|msm)" "$L/chain${lg}_prove_cpu.log" | sed "s/^/  cpu /" | tee -a "$summary"

@@ -96,6 +96,32 @@ TEST_CASE("gpus.shifted_bases: auto by default, off, or a size; printed back", "
   }
 }
 
+TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed back; a bad value names the key", "[config][b2]") {
+  auto d = daemon_config::parse("", "empty.toml");
+  CHECK(d.gpus.b2 == "device");
+  CHECK(d.gpus.b2_host_threads == 0);
+  for (const char* v : {"auto", "device", "host", "split"}) {
+    auto c = daemon_config::parse(std::string("[gpus]\nb2 = \"") + v + "\"\nb2_host_threads = 12\n", "t.toml");
+    CHECK(c.gpus.b2 == v);
+    CHECK(c.gpus.b2_host_threads == 12);
+    auto back = daemon_config::parse(c.to_toml(), "printed.toml");
+    CHECK(back.gpus.b2 == v);
+    CHECK(back.gpus.b2_host_threads == 12);
+  }
+  auto message = [](const std::string& text) {
+    try {
+      daemon_config::parse(text, "bad.toml");
+    } catch (const config_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message("[gpus]\nb2 = \"gpu\"\n"),
+             Catch::StartsWith("bad.toml:2: key 'gpus.b2': expected one of \"auto\", \"device\", \"host\", \"split\""));
+  CHECK_THAT(message("[gpus]\nb2 = 3\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2'"));
+  CHECK_THAT(message("[gpus]\nb2_host_threads = -1\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_threads'"));
+}
+
 TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
   auto message_of = [](const std::string& text) {
     try {

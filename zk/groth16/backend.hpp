@@ -35,6 +35,14 @@ struct prove_timings {
   // abc: a, b, c evaluated on the device from a staged witness, inside the proof (stage_witness).
   double synthesis = 0, stage = 0, abc = 0, h = 0, msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0, assemble = 0;
   double total() const { return synthesis + stage + abc + h + msm_a + msm_b1 + msm_b2 + msm_c + msm_h + assemble; }
+  // Where B2 ran (a device backend that splits it, b2_plan.hpp): msm_b2 is then the device part's
+  // span and b2_host the host part's wall time (concurrent with the device; not in total()), with
+  // b2_host_points of b2_points on the host. main_lane: the device's h and G1 MSMs from the proof's
+  // start to its last G1 MSM, B2 beside them or not. b2_plan: the mode, "device", "host" or
+  // "split", and the cost model's line (its inputs and predictions), empty on a host backend.
+  double b2_host = 0, main_lane = 0, b2_predicted = 0;
+  std::size_t b2_points = 0, b2_host_points = 0;
+  std::string b2_mode, b2_plan;
 };
 
 // A key's points held where a backend computes (a GPU's memory): made by backend::load_key, owned
@@ -139,7 +147,8 @@ class backend {
   virtual g2_jacobian msm_g2(std::span<const g2_affine> bases, std::span<const scalar> scalars) = 0;
 
   // stage() on this backend's own thread; make_stager() for another thread (its own stream and
-  // staging buffers on the same device). The host versions by default.
+  // staging buffers on the same device). The host versions by default. The witness must outlive
+  // the staged inputs (host staging refers to it; a GPU's host part of B2 reads it there).
   virtual std::unique_ptr<staged_inputs> stage(synthesis&& syn, std::span<const scalar> witness) {
     return host_stager().stage(std::move(syn), witness);
   }

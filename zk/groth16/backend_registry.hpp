@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "zk/groth16/b2_plan.hpp"
 #include "zk/groth16/backend.hpp"
 
 namespace cuzk::zk::groth16 {
@@ -25,6 +26,11 @@ struct backend_settings {
   std::uint64_t shifted_bases_bytes = 0;
   // Device bytes those copies must leave free (the memory the engine budgets for staged proofs).
   std::uint64_t keep_free_bytes = 0;
+  // Where a proof's B2 runs and with how many host threads (b2_plan.hpp; cuda_options has the same
+  // fields), and how many threads synthesize beside it.
+  b2_mode b2 = b2_mode::device;
+  double b2_split_share = 0;
+  unsigned b2_host_threads = 0, host_busy_threads = 0;
 };
 
 using backend_factory = std::function<std::unique_ptr<backend>(int ordinal, const backend_settings&)>;

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "zk/groth16/b2_plan.hpp"
 #include "zk/groth16/backend.hpp"
 
 namespace cuzk::zk::groth16 {
@@ -50,6 +51,18 @@ struct cuda_options {
   unsigned ntt_threads = 256;
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
   bool ntt_uniform_roots = true;
+  // Where a proof's B2 (the G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the second stream
+  // beside the G1 MSMs, or after them when its scratch does not fit), "host" (b2_host_threads of
+  // the host's cores, concurrent with the device), "split" (points [0, k) on the host, the rest on
+  // the device; k = b2_split_share of them, or the cost model's when that is 0) or "auto" (the cost
+  // model per proof from the rates measured on earlier proofs of the key; a first proof probes).
+  zk::groth16::b2_mode b2 = zk::groth16::b2_mode::device;
+  double b2_split_share = 0;
+  unsigned b2_host_threads = 0;    // 0: every core
+  unsigned host_busy_threads = 0;  // threads that synthesize beside B2 (the engine's synthesizers)
+  // Seed rates for "auto" (seconds per point measured elsewhere, e.g. `cuzk bench msm`; the host's
+  // on an idle host, scaled here by the synthesizers' share of the cores); 0: measured by a probe.
+  double b2_host_s_per_point = 0, b2_device_s_per_point = 0;
 };
 
 class cuda_backend : public zk::groth16::backend {
