@@ -3,8 +3,8 @@
 // Compile time: with every Fp multiplication inlined, the Fp2 kernels are several times the G1
 // ones and nvcc's front end takes many minutes on them. Here the base field is a wrapper whose
 // multiplication is one out-of-line device function (same bytes as fp_d), and an Fp2 product is
-// three calls for its double-width products and two for its reductions; the call overhead is small
-// next to a 12-limb product. (An out-of-line Fp2 product with its three Fp products inlined was
+// three calls (fp2_d's Karatsuba in mont.cuh); the call overhead is small next to a 12-limb
+// product. (An out-of-line Fp2 product with its three Fp products inlined was
 // measured 2% slower on the H200.)
 #include "msm.cuh"
 #include "msm_entry.hpp"
@@ -14,8 +14,6 @@ namespace cuzk::gpu {
 namespace {
 
 __device__ __noinline__ fp_d fp_mul_call(const fp_d a, const fp_d b) { return a * b; }
-__device__ __noinline__ fp_d::wide fp_mul_wide_call(const fp_d a, const fp_d b) { return fp_d::mul_wide(a, b); }
-__device__ __noinline__ fp_d fp_redc_call(const fp_d::wide t) { return fp_d::redc(t); }
 
 struct fp_call {
   fp_d f;
@@ -28,18 +26,6 @@ struct fp_call {
   __device__ __forceinline__ fp_call dbl() const { return {f.dbl()}; }
   friend __device__ __forceinline__ fp_call operator*(const fp_call& a, const fp_call& b) { return {fp_mul_call(a.f, b.f)}; }
   __device__ __forceinline__ fp_call sqr() const { return {fp_mul_call(f, f)}; }
-  // The lazy-reduction interface of fp2_d's product (mont.cuh): products and reductions are calls.
-  using wide = fp_d::wide;
-  static __device__ __forceinline__ wide mul_wide(const fp_call& a, const fp_call& b) { return fp_mul_wide_call(a.f, b.f); }
-  static __device__ __forceinline__ fp_call redc(const wide& t) { return {fp_redc_call(t)}; }
-  static __device__ __forceinline__ fp_call add_unreduced(const fp_call& a, const fp_call& b) {
-    return {fp_d::add_unreduced(a.f, b.f)};
-  }
-  static __device__ __forceinline__ wide wide_add(const wide& a, const wide& b) { return fp_d::wide_add(a, b); }
-  static __device__ __forceinline__ wide wide_sub(const wide& a, const wide& b) { return fp_d::wide_sub(a, b); }
-  static __device__ __forceinline__ wide wide_sub_plus_p2(const wide& a, const wide& b) {
-    return fp_d::wide_sub_plus_p2(a, b);
-  }
   __device__ __forceinline__ fp_call inverse() const { return {f.inverse()}; }
 };
 static_assert(sizeof(fp_call) == sizeof(fp_d));

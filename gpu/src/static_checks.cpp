@@ -22,24 +22,6 @@ constexpr bool m0_matches() {
   return Dev::m0 == std::uint32_t(Host::INV);
 }
 
-// p^2 as 2N 32-bit limbs, by schoolbook multiplication of the host modulus.
-constexpr bool fp_square_matches() {
-  constexpr auto p = zk::bls12_381::fp::P;
-  std::uint64_t sq[12] = {};
-  for (int i = 0; i < 6; ++i) {
-    unsigned __int128 carry = 0;
-    for (int j = 0; j < 6; ++j) {
-      unsigned __int128 t = (unsigned __int128)p.limb[i] * p.limb[j] + sq[i + j] + carry;
-      sq[i + j] = std::uint64_t(t);
-      carry = t >> 64;
-    }
-    sq[i + 6] = std::uint64_t(carry);
-  }
-  for (int i = 0; i < 24; ++i)
-    if (fp_params::mod_sq(i) != std::uint32_t(i % 2 ? sq[i / 2] >> 32 : sq[i / 2])) return false;
-  return true;
-}
-
 using host_fr = zk::bls12_381::fr;
 using host_fp = zk::bls12_381::fp;
 static_assert(limbs_match<fr_params>(&fr_params::mod, host_fr::P), "fields.cuh: Fr modulus differs from zk's");
@@ -49,7 +31,6 @@ static_assert(limbs_match<fp_params>(&fp_params::mod, host_fp::P), "fields.cuh: 
 static_assert(limbs_match<fp_params>(&fp_params::one, host_fp::R1), "fields.cuh: Fp Montgomery one differs from zk's");
 static_assert(m0_matches<fp_params, host_fp>(), "fields.cuh: Fp -p^-1 mod 2^32 differs from zk's");
 static_assert(limbs_match<fp_params>(&fp_params::r2, host_fp::R2), "fields.cuh: Fp R^2 differs from zk's");
-static_assert(fp_square_matches(), "fields.cuh: p^2 differs from zk's modulus squared");
 
 }  // namespace
 }  // namespace cuzk::gpu

@@ -30,14 +30,6 @@ struct fp_params {
                                0xf38512bf, 0x64774b84, 0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
     return p[i];
   }
-  // p^2, for the lazy reduction of Fp2 products.
-  CUZK_HD static constexpr uint32_t mod_sq(int i) {
-    constexpr uint32_t q[2 * N] = {0x1c718e39, 0x26aa0000, 0x76382eab, 0x7ced6b1d, 0x62113cfd, 0x162c3383,
-                                   0x3e71b743, 0x66bf91ed, 0x7091a049, 0x292e85a8, 0x86185c7b, 0x1d68619c,
-                                   0x0978ef01, 0xf5314933, 0x16ddca6e, 0x50a62cfd, 0x349e8bd0, 0x66e59e49,
-                                   0x0e7046b4, 0xe2dc90e5, 0xa22f25e9, 0x4bd278ea, 0xb8c35fc7, 0x02a437a4};
-    return q[i];
-  }
   CUZK_HD static constexpr uint32_t one(int i) {
     constexpr uint32_t r[N] = {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b, 0x53c758ba, 0x5f489857,
                                0x70525745, 0x77ce5853, 0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};

@@ -5,7 +5,7 @@
 //
 // Params: static constexpr int N (even number of 32-bit limbs); constexpr functions mod(i), one(i)
 // (R mod p) and uint32_t m0 = -p^-1 mod 2^32. The modulus must leave its top bit spare (both
-// BLS12-381 fields do), so a + b never overflows and the CIOS accumulator needs only N + 2 limbs.
+// BLS12-381 fields do), so a + b never overflows and the product's accumulator fits 2N limbs.
 #pragma once
 
 #include "cuzk/gpu/ptx.cuh"
@@ -55,7 +55,7 @@ CUZK_UNROLL
     for (int i = 0; i < N; ++i) r[i] = borrow ? r[i] : t[i];
   }
 
-  // r = a + b and r = a - b over L limbs, modulo 2^(32L) (r may alias a or b).
+  // r = a + b over L limbs, modulo 2^(32L) (r may alias a or b).
   template <int L>
   CUZK_HD static void add_limbs(uint32_t* r, const uint32_t* a, const uint32_t* b) {
     r[0] = ptx::add_cc(a[0], b[0]);
@@ -63,14 +63,6 @@ CUZK_UNROLL
     for (int i = 1; i < L - 1; ++i) r[i] = ptx::addc_cc(a[i], b[i]);
     r[L - 1] = ptx::addc(a[L - 1], b[L - 1]);
   }
-  template <int L>
-  CUZK_HD static void sub_limbs(uint32_t* r, const uint32_t* a, const uint32_t* b) {
-    r[0] = ptx::sub_cc(a[0], b[0]);
-CUZK_UNROLL
-    for (int i = 1; i < L - 1; ++i) r[i] = ptx::subc_cc(a[i], b[i]);
-    r[L - 1] = ptx::subc(a[L - 1], b[L - 1]);
-  }
-
   friend CUZK_HD mont_t operator+(const mont_t& a, const mont_t& b) {
     mont_t r;
     add_limbs<N>(r.v, a.v, b.v);
@@ -92,181 +84,94 @@ CUZK_UNROLL
   CUZK_HD mont_t operator-() const { return zero() - *this; }
   CUZK_HD mont_t dbl() const { return *this + *this; }
 
-  // acc[0..N+1] += a * b (two carry chains: even-indexed limbs of a, then odd-indexed ones, so that
-  // the lo and hi halves of one chain never land on the same accumulator limb).
-  CUZK_HD static void mul_add_row(uint32_t* acc, const uint32_t* a, uint32_t b) {
-    acc[0] = ptx::mad_lo_cc(a[0], b, acc[0]);
-    acc[1] = ptx::madc_hi_cc(a[0], b, acc[1]);
-CUZK_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
-      acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
-    }
-    acc[N] = ptx::addc_cc(acc[N], 0);
-    acc[N + 1] = ptx::addc(acc[N + 1], 0);
-    acc[1] = ptx::mad_lo_cc(a[1], b, acc[1]);
-    acc[2] = ptx::madc_hi_cc(a[1], b, acc[2]);
-CUZK_UNROLL
-    for (int j = 3; j < N; j += 2) {
-      acc[j] = ptx::madc_lo_cc(a[j], b, acc[j]);
-      acc[j + 1] = ptx::madc_hi_cc(a[j], b, acc[j + 1]);
-    }
-    acc[N + 1] = ptx::addc(acc[N + 1], 0);
-  }
-  // Same with the modulus as the multiplicand (immediate operands).
-  CUZK_HD static void mod_add_row(uint32_t* acc, uint32_t m) {
-    acc[0] = ptx::mad_lo_cc(P::mod(0), m, acc[0]);
-    acc[1] = ptx::madc_hi_cc(P::mod(0), m, acc[1]);
-CUZK_UNROLL
-    for (int j = 2; j < N; j += 2) {
-      acc[j] = ptx::madc_lo_cc(P::mod(j), m, acc[j]);
-      acc[j + 1] = ptx::madc_hi_cc(P::mod(j), m, acc[j + 1]);
-    }
-    acc[N] = ptx::addc_cc(acc[N], 0);
-    acc[N + 1] = ptx::addc(acc[N + 1], 0);
-    acc[1] = ptx::mad_lo_cc(P::mod(1), m, acc[1]);
-    acc[2] = ptx::madc_hi_cc(P::mod(1), m, acc[2]);
-CUZK_UNROLL
-    for (int j = 3; j < N; j += 2) {
-      acc[j] = ptx::madc_lo_cc(P::mod(j), m, acc[j]);
-      acc[j + 1] = ptx::madc_hi_cc(P::mod(j), m, acc[j + 1]);
-    }
-    acc[N + 1] = ptx::addc(acc[N + 1], 0);
-  }
-
-  // One Montgomery step on acc[0..N+1]: add m*p so that the low limb vanishes, then drop it (with
-  // the loops unrolled, the shift is register renaming).
-  CUZK_HD static void reduce_row(uint32_t* acc) {
-    uint32_t m = acc[0] * P::m0;
-    mod_add_row(acc, m);
-CUZK_UNROLL
-    for (int k = 0; k < N + 1; ++k) acc[k] = acc[k + 1];
-    acc[N + 1] = 0;
-  }
-
-  // CIOS Montgomery multiplication: per limb of b, acc += a*b_i, acc += m*p, acc >>= 32. With the
-  // loops unrolled, the shift is register renaming. acc < 2p after each row, so the result fits
-  // N limbs and one conditional subtraction finishes it.
+  // Montgomery multiplication, CIOS with the accumulator split in two: V = x + 2^32 y, where x
+  // takes the products of a's even limbs (a_2k b_i lands on x[2k], x[2k+1]) and y those of the odd
+  // limbs (a_2k+1 b_i on y[2k], y[2k+1]). Every carry chain then adds 64-bit products onto aligned
+  // register pairs, which the device compiles to one IMAD.WIDE.U32.X each (the textbook row, where
+  // a_j b_i's halves land on limbs j, j + 1 for every j, breaks the pairs on every other limb and
+  // costs an IMAD plus an IADD3.X per half). The Montgomery step's shift by one limb swaps the
+  // halves' roles: V / 2^32 = (y + x[1]) + 2^32 (x >> 64), so the next row's x is y (plus x[1])
+  // and its y is x two limbs down, shifted inside the next row's multiply-add chain.
+  // Bounds (a < p, any b): V < a + p < 2p after each row and below 2^32 (2p + 2^32 p) < 2^(32N+32)
+  // inside one, since p < 2^(32N-1); so y's chains never carry out of y[N-1], x's carry out of
+  // x[N-1] (weight 2^(32N)) goes onto y[N-1], and one conditional subtraction finishes.
+  // A row is 2N IMAD.WIDE.U32(.X) + 4: a product is 190 SASS instructions for Fr (364 with the
+  // textbook rows) and 378 for Fp (769).
   friend CUZK_HD mont_t operator*(const mont_t& a, const mont_t& b) {
-    uint32_t acc[N + 2];
+    uint32_t x[N], y[N];
 CUZK_UNROLL
-    for (int i = 0; i < N + 2; ++i) acc[i] = 0;
-CUZK_UNROLL
-    for (int i = 0; i < N; ++i) {
-      mul_add_row(acc, a.v, b.v[i]);
-      reduce_row(acc);
+    for (int k = 0; k < N; k += 2) {  // row 0: the pairs do not overlap, no carries
+      const uint64_t e = uint64_t(a.v[k]) * b.v[0], o = uint64_t(a.v[k + 1]) * b.v[0];
+      x[k] = uint32_t(e), x[k + 1] = uint32_t(e >> 32);
+      y[k] = uint32_t(o), y[k + 1] = uint32_t(o >> 32);
     }
-    mont_t r;
-CUZK_UNROLL
-    for (int i = 0; i < N; ++i) r.v[i] = acc[i];
-    reduce_once(r.v);
-    return r;
-  }
-  // Row i of the squaring's cross products, one of its two carry chains: t[2i+1+k .. +1] +=
-  // a_i a_{i+1+k} for k = k0, k0 + 2, ... (below N - 1 - i), then the carry up to limb N + i.
-  CUZK_HD static void cross_chain(uint32_t* t, const uint32_t* a, int i, int k0) {
-    const int o = 2 * i + 1, m = N - 1 - i;
-    t[o + k0] = ptx::mad_lo_cc(a[i], a[i + 1 + k0], t[o + k0]);
-    t[o + k0 + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k0], t[o + k0 + 1]);
-    int k = k0 + 2;
-CUZK_UNROLL
-    for (; k < m; k += 2) {
-      t[o + k] = ptx::madc_lo_cc(a[i], a[i + 1 + k], t[o + k]);
-      t[o + k + 1] = ptx::madc_hi_cc(a[i], a[i + 1 + k], t[o + k + 1]);
-    }
-CUZK_UNROLL
-    for (int p = o + k; p <= N + i; ++p) t[p] = ptx::addc_cc(t[p], 0);
-  }
-  // Squaring: each cross product a_i a_j (i < j) once, doubled, plus the diagonal a_i^2 (2N-limb
-  // t = a^2 with 156 instead of 288 limb products for Fp), then Montgomery reduction of t:
-  // REDC(t) = REDC(t_lo) + t_hi, where REDC(t_lo) <= p and t_hi < p^2 / R < p, so the sum is < 2p
-  // and one conditional subtraction finishes it.
-  CUZK_HD mont_t sqr() const {
-    const uint32_t* a = v;
-    uint32_t t[2 * N];
-CUZK_UNROLL
-    for (int i = 0; i < 2 * N; ++i) t[i] = 0;
-    // Cross products, row i = a_i * (a_{i+1} .. a_{N-1}) at limb 2i+1, as two carry chains (even
-    // and odd offsets, so lo and hi halves of one chain never meet). After row i the partial sum
-    // is below 2^(32 (N + i + 1)): each chain's carry stops at limb N + i.
-CUZK_UNROLL
-    for (int i = 0; i < N - 1; ++i) {
-      cross_chain(t, a, i, 0);
-      if (N - 1 - i >= 2) cross_chain(t, a, i, 1);
-    }
-    // Doubled (the cross sum is below a^2 / 2, so this fits), plus the squares.
-    add_limbs<2 * N>(t, t, t);
-    t[0] = ptx::mad_lo_cc(a[0], a[0], t[0]);
-    t[1] = ptx::madc_hi_cc(a[0], a[0], t[1]);
+    split_reduce(x, y);
 CUZK_UNROLL
     for (int i = 1; i < N; ++i) {
-      t[2 * i] = ptx::madc_lo_cc(a[i], a[i], t[2 * i]);
-      t[2 * i + 1] = ptx::madc_hi_cc(a[i], a[i], t[2 * i + 1]);
+      const uint32_t bi = b.v[i];
+      uint32_t nx[N], ny[N];
+      // The shift: nx = y + x[1] (its carry, weight 2^32, goes into ny's chain), ny = x >> 64,
+      // while ny takes a's odd limbs times b_i.
+      nx[0] = ptx::add_cc(y[0], x[1]);
+CUZK_UNROLL
+      for (int k = 0; k + 2 < N; k += 2) {
+        ny[k] = ptx::madc_lo_cc(a.v[k + 1], bi, x[k + 2]);
+        ny[k + 1] = ptx::madc_hi_cc(a.v[k + 1], bi, x[k + 3]);
+      }
+      ny[N - 2] = ptx::madc_lo_cc(a.v[N - 1], bi, 0);
+      ny[N - 1] = ptx::madc_hi(a.v[N - 1], bi, 0);
+CUZK_UNROLL
+      for (int k = 1; k < N; ++k) nx[k] = y[k];
+      // nx += a's even limbs times b_i; the chain's carry (weight 2^(32N)) onto ny's top limb.
+      nx[0] = ptx::mad_lo_cc(a.v[0], bi, nx[0]);
+      nx[1] = ptx::madc_hi_cc(a.v[0], bi, nx[1]);
+CUZK_UNROLL
+      for (int k = 2; k < N; k += 2) {
+        nx[k] = ptx::madc_lo_cc(a.v[k], bi, nx[k]);
+        nx[k + 1] = ptx::madc_hi_cc(a.v[k], bi, nx[k + 1]);
+      }
+      ny[N - 1] = ptx::addc(ny[N - 1], 0);
+CUZK_UNROLL
+      for (int k = 0; k < N; ++k) x[k] = nx[k], y[k] = ny[k];
+      split_reduce(x, y);
     }
-    wide w;
-CUZK_UNROLL
-    for (int i = 0; i < 2 * N; ++i) w.v[i] = t[i];
-    return redc(w);
-  }
-
-  // Double-width values for lazy reduction (Fp2 products): a * b unreduced, sums and differences
-  // modulo 2^(64N), and REDC.
-  struct wide {
-    uint32_t v[2 * N];
-  };
-  // a * b for any a, b < 2^(32N) (so sums of two reduced values too).
-  CUZK_HD static wide mul_wide(const mont_t& a, const mont_t& b) {
-    uint32_t t[2 * N + 2];
-CUZK_UNROLL
-    for (int i = 0; i < 2 * N + 2; ++i) t[i] = 0;
-    // Row i adds a * b_i at limb i; the sum of rows 0..i is below 2^(32 (N + i + 1)), so the
-    // row's top limb (N + i + 1) only ever receives a zero carry.
-CUZK_UNROLL
-    for (int i = 0; i < N; ++i) mul_add_row(t + i, a.v, b.v[i]);
-    wide w;
-CUZK_UNROLL
-    for (int i = 0; i < 2 * N; ++i) w.v[i] = t[i];
-    return w;
-  }
-  // REDC(t) = t / R mod p for t < p R: REDC of the low half by the CIOS rows (<= p), plus the
-  // high half (< p), then one conditional subtraction.
-  CUZK_HD static mont_t redc(const wide& t) {
-    uint32_t acc[N + 2];
-CUZK_UNROLL
-    for (int i = 0; i < N; ++i) acc[i] = t.v[i];
-    acc[N] = acc[N + 1] = 0;
-CUZK_UNROLL
-    for (int i = 0; i < N; ++i) reduce_row(acc);
+    // V / 2^32 = (x >> 32) + y (x[0] is 0), below 2p.
     mont_t r;
-    add_limbs<N>(r.v, acc, t.v + N);
+    r.v[0] = ptx::add_cc(x[1], y[0]);
+CUZK_UNROLL
+    for (int k = 1; k + 1 < N; ++k) r.v[k] = ptx::addc_cc(x[k + 1], y[k]);
+    r.v[N - 1] = ptx::addc(y[N - 1], 0);
     reduce_once(r.v);
     return r;
   }
-  // a + b without the reduction (< 2p for reduced a, b: the modulus leaves the top bit spare).
-  CUZK_HD static mont_t add_unreduced(const mont_t& a, const mont_t& b) {
-    mont_t r;
-    add_limbs<N>(r.v, a.v, b.v);
-    return r;
-  }
-  CUZK_HD static wide wide_add(const wide& a, const wide& b) {
-    wide r;
-    add_limbs<2 * N>(r.v, a.v, b.v);
-    return r;
-  }
-  CUZK_HD static wide wide_sub(const wide& a, const wide& b) {
-    wide r;
-    sub_limbs<2 * N>(r.v, a.v, b.v);
-    return r;
-  }
-  // a - b + p^2 (modulo 2^(64N)): in [0, 2p^2) for a, b < p^2.
-  CUZK_HD static wide wide_sub_plus_p2(const wide& a, const wide& b) {
-    uint32_t p2[2 * N];
+  // The Montgomery step on V = x + 2^32 y: m = x[0] m0, V += m p (p's odd limbs into y, its even
+  // limbs into x, x's carry onto y[N-1]); x[0] becomes 0. The modulus limbs are immediates.
+  CUZK_HD static void split_reduce(uint32_t* x, uint32_t* y) {
+    const uint32_t m = x[0] * (P::m0 == 0xffffffffu ? ptx::all_ones() : P::m0);
+    y[0] = ptx::mad_lo_cc(P::mod(1), m, y[0]);
+    y[1] = ptx::madc_hi_cc(P::mod(1), m, y[1]);
 CUZK_UNROLL
-    for (int i = 0; i < 2 * N; ++i) p2[i] = P::mod_sq(i);
-    wide r = wide_sub(a, b);
-    add_limbs<2 * N>(r.v, r.v, p2);
-    return r;
+    for (int k = 2; k + 2 < N; k += 2) {
+      y[k] = ptx::madc_lo_cc(P::mod(k + 1), m, y[k]);
+      y[k + 1] = ptx::madc_hi_cc(P::mod(k + 1), m, y[k + 1]);
+    }
+    y[N - 2] = ptx::madc_lo_cc(P::mod(N - 1), m, y[N - 2]);
+    y[N - 1] = ptx::madc_hi(P::mod(N - 1), m, y[N - 1]);
+    x[0] = ptx::mad_lo_cc(P::mod(0), m, x[0]);
+    x[1] = ptx::madc_hi_cc(P::mod(0), m, x[1]);
+CUZK_UNROLL
+    for (int k = 2; k < N; k += 2) {
+      x[k] = ptx::madc_lo_cc(P::mod(k), m, x[k]);
+      x[k + 1] = ptx::madc_hi_cc(P::mod(k), m, x[k + 1]);
+    }
+    y[N - 1] = ptx::addc(y[N - 1], 0);
   }
+  // Squaring is the product above with both factors a: on the device it compiles to fewer
+  // instructions (Fr 190, Fp 380 SASS) than a dedicated squaring with each cross product once,
+  // doubled, then a Montgomery reduction (277, 571), whose row-by-row carry chains cannot keep
+  // their products on aligned register pairs.
+  CUZK_HD mont_t sqr() const { return *this * *this; }
+
   CUZK_HD mont_t& operator+=(const mont_t& b) { return *this = *this + b; }
   CUZK_HD mont_t& operator-=(const mont_t& b) { return *this = *this - b; }
   CUZK_HD mont_t& operator*=(const mont_t& b) { return *this = *this * b; }
@@ -313,14 +218,13 @@ struct fp2_d {
   friend CUZK_HD fp2_d operator-(const fp2_d& a, const fp2_d& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   CUZK_HD fp2_d operator-() const { return {-c0, -c1}; }
   CUZK_HD fp2_d dbl() const { return {c0.dbl(), c1.dbl()}; }
-  // Karatsuba with lazy reduction: three double-width products and two reductions (not three):
-  // c0 = REDC(a0 b0 - a1 b1 + p^2), c1 = REDC((a0 + a1)(b0 + b1) - a0 b0 - a1 b1), both < p R.
+  // Karatsuba with three reduced products: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 -
+  // a1 b1. On the device the split-accumulator Montgomery product makes this 1299 SASS
+  // instructions against 1746 for three double-width products and two lazy reductions (F::mul_wide,
+  // F::redc), whose row-by-row chains lose the aligned register pairs.
   friend CUZK_HD fp2_d operator*(const fp2_d& a, const fp2_d& b) {
-    auto t0 = F::mul_wide(a.c0, b.c0), t1 = F::mul_wide(a.c1, b.c1);
-    auto sum = F::wide_add(t0, t1);
-    F c0 = F::redc(F::wide_sub_plus_p2(t0, t1));
-    auto t2 = F::mul_wide(F::add_unreduced(a.c0, a.c1), F::add_unreduced(b.c0, b.c1));
-    return {c0, F::redc(F::wide_sub(t2, sum))};
+    F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1, t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
+    return {t0 - t1, t2 - t0 - t1};
   }
   CUZK_HD fp2_d sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   // 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2): one base-field inversion.
