@@ -267,7 +267,6 @@ void register_bench(CLI::App& app) {
         ->check(CLI::IsMember({256u, 512u}));
     c->add_flag("!--no-uniform-roots", opt->ntt_uniform_roots,
                 "stages with few roots in the default thread order (a warp mixes roots; for comparison runs)");
-    c->add_flag("!--radix2", opt->ntt_radix4, "one stage per shared-memory round trip (radix 2; for comparison runs)");
   }
   for (auto* c : {msm, ntt, h})
     c->callback([opt, c] {

@@ -239,7 +239,6 @@ int run_bench(const bench_options& opt) {
   co.msm_affine_lanes = opt.affine_lanes;
   co.ntt_threads = opt.ntt_threads;
   co.ntt_uniform_roots = opt.ntt_uniform_roots;
-  co.ntt_radix4 = opt.ntt_radix4;
   cuda_backend be(co);
   std::vector<row> rows;
   if (opt.shifted && !(opt.what == "msm" && opt.resident)) throw std::invalid_argument("bench: --shifted needs msm --resident");

@@ -77,7 +77,7 @@ struct dif_epilogue {
 // with j = 0 skip the product as a whole (in the default order a warp mixes j = 0 with others
 // and pays the product anyway: half the butterflies of the hbits = 1 stage, a quarter of the
 // next, ...), at the price of a two-way bank conflict.
-template <bool DIT, bool R4>
+template <bool DIT>
 __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t,
                                                         const fr_d* __restrict__ small, const fr_d* __restrict__ tw,
                                                         dif_epilogue ep, int jmax) {
@@ -99,103 +99,33 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
     sh_st(sl, sh, e, v);
   }
   __syncthreads();
-  auto root = [&](unsigned x) { return sh_ld(rl, rh, x); };
-  if constexpr (!R4) {
-    for (unsigned i = 0; i < k; ++i) {
-      const unsigned s = DIT ? k - 1 - i : i;
-      const unsigned hbits = k - 1 - s;  // half-size h = 2^hbits
-      const bool jmajor = int(hbits) <= jmax;
-      for (unsigned q = threadIdx.x; q < T / 2; q += blockDim.x) {
-        unsigned lo = q & tmask, bq = q >> t, j, grp;
-        if (jmajor) {
-          grp = bq & ((1u << (k - 1 - hbits)) - 1);
-          j = bq >> (k - 1 - hbits);
-        } else {
-          j = bq & ((1u << hbits) - 1);
-          grp = bq >> hbits;
-        }
-        unsigned g0 = (grp << (hbits + 1)) | j;
-        unsigned i0 = (g0 << t) | lo, i1 = ((g0 + (1u << hbits)) << t) | lo;
-        fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
-        if (DIT) {
-          if (j) y = y * sh_ld(rl, rh, j << s);
-          sh_st(sl, sh, i0, x + y);
-          sh_st(sl, sh, i1, x - y);
-        } else {
-          sh_st(sl, sh, i0, x + y);
-          fr_d d = x - y;
-          sh_st(sl, sh, i1, j ? d * sh_ld(rl, rh, j << s) : d);
-        }
+  for (unsigned i = 0; i < k; ++i) {
+    const unsigned s = DIT ? k - 1 - i : i;
+    const unsigned hbits = k - 1 - s;  // half-size h = 2^hbits
+    const bool jmajor = int(hbits) <= jmax;
+    for (unsigned q = threadIdx.x; q < T / 2; q += blockDim.x) {
+      unsigned lo = q & tmask, bq = q >> t, j, grp;
+      if (jmajor) {
+        grp = bq & ((1u << (k - 1 - hbits)) - 1);
+        j = bq >> (k - 1 - hbits);
+      } else {
+        j = bq & ((1u << hbits) - 1);
+        grp = bq >> hbits;
       }
-      __syncthreads();
-    }
-  } else {
-    // Radix 4: stages s and s + 1 (DIT: s + 1 then s) on the 4 elements g0 + {0, 1, 2, 3} h/2
-    // of a unit, in registers between two barriers (half the shared-memory round trips and
-    // barriers of radix 2, the same products). g0 = grp 2h + j, j < h/2, h = 2^hbits the half-size
-    // of stage s. Stage s pairs (0, 2) with root j and (1, 3) with root j + h/2; stage s + 1 pairs
-    // (0, 1) and (2, 3), both with root j. With k odd the stage left over is the last of DIF (the
-    // first of DIT): half-size 1, every root 1, no product.
-    const unsigned pairs = k / 2;
-    auto single = [&] {
-      for (unsigned q = threadIdx.x; q < T / 2; q += blockDim.x) {
-        const unsigned lo = q & tmask, g = q >> t;
-        const unsigned i0 = ((2 * g) << t) | lo, i1 = ((2 * g + 1) << t) | lo;
-        fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
+      unsigned g0 = (grp << (hbits + 1)) | j;
+      unsigned i0 = (g0 << t) | lo, i1 = ((g0 + (1u << hbits)) << t) | lo;
+      fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
+      if (DIT) {
+        if (j) y = y * sh_ld(rl, rh, j << s);
         sh_st(sl, sh, i0, x + y);
         sh_st(sl, sh, i1, x - y);
+      } else {
+        sh_st(sl, sh, i0, x + y);
+        fr_d d = x - y;
+        sh_st(sl, sh, i1, j ? d * sh_ld(rl, rh, j << s) : d);
       }
-      __syncthreads();
-    };
-    if (DIT && (k & 1)) single();
-    for (unsigned pi = 0; pi < pairs; ++pi) {
-      const unsigned s = 2 * (DIT ? pairs - 1 - pi : pi);
-      const unsigned hbits = k - 1 - s, jb = hbits - 1, gb = k - 1 - hbits;  // j bits, group bits
-      const bool jmajor = int(hbits) <= jmax;
-      const unsigned hq = 1u << jb;  // h / 2
-      for (unsigned q = threadIdx.x; q < T / 4; q += blockDim.x) {
-        unsigned lo = q & tmask, bq = q >> t, j, grp;
-        if (jmajor) {
-          grp = bq & ((1u << gb) - 1);
-          j = bq >> gb;
-        } else {
-          j = bq & (hq - 1);
-          grp = bq >> jb;
-        }
-        const unsigned g0 = (grp << (hbits + 1)) | j;
-        const unsigned i0 = (g0 << t) | lo, i1 = ((g0 + hq) << t) | lo, i2 = ((g0 + 2 * hq) << t) | lo,
-                       i3 = ((g0 + 3 * hq) << t) | lo;
-        fr_d e0 = sh_ld(sl, sh, i0), e1 = sh_ld(sl, sh, i1), e2 = sh_ld(sl, sh, i2), e3 = sh_ld(sl, sh, i3);
-        if (DIT) {
-          if (j) {
-            const fr_d w1 = root(j << (s + 1));
-            e1 = e1 * w1;
-            e3 = e3 * w1;
-          }
-          fr_d a0 = e0 + e1, a1 = e0 - e1, a2 = e2 + e3, a3 = (e2 - e3) * root((j + hq) << s);
-          if (j) a2 = a2 * root(j << s);
-          sh_st(sl, sh, i0, a0 + a2);
-          sh_st(sl, sh, i2, a0 - a2);
-          sh_st(sl, sh, i1, a1 + a3);
-          sh_st(sl, sh, i3, a1 - a3);
-        } else {
-          fr_d a0 = e0 + e2, a2 = e0 - e2, a1 = e1 + e3, a3 = (e1 - e3) * root((j + hq) << s);
-          if (j) a2 = a2 * root(j << s);
-          sh_st(sl, sh, i0, a0 + a1);
-          sh_st(sl, sh, i2, a2 + a3);
-          fr_d b1 = a0 - a1, b3 = a2 - a3;
-          if (j) {
-            const fr_d w1 = root(j << (s + 1));
-            b1 = b1 * w1;
-            b3 = b3 * w1;
-          }
-          sh_st(sl, sh, i1, b1);
-          sh_st(sl, sh, i3, b3);
-        }
-      }
-      __syncthreads();
     }
-    if (!DIT && (k & 1)) single();
+    __syncthreads();
   }
   for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
     size_t off = size_t(e >> t) * S + (e & tmask);
@@ -211,16 +141,15 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
 
 template <bool DIT>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool radix4, cudaStream_t s) {
+                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
-  auto kernel = radix4 ? ntt_pass<DIT, true> : ntt_pass<DIT, false>;
-  CUZK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
   unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
   // j-major stages need a warp's 32 butterflies to share j (t + k - 1 - hbits >= 5), and only
   // pay where the tile has 4 adjacent columns (t = 2: a two-way conflict; t = 0 would be worse).
   const int jmax = uniform_roots && t >= 2 ? std::min(3, int(t + k) - 6) : -1;
-  kernel<<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax);
+  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax);
   CUZK_LAUNCHED();
 }
 
@@ -319,8 +248,8 @@ __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n
 
 }  // namespace
 
-ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots, bool radix4)
-    : gen_(root_generator), threads_(threads), uniform_(uniform_roots), radix4_(radix4) {
+ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots)
+    : gen_(root_generator), threads_(threads), uniform_(uniform_roots) {
   if (threads != 256 && threads != 512) throw std::invalid_argument("cuda ntt: threads per block must be 256 or 512");
 }
 
@@ -422,7 +351,7 @@ void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const
     const fr_d* tw = last ? nullptr : (inverse ? tb.inv[i] : tb.fwd[i]).get();
     dif_epilogue ep;
     if (last && lo) ep = {lo, hi, L, canonical};
-    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, radix4_, s);
+    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, s);
     mark(inverse ? "dif pass (inverse roots)" : "dif pass", s);
   }
 }
@@ -437,7 +366,7 @@ void ntt_engine::dit(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
   for (std::size_t i = ps.size(); i-- > 0;) {
     auto [r, k, t] = ps[i];
     const fr_d* tw = i + 1 < ps.size() ? (inverse ? tb.inv[i] : tb.fwd[i]).get() : nullptr;
-    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, radix4_, s);
+    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, s);
     mark("dit pass", s);
   }
 }

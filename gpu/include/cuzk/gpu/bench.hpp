@@ -24,7 +24,6 @@ struct bench_options {
   unsigned affine_lanes = 0;     // msm: batch-affine accumulation, lanes per thread (cuda_options::msm_affine_lanes)
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots
-  bool ntt_radix4 = true;        // ntt / h: cuda_options::ntt_radix4
   int warmup = 1;
   int reps = 5;
 };

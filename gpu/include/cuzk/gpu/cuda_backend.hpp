@@ -63,8 +63,6 @@ struct cuda_options {
   // Seed rates for "auto" (seconds per point measured elsewhere, e.g. `cuzk bench msm`; the host's
   // on an idle host, scaled here by the synthesizers' share of the cores); 0: measured by a probe.
   double b2_host_s_per_point = 0, b2_device_s_per_point = 0;
-  // Two NTT stages per shared-memory round trip (radix-4 units in registers); false: radix 2.
-  bool ntt_radix4 = true;
 };
 
 class cuda_backend : public zk::groth16::backend {
