@@ -142,8 +142,9 @@ fi
       }
     }'
 } >"$L/table.txt"
-tar -C "$OUT" -cf "$OUT/logs.tar" logs/*.log
 cp "$L/table.txt" "$OUT/table.txt"
+# the logs as one tar (the device tool brings back only a few files)
+tar -C "$OUT" -cf "$OUT/logs.tar" logs && rm -rf "$L"
 echo "== summary"
 cat "$S"
 cat "$OUT/table.txt"
