@@ -7,9 +7,10 @@
 # kind), and last one table "primitive | size | sppark | cuzk | cuzk/sppark" (medians, ms).
 # Logs go to $OUT/logs.tar; steps are cut short when BUDGET is nearly spent (their rows so far stay).
 #
-#   here (the dev machine, any checkout):
-#     bash gpu/tools/device_sppark.sh pack [DIR]   # builds cuzk, cuzk_sppark_check, sppark_bench and
-#                                                  # bundles them into DIR/payload.tar.xz (.device/sppark)
+#   here (the dev machine, a worktree of the tree to measure):
+#     bash gpu/tools/device_sppark.sh pack /work/main/.device/sppark
+#                            # builds cuzk, cuzk_sppark_check, sppark_bench in this checkout and bundles
+#                            # them into DIR/payload.tar.xz (default DIR: this checkout's .device/sppark)
 #   device (the run tool sends /work/main's checkout plus the carried folder):
 #     run(command="bash gpu/tools/device_sppark.sh", carry=[".device/sppark"], timeout_s=...)
 #
