@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "client/client.hpp"
+#include "bench_shape.hpp"
 #include "commands.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
@@ -237,6 +238,7 @@ void register_bench(CLI::App& app) {
   sub->require_subcommand(1);
   register_prove_bench(sub);
   register_fil_bench(sub);
+  register_abc_bench(sub);
 #ifdef CUZK_HAVE_GPU
   auto opt = std::make_shared<gpu::bench_options>();
   auto add_common = [opt](CLI::App* c) {

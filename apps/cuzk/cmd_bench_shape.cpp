@@ -29,6 +29,7 @@
 
 #include "client/client.hpp"
 #include "client/timeline_svg.hpp"
+#include "bench_shape.hpp"
 #include "commands.hpp"
 #include "engine/engine.hpp"
 #include "fil/io/c1_json.hpp"
@@ -47,12 +48,6 @@
 
 namespace cuzk::cli {
 
-namespace {
-
-namespace fs = std::filesystem;
-using json = nlohmann::ordered_json;
-using clock_type = std::chrono::steady_clock;
-
 const fil::seal_proof_info* shape_proof(const std::string& shape) {
   const fil::seal_proof_info* p = nullptr;
   if (shape.rfind("porep-", 0) == 0) p = fil::find_seal_proof("StackedDrg" + shape.substr(6) + "V1_1");
@@ -62,10 +57,17 @@ const fil::seal_proof_info* shape_proof(const std::string& shape) {
 }
 
 std::string default_evaluator_dir() {
+  namespace fs = std::filesystem;
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return (fs::path(x) / "cuzk" / "evaluators").string();
   if (const char* h = std::getenv("HOME"); h && *h) return (fs::path(h) / ".cache" / "cuzk" / "evaluators").string();
   return "./cuzk-evaluators";
 }
+
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::ordered_json;
+using clock_type = std::chrono::steady_clock;
 
 // kB fields of /proc/self/status ("VmHWM", "VmRSS"), in bytes; 0 where absent.
 std::uint64_t proc_status_bytes(const std::string& field) {

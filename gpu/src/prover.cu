@@ -438,7 +438,7 @@ struct cuda_backend::impl {
     CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, in.ready(), 0));
     CUZK_CUDA(cudaEventRecord(stage_ev[0], ctx.compute));
     if (abc_here) {
-      ::cuzk::gpu::evaluate_compact(dk.compact.view, w, v[0], v[1], v[2], ctx.compute);
+      ::cuzk::gpu::evaluate_compact(dk.compact.view, w, v[0], v[1], v[2], ctx.compute, opt.compact);
       CUZK_CUDA(cudaEventRecord(abc_ev, ctx.compute));
     }
     if (bp) {
@@ -698,7 +698,8 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
     const std::size_t n = pce.domain_size();
     auto staged = std::make_unique<cuda_staged>(I.ctx.staging, n, witness.size());
     staged->staging().upload(staged->vec(3), witness.data(), witness.size_bytes());
-    ::cuzk::gpu::evaluate_compact(temp.view, staged->witness(), staged->vec(0), staged->vec(1), staged->vec(2), staged->stream());
+    ::cuzk::gpu::evaluate_compact(temp.view, staged->witness(), staged->vec(0), staged->vec(1), staged->vec(2), staged->stream(),
+                                  I.opt.compact);
     CUZK_CUDA(cudaEventRecord(staged->ready(), staged->stream()));
     CUZK_CUDA(cudaEventSynchronize(staged->ready()));  // before the temporary evaluator goes
     return staged;
@@ -724,7 +725,7 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
 }
 
 zk::groth16::synthesis cuda_backend::evaluate_compact(const zk::groth16::pce_compact& e, std::span<const scalar> w,
-                                                      double* kernel_ms) {
+                                                      double* kernel_ms, const compact_kernel_options* kernel) {
   if (w.size() != e.n_inputs() + e.n_aux())
     throw zk::input_error("witness has " + std::to_string(w.size()) + " values, the recorded circuit " +
                           std::to_string(e.n_inputs() + e.n_aux()));
@@ -738,7 +739,8 @@ zk::groth16::synthesis cuda_backend::evaluate_compact(const zk::groth16::pce_com
   I.ctx.upload_async(wd.get(), w.data(), w.size_bytes());
   auto* v = reinterpret_cast<fr_d*>(out.get());
   CUZK_CUDA(cudaEventRecord(I.ctx.t0, I.ctx.compute));
-  ::cuzk::gpu::evaluate_compact(dc.view, reinterpret_cast<const uint64_t*>(wd.get()), v, v + n, v + 2 * n, I.ctx.compute);
+  ::cuzk::gpu::evaluate_compact(dc.view, reinterpret_cast<const uint64_t*>(wd.get()), v, v + n, v + 2 * n, I.ctx.compute,
+                                kernel ? *kernel : I.opt.compact);
   CUZK_CUDA(cudaEventRecord(I.ctx.t1, I.ctx.compute));
   zk::groth16::synthesis s;
   s.a.resize(n);
@@ -754,6 +756,80 @@ zk::groth16::synthesis cuda_backend::evaluate_compact(const zk::groth16::pce_com
     *kernel_ms = ms;
   }
   return s;
+}
+
+namespace {
+// Counts the 32-byte elements of x that differ from y.
+__global__ void count_differing_kernel(const uint4* x, const uint4* y, std::size_t elements, unsigned long long* out) {
+  unsigned long long mine = 0;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < elements;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const uint4 a0 = x[2 * i], a1 = x[2 * i + 1], b0 = y[2 * i], b1 = y[2 * i + 1];
+    mine += ((a0.x ^ b0.x) | (a0.y ^ b0.y) | (a0.z ^ b0.z) | (a0.w ^ b0.w) | (a1.x ^ b1.x) | (a1.y ^ b1.y) |
+             (a1.z ^ b1.z) | (a1.w ^ b1.w)) != 0;
+  }
+  if (mine) atomicAdd(out, mine);
+}
+}  // namespace
+
+std::vector<cuda_backend::compact_timing> cuda_backend::time_compact(const zk::groth16::pce_compact& e,
+                                                                     std::span<const scalar> w,
+                                                                     const zk::groth16::synthesis& want,
+                                                                     std::span<const compact_kernel_options> kernels,
+                                                                     int reps, int warmup) {
+  const std::size_t n = e.domain_size();
+  if (w.size() != e.n_inputs() + e.n_aux())
+    throw zk::input_error("witness has " + std::to_string(w.size()) + " values, the recorded circuit " +
+                          std::to_string(e.n_inputs() + e.n_aux()));
+  if (want.a.size() != n || want.b.size() != n || want.c.size() != n)
+    throw std::invalid_argument("cuda time_compact: the reference a, b, c must hold the domain size");
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  const device_compact dc = upload_compact(I.ctx, e);
+  dbuf<unsigned char> wd = I.ctx.alloc(w.size_bytes(), "cuda time_compact: the witness");
+  dbuf<unsigned char> ref = I.ctx.alloc(3 * n * sizeof(fr_d), "cuda time_compact: the host's a, b, c");
+  dbuf<unsigned char> out = I.ctx.alloc(3 * n * sizeof(fr_d), "cuda time_compact: a, b, c");
+  dbuf<unsigned char> cnt = I.ctx.alloc(sizeof(unsigned long long), "cuda time_compact: a counter");
+  I.ctx.upload_async(wd.get(), w.data(), w.size_bytes());
+  I.ctx.upload_async(ref.get(), want.a.data(), n * sizeof(fr_d));
+  I.ctx.upload_async(ref.get() + n * sizeof(fr_d), want.b.data(), n * sizeof(fr_d));
+  I.ctx.upload_async(ref.get() + 2 * n * sizeof(fr_d), want.c.data(), n * sizeof(fr_d));
+  auto* v = reinterpret_cast<fr_d*>(out.get());
+  const auto* wp = reinterpret_cast<const uint64_t*>(wd.get());
+  std::vector<compact_timing> res;
+  for (const auto& k : kernels) {
+    compact_timing t;
+    t.kernel = k;
+    std::vector<double> ms;
+    for (int i = 0; i < warmup + reps; ++i) {
+      CUZK_CUDA(cudaMemsetAsync(out.get(), 0xa5, out.bytes(), I.ctx.compute));  // poisoned: every element must be written
+      CUZK_CUDA(cudaEventRecord(I.ctx.t0, I.ctx.compute));
+      ::cuzk::gpu::evaluate_compact(dc.view, wp, v, v + n, v + 2 * n, I.ctx.compute, k);
+      CUZK_CUDA(cudaEventRecord(I.ctx.t1, I.ctx.compute));
+      CUZK_CUDA(cudaEventSynchronize(I.ctx.t1));
+      float f = 0;
+      CUZK_CUDA(cudaEventElapsedTime(&f, I.ctx.t0, I.ctx.t1));
+      if (i >= warmup) ms.push_back(f);
+    }
+    CUZK_CUDA(cudaMemsetAsync(cnt.get(), 0, sizeof(unsigned long long), I.ctx.compute));
+    count_differing_kernel<<<4096, 256, 0, I.ctx.compute>>>(reinterpret_cast<const uint4*>(out.get()),
+                                                            reinterpret_cast<const uint4*>(ref.get()), 3 * n,
+                                                            reinterpret_cast<unsigned long long*>(cnt.get()));
+    CUZK_LAUNCHED();
+    unsigned long long d = 0;
+    CUZK_CUDA(cudaMemcpyAsync(&d, cnt.get(), sizeof d, cudaMemcpyDeviceToHost, I.ctx.compute));
+    CUZK_CUDA(cudaStreamSynchronize(I.ctx.compute));
+    t.elements_differing = d;
+    if (!ms.empty()) {
+      std::sort(ms.begin(), ms.end());
+      t.median_ms = ms[ms.size() / 2];
+      t.min_ms = ms.front();
+      t.max_ms = ms.back();
+    }
+    res.push_back(t);
+  }
+  return res;
 }
 
 std::unique_ptr<zk::groth16::staged_inputs> cuda_stager::stage_witness(const zk::groth16::constraint_evaluator& pce,

@@ -24,6 +24,16 @@ bool device_present();
 int device_count();  // visible CUDA devices (0 without a driver or device)
 std::string device_description();
 
+// How the compact evaluator's kernel (gpu/src/compact_evaluator.cuh) splits a block of 4096 rows:
+// rows of more than `long_row` terms are summed by a whole warp, the others by a thread each.
+// `row_per_thread`: the first kernel (a thread walks each row whole, long ones included), kept to
+// compare (`cuzk bench abc`).
+struct compact_kernel_options {
+  unsigned threads = 256;  // per block: 128, 256 or 512
+  unsigned long_row = 8;
+  bool row_per_thread = false;
+};
+
 // The backend's tuning, passed in by its maker (the engine from its configuration, `cuzk bench`
 // from its flags); the library reads no environment.
 struct cuda_options {
@@ -63,6 +73,7 @@ struct cuda_options {
   // Seed rates for "auto" (seconds per point measured elsewhere, e.g. `cuzk bench msm`; the host's
   // on an idle host, scaled here by the synthesizers' share of the cores); 0: measured by a probe.
   double b2_host_s_per_point = 0, b2_device_s_per_point = 0;
+  compact_kernel_options compact;  // a, b, c from the witness (a key's compact evaluator)
 };
 
 class cuda_backend : public zk::groth16::backend {
@@ -106,8 +117,21 @@ class cuda_backend : public zk::groth16::backend {
   // a, b, c of a compact recorded evaluator computed on the device from a canonical witness (the
   // evaluator uploaded for this call), read back: tests and benchmarks. kernel_ms: the kernels'
   // time (CUDA events).
+  // kernel: the kernel's options (null: the backend's).
   zk::groth16::synthesis evaluate_compact(const zk::groth16::pce_compact& e, std::span<const zk::groth16::scalar> w,
-                                          double* kernel_ms = nullptr);
+                                          double* kernel_ms = nullptr, const compact_kernel_options* kernel = nullptr);
+  // The same kernel timed at a circuit's scale (`cuzk bench abc`): the evaluator, the witness and
+  // `want` (the host's a, b, c) uploaded once; each of `kernels` run warmup + reps times, each run on
+  // an output poisoned first (CUDA events around the kernels; median of the reps), and its last
+  // a, b, c compared with `want` on the device, element by element.
+  struct compact_timing {
+    compact_kernel_options kernel;
+    double median_ms = 0, min_ms = 0, max_ms = 0;
+    std::uint64_t elements_differing = 0;  // of a, b, c against want (3 x the domain size)
+  };
+  std::vector<compact_timing> time_compact(const zk::groth16::pce_compact& e, std::span<const zk::groth16::scalar> w,
+                                           const zk::groth16::synthesis& want,
+                                           std::span<const compact_kernel_options> kernels, int reps, int warmup);
   // Device bytes a device key made here spends on shifted sets beyond its plain copies.
   static std::size_t shifted_bytes(const zk::groth16::resident_key& key);
 
