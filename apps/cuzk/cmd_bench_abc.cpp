@@ -51,8 +51,9 @@ std::string fixed(double v, int prec) {
   return s.str();
 }
 
-// Rows and entries by row length, and the share of entries whose coefficient is +1 or -1.
-void print_histogram(const char* name, const g16::pce_compact& e, const g16::pce_compact::matrix_view& m) {
+// Rows and entries by row length, and the share of entries whose coefficient is +1 or -1; returns
+// the entries with another coefficient (a product each).
+std::uint64_t print_histogram(const char* name, const g16::pce_compact& e, const g16::pce_compact::matrix_view& m) {
   static constexpr unsigned edges[] = {0, 1, 2, 3, 5, 9, 17, 33, 65, 257, 1025, 65536};
   constexpr std::size_t nb = std::size(edges) - 1;
   std::uint64_t rows[nb] = {}, entries[nb] = {};
@@ -75,6 +76,7 @@ void print_histogram(const char* name, const g16::pce_compact& e, const g16::pce
               << fixed(100.0 * double(rows[b]) / double(n), 3) << "%, entries "
               << fixed(100.0 * double(entries[b]) / double(std::max<std::uint64_t>(m.entries, 1)), 2) << "%\n";
   }
+  return m.entries - ones;
 }
 
 #ifdef CUZK_HAVE_GPU
@@ -135,8 +137,13 @@ int run_bench_abc(const bench_abc_options& o) {
               << " inputs, " << e->n_aux() << " aux, " << e->n_constraints() << " constraints, domain " << e->domain_size()
               << ", " << e->coefficients() << " distinct coefficients\n";
   }
-  print_histogram("A", *e, e->matrix_a());
-  print_histogram("B", *e, e->matrix_b());
+  std::uint64_t coefficient_products = print_histogram("A", *e, e->matrix_a());
+  coefficient_products += print_histogram("B", *e, e->matrix_b());
+  // The field products the kernel cannot avoid: a row's sum of A and of B times R (the witness is
+  // canonical), c = a b, the input rows' values times R, and every coefficient other than +1 / -1.
+  const std::uint64_t products = 3 * e->n_constraints() + e->n_inputs() + coefficient_products;
+  std::cout << "field products: " << fixed(double(products) / 1e6, 1) << "M (" << fixed(double(coefficient_products) / 1e6, 1)
+            << "M of them by coefficients other than +1 / -1)\n";
 
   // A random witness, no zeros, and the host's a, b, c from it (all cores).
   const std::size_t nv = e->n_inputs() + e->n_aux();
