@@ -1,6 +1,7 @@
 #include "cuzk/gpu/bench.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -45,11 +46,37 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
   throw std::invalid_argument("bench msm: --scalars must be random, bits90, bits99 or ones");
 }
 
+// A --variants entry: "xyzz" (the defaults) or tokens joined by '+': "acc4", "split", "cNN" (the
+// plain bases' window bits).
+struct msm_variant {
+  unsigned acc_blocks = 0, window_bits = 0;
+  bool split = false;
+};
+msm_variant parse_variant(const std::string& v) {
+  msm_variant r;
+  if (v == "xyzz") return r;
+  std::size_t at = 0;
+  while (at <= v.size()) {
+    std::size_t end = v.find('+', at);
+    if (end == std::string::npos) end = v.size();
+    const std::string t = v.substr(at, end - at);
+    if (t == "acc4") r.acc_blocks = 4;
+    else if (t == "split") r.split = true;
+    else if (t.size() >= 2 && t.size() <= 3 && t[0] == 'c' && std::isdigit((unsigned char)t[1]) &&
+             std::isdigit((unsigned char)t.back()))
+      r.window_bits = unsigned(std::stoul(t.substr(1)));
+    else
+      throw std::invalid_argument("bench msm: --variants entry '" + v + "': xyzz, or acc4 / split / cNN joined by +");
+    at = end + 1;
+  }
+  return r;
+}
+
 // One row per scalar kind (and per kind on shifted sets): the bases, their upload and their
 // shifted sets are made once per size for all kinds.
 template <class Curve>
 std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shifted, bool profiled, int warmup,
-                           int reps, const std::vector<std::string>& kinds) {
+                           int reps, const std::vector<std::string>& kinds, const std::vector<std::string>& variants) {
   using aff = zk::affine_t<Curve>;
   constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
   const char* curve = g2 ? "g2" : "g1";
@@ -83,13 +110,20 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
     zk::jacobian_t<Curve> got;
     std::vector<double> times;
     char name[160];
-    if (resident) {
-      copy_to_device(ds, scalars.data(), n * 32);
+    if (resident) copy_to_device(ds, scalars.data(), n * 32);
+    const std::vector<std::string> runs = variants.empty() ? std::vector<std::string>{""} : variants;
+    for (std::size_t vi = 0; resident && vi < runs.size(); ++vi) {
+      const std::string& variant = runs[vi];
+      std::string vs = variant.empty() ? "" : " [" + variant + "]";
+      if (!variant.empty()) {
+        const msm_variant mv = parse_variant(variant);
+        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits);
+      }
       times = be.time_ms(warmup, reps, [&] {
         if constexpr (g2) got = be.msm_g2_device(db, ds, n);
         else got = be.msm_g1_device(db, ds, n);
       });
-      std::snprintf(name, sizeof name, "msm %s 2^%u %s resident", curve, L, kind.c_str());
+      std::snprintf(name, sizeof name, "msm %s 2^%u %s resident%s", curve, L, kind.c_str(), vs.c_str());
       out.push_back({name, median(times), *std::min_element(times.begin(), times.end()), got == want});
       // --profile: one more run with an event after each stage (the bucket method's stages; the
       // split of the scalars that are bits comes before them).
@@ -104,7 +138,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
         CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
         const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
                                "window sums+combine"};
-        std::printf("  [msm %s 2^%u %s%s stages (ms):", curve, L, kind.c_str(), on_shifted ? " shifted" : "");
+        std::printf("  [msm %s 2^%u %s%s%s stages (ms):", curve, L, kind.c_str(), on_shifted ? " shifted" : "", vs.c_str());
         for (int i = 0; i < msm_profile::stages; ++i) {
           float ms = 0;
           CUZK_CHECK_CUDA(cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]));
@@ -126,12 +160,13 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
           if constexpr (g2) got_s = be.msm_g2_device(db, ds, n, true);
           else got_s = be.msm_g1_device(db, ds, n, true);
         });
-        std::snprintf(name, sizeof name, "msm %s 2^%u %s resident shifted (c = %u, %u sets, built in %.2f s)", curve,
-                      L, kind.c_str(), c, (255 + c) / c, t_shift);
+        std::snprintf(name, sizeof name, "msm %s 2^%u %s resident shifted (c = %u, %u sets, built in %.2f s)%s", curve,
+                      L, kind.c_str(), c, (255 + c) / c, t_shift, vs.c_str());
         profile(true);
         out.push_back({name, median(stimes), *std::min_element(stimes.begin(), stimes.end()), got_s == want});
       }
-    } else {
+    }
+    if (!resident) {
       times = be.time_ms(warmup, reps, [&] {
         if constexpr (g2) got = be.msm_g2(bases, scalars);
         else got = be.msm_g1(bases, scalars);
@@ -231,12 +266,16 @@ int run_bench(const bench_options& opt) {
   }
   std::printf("device: %s\n", device_description().c_str());
   if (opt.what == "msm")
-    std::printf("msm: scalars %s, bits split %s, accumulation %s (lanes %u)\n", opt.scalars.c_str(),
-                opt.split_bits ? "on" : "off", opt.affine_lanes ? "batch-affine" : "xyzz", opt.affine_lanes);
+    std::printf("msm: scalars %s, bits split %s, accumulation %s (lanes %u, blocks %u), segments %s, window %u\n",
+                opt.scalars.c_str(), opt.split_bits ? "on" : "off", opt.affine_lanes ? "batch-affine" : "xyzz",
+                opt.affine_lanes, opt.acc_blocks, opt.segment_split ? "split" : "one kernel", opt.window_bits);
   cuda_options co;
   co.msm_segment_length = opt.segment_length;
   co.msm_split_bits = opt.split_bits;
   co.msm_affine_lanes = opt.affine_lanes;
+  co.msm_acc_blocks = opt.acc_blocks;
+  co.msm_segment_split = opt.segment_split;
+  co.force_window_bits = opt.window_bits;
   co.ntt_threads = opt.ntt_threads;
   co.ntt_uniform_roots = opt.ntt_uniform_roots;
   cuda_backend be(co);
@@ -252,8 +291,8 @@ int run_bench(const bench_options& opt) {
   for (unsigned L : opt.log_sizes) {
     std::vector<row> rs;
     if (opt.what == "msm") {
-      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds);
-      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds);
+      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds, opt.variants);
+      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds, opt.variants);
       else throw std::invalid_argument("bench msm: --curve must be g1 or g2");
     } else if (opt.what == "ntt" || opt.what == "h") {
       rs = {bench_ntt(be, L, opt.warmup, opt.reps, opt.what == "h", opt.profile)};

@@ -40,7 +40,13 @@ struct msm_shape {
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
   unsigned affine_lanes;  // 0: XYZZ accumulation; else batch-affine first level, this many lanes per thread
+  // Blocks of msm_acc_threads per SM the XYZZ accumulation is compiled for (0: as many as its
+  // registers allow, 3 for G1 at 164 registers; 4: capped at 128 registers, 16 warps per SM).
+  unsigned acc_blocks;
+  bool seg_split;  // bucket reduction in two kernels (msm_bucket_segment_sums / _starts)
 };
+// Threads per block of the accumulation kernels.
+constexpr unsigned msm_acc_threads = 128;
 
 // seg_len: buckets per reduction segment (0: the measured rule in msm_common.cu; benchmarks pass
 // cuda_options::msm_segment_length to try others).
@@ -97,11 +103,15 @@ constexpr uint32_t no_key = 0xffffffffu;
 // Each thread's pairs are added in order; a point is loaded when its turn comes. (Software
 // pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%
 // of this on the H200 and slower for G2: docs/benchmarks.md, 2026-12-02 16:25.)
+//
+// msm_accumulate_points_4 caps the registers so that 4 blocks of msm_acc_threads fit an SM (the
+// product's carry chains are serial, so more warps per scheduler may hide their latency; fewer
+// registers may spill): the variant msm_shape::acc_blocks = 4 chooses.
 template <class F>
-__global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
-                                      std::size_t M, unsigned K, unsigned nb,
-                                      const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
-                                      uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+__device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __restrict__ keys,
+                                                           const uint32_t* __restrict__ vals, std::size_t M, unsigned K,
+                                                           unsigned nb, const affine_d<F>* __restrict__ bases,
+                                                           xyzz_d<F>* buckets, uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
   using X = xyzz_d<F>;
   std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   std::size_t begin = t * K;
@@ -141,6 +151,19 @@ __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const u
   // Unused slots carry a neighbouring key and the identity, keeping the slot keys sorted.
   if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
   if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
+}
+template <class F>
+__global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
+                                      std::size_t M, unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases,
+                                      xyzz_d<F>* buckets, uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+  msm_accumulate_points_body<F>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
+}
+template <class F>
+__global__ void __launch_bounds__(msm_acc_threads, 4)
+    msm_accumulate_points_4(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
+                            unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
+                            uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+  msm_accumulate_points_body<F>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
 }
 
 // The first level again, with affine accumulators whose additions share one inversion per batch
@@ -328,6 +351,45 @@ __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsig
   store16(out + id, total);
 }
 
+// The same in two kernels, for fewer registers each (the one above holds three XYZZ points and
+// spills at 255): segment sums only (total without the start's share, and running), then the
+// start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split.
+template <class F>
+__global__ void msm_bucket_segment_sums(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
+                                        unsigned nseg, xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
+  using X = xyzz_d<F>;
+  std::size_t id = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (id >= std::size_t(nwin) * nseg) return;
+  unsigned w = unsigned(id / nseg), s = unsigned(id % nseg);
+  unsigned lo = 1 + s * L, hi = lo + L < nb ? lo + L : nb;
+  const X* B = buckets + std::size_t(w) * nb;
+  X running = X::identity(), total = X::identity();
+  for (unsigned b = hi; b-- > lo;) {
+    running.add(load16(B + b));
+    total.add(running);
+  }
+  store16(total_out + id, total);
+  store16(running_out + id, running);
+}
+template <class F>
+__global__ void msm_bucket_segment_starts(xyzz_d<F>* total, const xyzz_d<F>* __restrict__ running, unsigned nwin,
+                                          unsigned L, unsigned nseg) {
+  using X = xyzz_d<F>;
+  std::size_t id = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (id >= std::size_t(nwin) * nseg) return;
+  unsigned m = unsigned(id % nseg) * L;  // lo - 1
+  X run = load16(running + id);
+  if (!m || run.is_identity()) return;
+  X r = X::identity();
+  for (int bit = 31 - __clz(m); bit >= 0; --bit) {
+    r = r.dbl();
+    if ((m >> bit) & 1) r.add(run);
+  }
+  X t = load16(total + id);
+  t.add(r);
+  store16(total + id, t);
+}
+
 // out[w * ng + g] = sum of in[w * cnt + g * G .. + G) (clipped to cnt).
 template <class F>
 __global__ void msm_group_sums(const xyzz_d<F>* __restrict__ in, unsigned nwin, unsigned cnt, unsigned G,
@@ -463,7 +525,7 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(BW) * sh.nb * sizeof(X), s));
   mark(2);
 
-  constexpr unsigned acc_threads = 128;
+  constexpr unsigned acc_threads = msm_acc_threads;
   if (sh.affine_lanes) {
     affine_d<F>* acc_st = ar.take<affine_d<F>>(sh.T1);
     F* pre_st = ar.take<F>(sh.T1);
@@ -474,8 +536,10 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
         keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1, sh.T1, sh.affine_lanes, acc_st,
         pre_st, key_st, flag_st);
   } else {
-    msm_accumulate_points<F><<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
-        keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1);
+    auto kernel = sh.acc_blocks == 4 ? msm_accumulate_points_4<F> : msm_accumulate_points<F>;
+    if (sh.acc_blocks != 0 && sh.acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
+    kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb,
+                                                                  bases, buckets, sk1, sp1);
   }
   CUZK_LAUNCHED();
   mark(3);
@@ -493,8 +557,15 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   }
   mark(4);
 
-  msm_bucket_segments<F><<<blocks_for(std::size_t(BW) * sh.nseg, 64), 64, 0, s>>>(buckets, BW, sh.nb, sh.seg_len,
-                                                                                 sh.nseg, seg_a);
+  if (sh.seg_split) {
+    const std::size_t segs = std::size_t(BW) * sh.nseg;
+    msm_bucket_segment_sums<F><<<blocks_for(segs, 64), 64, 0, s>>>(buckets, BW, sh.nb, sh.seg_len, sh.nseg, seg_a, seg_b);
+    CUZK_LAUNCHED();
+    msm_bucket_segment_starts<F><<<blocks_for(segs, 64), 64, 0, s>>>(seg_a, seg_b, BW, sh.seg_len, sh.nseg);
+  } else {
+    msm_bucket_segments<F><<<blocks_for(std::size_t(BW) * sh.nseg, 64), 64, 0, s>>>(buckets, BW, sh.nb, sh.seg_len,
+                                                                                   sh.nseg, seg_a);
+  }
   CUZK_LAUNCHED();
   mark(5);
   unsigned cnt = sh.nseg;

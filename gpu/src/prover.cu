@@ -80,8 +80,12 @@ struct cuda_backend::impl {
   }
 
   msm_shape shape_of(std::size_t len, const msm_bases& mb) const {
-    return mb.stride ? make_msm_shape(len, ctx.sms, mb.c, true, opt.msm_segment_length, opt.msm_affine_lanes)
-                     : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length, opt.msm_affine_lanes);
+    msm_shape sh = mb.stride ? make_msm_shape(len, ctx.sms, mb.c, true, opt.msm_segment_length, opt.msm_affine_lanes)
+                             : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length,
+                                              opt.msm_affine_lanes);
+    sh.acc_blocks = opt.msm_acc_blocks;
+    sh.seg_split = opt.msm_segment_split;
+    return sh;
   }
   template <bool G2>
   std::size_t scratch_need(std::size_t len, const msm_bases& mb) const {
@@ -957,6 +961,14 @@ std::vector<std::pair<std::string, double>> cuda_backend::ntt_profile_device(con
   return out;
 }
 void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute)); }
+void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits) {
+  if (acc_blocks != 0 && acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
+  if (window_bits == 1 || window_bits > 24) throw std::invalid_argument("cuda msm: window bits must be 2..24 (0: by size)");
+  impl_->opt.msm_acc_blocks = acc_blocks;
+  impl_->opt.msm_segment_split = segment_split;
+  impl_->opt.force_window_bits = window_bits;
+}
+
 void cuda_backend::release_caches() {
   std::lock_guard lock(impl_->ctx.mu);
   CUZK_CUDA(cudaSetDevice(impl_->opt.device));

@@ -363,6 +363,42 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
   REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
 }
 
+TEST_CASE("device MSM kernel variants (accumulation at 4 blocks per SM, split bucket segments) equal the CPU backend",
+          "[device][msm][variants]") {
+  REQUIRE_DEVICE();
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  for (unsigned blocks : {0u, 4u})
+    for (bool split_segments : {false, true}) {
+      INFO("acc_blocks = " << blocks << ", segment split = " << split_segments);
+      gpu::cuda_options o;
+      o.msm_acc_blocks = blocks;
+      o.msm_segment_split = split_segments;
+      gpu::cuda_backend be(o);
+      // Random (several windows and segments), repeated points, every scalar r - 1, 90% bits; G2.
+      check_msm<g1_curve>(be, 3000, 999, 520, true);
+      check_msm<g1_curve>(be, 5000, 3, 521, true);
+      check_msm<g1_curve>(be, 3000, 3, 522, true, std::vector<bigint<4>>(3000, r_minus_1));
+      check_msm<g1_curve>(be, 20000, 64, 523, true, gpu::testgen::bit_scalars(20000, 524, 0.9));
+      check_msm<g1_curve>(be, (1 << 20) + 7, 1 << 16, 525, false);
+      check_msm<g2_curve>(be, 2000, 100, 526, true);
+      check_msm<g2_curve>(be, (1 << 16) + 1, 1 << 12, 527, false);
+      // Shifted sets (one window of buckets, long segments), random scalars.
+      const std::size_t n = (1 << 18) + 3, D = 1 << 14;
+      auto ps = gpu::testgen::progression<g1_curve>(D, 528, true);
+      std::vector<g1_affine> bases(n);
+      for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
+      auto scalars = gpu::testgen::random_scalars(n, 529);
+      device_vec db(n * sizeof(g1_affine)), ds(n * 32);
+      gpu::copy_to_device(db.p, bases.data(), n * sizeof(g1_affine));
+      gpu::copy_to_device(ds.p, scalars.data(), n * 32);
+      auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
+      REQUIRE(be.msm_g1_device(db.p, ds.p, n) == want);
+      REQUIRE(be.msm_g1_device(db.p, ds.p, n, true) == want);
+      be.release_caches();
+    }
+}
+
 TEST_CASE("device MSM with batch-affine accumulation equals the CPU backend (collisions included)",
           "[device][msm][affine]") {
   REQUIRE_DEVICE();

@@ -51,6 +51,11 @@ struct cuda_options {
   // into affine ones, N slices per thread sharing one inversion per step (Montgomery's trick: ~6
   // products per addition plus the inversion's share; more scratch: a state per slice).
   unsigned msm_affine_lanes = 0;
+  // Kernel variants of the XYZZ bucket method (for comparison runs): the accumulation compiled for
+  // 4 blocks per SM (registers capped at 128) instead of 0 (as many as its registers allow); the
+  // bucket reduction's segments in two kernels (fewer registers each) instead of one.
+  unsigned msm_acc_blocks = 0;
+  bool msm_segment_split = false;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
   // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the
@@ -156,6 +161,10 @@ class cuda_backend : public zk::groth16::backend {
   std::vector<double> time_ms(int warmup, int reps, const std::function<void()>& fn);
   // Drops the benchmark's shifted sets, scratch and work vectors (device memory back).
   void release_caches();
+  // The MSM variants of cuda_options (msm_acc_blocks, msm_segment_split, force_window_bits for
+  // plain bases) switched between runs, so that a benchmark compares them on the same bases and
+  // shifted sets.
+  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0);
 
   struct impl;
 

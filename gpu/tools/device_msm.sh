@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Issue 19 items 2-3 (branch msm), one device call: the MSM tests, then the G1 MSM at 2^24 / 2^26 /
+# 2^27 by stage with the kernel variants (--variants) beside the base build (cuzk_base: main
+# 9c75bc4), bits90, G2 2^24, the proof tests last; logs in $OUT/logs.tar, a summary last.
+#   here: scripts/build.sh build cuzk cuzk_gpu_tests; cp BASE/cuzk /tmp/msm-base/cuzk_base
+#         /work/shared/tools/device-bundle -o /tmp/devb-msm build/bin/{cuzk,cuzk_gpu_tests} /tmp/msm-base/cuzk_base
+#         cp gpu/tools/device_msm.sh gpu/tools/device_lib.sh /tmp/devb-msm/
+#         mkdir -p /work/main/.device/msm && tar -C /tmp/devb-msm -cJf /work/main/.device/msm/payload.tar.xz .
+#   run(command="cd .device/msm && tar -xJf payload.tar.xz && bash device_msm.sh", carry=[".device/msm"], timeout_s=270)
+cd "$(dirname "$0")"
+. ./device_lib.sh
+R=./run
+END=${END:-258}  # seconds: every step's timeout ends by then
+left() { local l=$((END - SECONDS)); ((l > 200)) && l=200; echo $((l > 1 ? l : 1)); }
+# bt NAME CMD...: like device_lib's b, with the time left as its limit.
+bt() {
+  local name=$1 t=$SECONDS
+  shift
+  timeout "$(left)" "$@" >"$L/$name.log" 2>&1
+  echo "$name rc=$? ($((SECONDS - t)) s)" >>"$S"
+  grep -E "^\||stages|MISMATCH|error|verified" "$L/$name.log" | grep -v -- "---" | grep -v "^| benchmark" | tee -a "$S"
+}
+tests() {
+  local name=$1 lim=$2 t=$SECONDS
+  shift 2
+  timeout "$lim" $R cuzk_gpu_tests "$@" >"$L/$name.log" 2>&1
+  echo "$name rc=$? ($((SECONDS - t)) s)" | tee -a "$S"
+  grep -E "test cases|assertions|FAILED|with expansion" "$L/$name.log" | head -12 | tee -a "$S"
+}
+date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$S"
+dev_header
+tests tests_msm 70 "[msm]~[affine]"
+V=xyzz,acc4,split,acc4+split
+bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5 --variants $V
+bt base24 $R cuzk_base bench msm --curve g1 --log-size 24 --resident --shifted --reps 5
+bt g1_27 $R cuzk bench msm --curve g1 --log-size 27 --resident --profile --reps 3 --variants xyzz,split,acc4+split,split+c21,split+c23
+bt g1_26 $R cuzk bench msm --curve g1 --log-size 26 --resident --shifted --profile --reps 3 --variants xyzz,acc4+split
+bt g1_24_bits90 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --scalars bits90 --reps 5 --variants xyzz,acc4+split
+bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --reps 3 --variants xyzz,split
+tests tests_prove "$(left)" "[prove]~[bellperson]"
+echo "total $SECONDS s" | tee -a "$S"
+dev_finish
