@@ -1,6 +1,6 @@
 // `cuzk bench`: GPU primitive benchmarks (gpu/src/bench.cpp does the work).
 //   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident [--shifted]] [--scalars random|bits90|bits99|ones]
-//                  [--no-split] [--affine-lanes N] [--acc-blocks 0|4] [--segment-split] [--window-bits C]
+//                  [--no-split] [--affine-lanes N] [--acc-blocks 0|4] [--one-segment-kernel] [--window-bits C]
 //                  [--variants xyzz,acc4,split,acc4+split+c21,...]
 //                  [--reps N] [--warmup N]
 //   cuzk bench ntt --log-size 20,24,26,27
@@ -261,9 +261,10 @@ void register_bench(CLI::App& app) {
   msm->add_option("--affine-lanes", opt->affine_lanes,
                   "batch-affine bucket accumulation with N slices per thread (default 0: XYZZ accumulators)");
   msm->add_option("--acc-blocks", opt->acc_blocks,
-                  "XYZZ accumulation compiled for 4 blocks per SM (registers capped; default 0: uncapped)")
+                  "G1's XYZZ accumulation compiled for 4 blocks per SM (registers capped; the default) or 0 (uncapped)")
       ->check(CLI::IsMember({0u, 4u}));
-  msm->add_flag("--segment-split", opt->segment_split, "bucket reduction segments in two kernels (for comparison runs)");
+  msm->add_flag("!--one-segment-kernel", opt->segment_split,
+                "bucket reduction segments in one kernel (default: two, fewer registers each)");
   msm->add_option("--window-bits", opt->window_bits, "window bits of the plain-bases MSM (default: chosen by size)");
   msm->add_option("--variants", opt->variants,
                   "with --resident: variants one after the other, a row each: xyzz, or acc4 / split / cNN joined by +")

@@ -46,8 +46,9 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
   throw std::invalid_argument("bench msm: --scalars must be random, bits90, bits99 or ones");
 }
 
-// A --variants entry: "xyzz" (the defaults) or tokens joined by '+': "acc4", "split", "cNN" (the
-// plain bases' window bits).
+// A --variants entry: "xyzz" (the first kernels: acc_blocks 0, one segment kernel) or tokens
+// joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
+// window bits). The defaults are "acc4+split".
 struct msm_variant {
   unsigned acc_blocks = 0, window_bits = 0;
   bool split = false;

@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
+#include <type_traits>
 
 #include "common.cuh"
 #include "cuzk/gpu/curve.cuh"
@@ -40,8 +41,9 @@ struct msm_shape {
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
   unsigned affine_lanes;  // 0: XYZZ accumulation; else batch-affine first level, this many lanes per thread
-  // Blocks of msm_acc_threads per SM the XYZZ accumulation is compiled for (0: as many as its
-  // registers allow, 3 for G1 at 164 registers; 4: capped at 128 registers, 16 warps per SM).
+  // Blocks of msm_acc_threads per SM G1's XYZZ accumulation is compiled for (0: as many as its
+  // registers allow, 3 at 164 registers; 4: capped at 128 registers, 16 warps per SM). G2's
+  // accumulation ignores it (its Fp2 state would spill at 128 registers).
   unsigned acc_blocks;
   bool seg_split;  // bucket reduction in two kernels (msm_bucket_segment_sums / _starts)
 };
@@ -104,9 +106,9 @@ constexpr uint32_t no_key = 0xffffffffu;
 // pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%
 // of this on the H200 and slower for G2: docs/benchmarks.md, 2026-12-02 16:25.)
 //
-// msm_accumulate_points_4 caps the registers so that 4 blocks of msm_acc_threads fit an SM (the
-// product's carry chains are serial, so more warps per scheduler may hide their latency; fewer
-// registers may spill): the variant msm_shape::acc_blocks = 4 chooses.
+// msm_accumulate_points_4 caps the registers so that 4 blocks of msm_acc_threads fit an SM (more
+// warps per scheduler to hide the products' latency, at the cost of ~80 bytes of spills): G1's
+// default (msm_shape::acc_blocks = 4), 0.5-1.6% faster than the uncapped kernel on the H200.
 template <class F>
 __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __restrict__ keys,
                                                            const uint32_t* __restrict__ vals, std::size_t M, unsigned K,
@@ -353,7 +355,8 @@ __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsig
 
 // The same in two kernels, for fewer registers each (the one above holds three XYZZ points and
 // spills at 255): segment sums only (total without the start's share, and running), then the
-// start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split.
+// start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split (the
+// default: 2^23 shifted buckets 29.2 -> 23.1 ms, 13 windows of 2^19 19.5 -> 18.4 ms on the H200).
 template <class F>
 __global__ void msm_bucket_segment_sums(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
                                         unsigned nseg, xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
@@ -536,8 +539,10 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
         keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1, sh.T1, sh.affine_lanes, acc_st,
         pre_st, key_st, flag_st);
   } else {
-    auto kernel = sh.acc_blocks == 4 ? msm_accumulate_points_4<F> : msm_accumulate_points<F>;
     if (sh.acc_blocks != 0 && sh.acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
+    auto kernel = msm_accumulate_points<F>;
+    if constexpr (std::is_same_v<F, fp_d>)
+      if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
     kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb,
                                                                   bases, buckets, sk1, sp1);
   }

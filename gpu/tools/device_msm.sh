@@ -7,6 +7,7 @@
 #         cp gpu/tools/device_msm.sh gpu/tools/device_lib.sh /tmp/devb-msm/
 #         mkdir -p /work/main/.device/msm && tar -C /tmp/devb-msm -cJf /work/main/.device/msm/payload.tar.xz .
 #   run(command="cd .device/msm && tar -xJf payload.tar.xz && bash device_msm.sh", carry=[".device/msm"], timeout_s=270)
+#   (device_msm.sh check: the defaults only, ~80 s: tests, G1 2^24 / 2^26 shifted, G2 2^24)
 cd "$(dirname "$0")"
 . ./device_lib.sh
 R=./run
@@ -30,6 +31,15 @@ tests() {
 date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$S"
 dev_header
 tests tests_msm 70 "[msm]~[affine]"
+if [[ ${1:-} == check ]]; then  # the defaults after run 3 (acc4+split): tests, G1 2^24 / 2^26, G2 2^24
+  tests tests_prove 40 "[prove]~[bellperson]"
+  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
+  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
+  bt g1_26 $R cuzk bench msm --curve g1 --log-size 26 --resident --shifted --reps 3
+  echo "total $SECONDS s" | tee -a "$S"
+  dev_finish
+  exit 0
+fi
 V=xyzz,acc4,split,acc4+split
 bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5 --variants $V
 bt base24 $R cuzk_base bench msm --curve g1 --log-size 24 --resident --shifted --reps 5

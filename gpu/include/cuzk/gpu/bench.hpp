@@ -22,12 +22,13 @@ struct bench_options {
   std::string scalars = "random";
   bool split_bits = true;        // msm: scalars that are bits split off (cuda_options::msm_split_bits)
   unsigned affine_lanes = 0;     // msm: batch-affine accumulation, lanes per thread (cuda_options::msm_affine_lanes)
-  unsigned acc_blocks = 0;       // msm: cuda_options::msm_acc_blocks
-  bool segment_split = false;    // msm: cuda_options::msm_segment_split
+  unsigned acc_blocks = 4;       // msm: cuda_options::msm_acc_blocks (same default)
+  bool segment_split = true;     // msm: cuda_options::msm_segment_split (same default)
   unsigned window_bits = 0;      // msm: plain bases' window (cuda_options::force_window_bits; 0: by size)
   // msm: variants timed one after the other on the same bases and sets, one row each: "xyzz" (the
-  // defaults) or tokens joined by '+': "acc4" (acc_blocks 4), "split" (segment_split), "cNN"
-  // (window_bits NN). Empty: one run with acc_blocks, segment_split and window_bits as given.
+  // first kernels: acc_blocks 0, one segment kernel) or tokens joined by '+': "acc4" (acc_blocks
+  // 4), "split" (segment_split), "cNN" (window_bits NN); the defaults are "acc4+split". Empty: one
+  // run with acc_blocks, segment_split and window_bits as given.
   std::vector<std::string> variants;
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots

@@ -51,11 +51,12 @@ struct cuda_options {
   // into affine ones, N slices per thread sharing one inversion per step (Montgomery's trick: ~6
   // products per addition plus the inversion's share; more scratch: a state per slice).
   unsigned msm_affine_lanes = 0;
-  // Kernel variants of the XYZZ bucket method (for comparison runs): the accumulation compiled for
-  // 4 blocks per SM (registers capped at 128) instead of 0 (as many as its registers allow); the
-  // bucket reduction's segments in two kernels (fewer registers each) instead of one.
-  unsigned msm_acc_blocks = 0;
-  bool msm_segment_split = false;
+  // Kernel variants of the XYZZ bucket method: G1's accumulation compiled for 4 blocks per SM
+  // (registers capped at 128; 0: as many as its 164 registers allow, 3; G2's is always uncapped);
+  // the bucket reduction's segments in two kernels (fewer registers each) or one. The defaults
+  // measured best on the H200 (docs/benchmarks.md, issue 19 run 3).
+  unsigned msm_acc_blocks = 4;
+  bool msm_segment_split = true;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
   // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the
