@@ -701,7 +701,7 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
     const device_compact temp = upload_compact(I.ctx, *pce.compact());
     const std::size_t n = pce.domain_size();
     auto staged = std::make_unique<cuda_staged>(I.ctx.staging, n, witness.size());
-    staged->staging().upload(staged->vec(3), witness.data(), witness.size_bytes());
+    staged->put_witness(witness);
     ::cuzk::gpu::evaluate_compact(temp.view, staged->witness(), staged->vec(0), staged->vec(1), staged->vec(2), staged->stream(),
                                   I.opt.compact);
     CUZK_CUDA(cudaEventRecord(staged->ready(), staged->stream()));
@@ -719,7 +719,7 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_backend::synthesize(const zk::g
   else m = &(temp = device_key::upload_matrices(I.ctx, pce));
   const std::size_t n = pce.domain_size();
   auto staged = std::make_unique<cuda_staged>(I.ctx.staging, n, witness.size());
-  staged->staging().upload(staged->vec(3), witness.data(), witness.size_bytes());
+  staged->put_witness(witness);
   synthesize_device(m->a, m->b, staged->vec(3), n, staged->vec(0), staged->vec(1), staged->vec(2), staged->stream());
   CUZK_CUDA(cudaEventRecord(staged->ready(), staged->stream()));
   // Waited for here, so that the prover's synthesis time is the synthesis (the proof would wait

@@ -156,8 +156,13 @@ class cuda_staged final : public zk::groth16::staged_inputs {
     host_witness_ = w;
   }
   void fill_witness(std::span<const zk::groth16::scalar> w) {
-    ctx_->upload(witness(), w.data(), n_vars_ * 32);
+    put_witness(w);
     CUZK_CUDA(cudaEventRecord(ready_, ctx_->stream));
+  }
+  // The witness into its slot, remembered in host memory too (every staging that uploads one goes
+  // through here, so a host part of B2 finds it whatever path synthesized a, b, c).
+  void put_witness(std::span<const zk::groth16::scalar> w) {
+    ctx_->upload(witness(), w.data(), n_vars_ * 32);
     host_witness_ = w;
   }
   // The witness in host memory (its owner keeps it alive until the proof is done, as for host
