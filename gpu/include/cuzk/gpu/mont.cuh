@@ -146,10 +146,23 @@ CUZK_UNROLL
   }
   // The Montgomery step on V = x + 2^32 y: m = x[0] m0, V += m p (p's odd limbs into y, its even
   // limbs into x, x's carry onto y[N-1]); x[0] becomes 0. The modulus limbs are immediates.
+  //
+  // Moduli whose low 64 bits are 2^64 - 2^32 + 1 (Fr: p0 = 1, p1 = 2^32 - 1, so m0 = -1 and
+  // m = -x0) take their first product pair of each chain as additions instead of two IMAD.WIDE on
+  // the multiply pipe, which bounds the NTT's passes: m p0 = m makes x0 + m p0 = 0 with a carry
+  // exactly when x0 != 0 (the carry of x0 + 2^32 - 1), and m p1 = 2^32 m - m is the limb pair
+  // (x0, x0 ? ~x0 : 0), since -m = x0 and m - 1 = ~x0 for x0 != 0.
+  static constexpr bool low_limbs_1_and_minus_1 = P::mod(0) == 1u && P::mod(1) == 0xffffffffu;
   CUZK_HD static void split_reduce(uint32_t* x, uint32_t* y) {
     const uint32_t m = x[0] * (P::m0 == 0xffffffffu ? ptx::all_ones() : P::m0);
-    y[0] = ptx::mad_lo_cc(P::mod(1), m, y[0]);
-    y[1] = ptx::madc_hi_cc(P::mod(1), m, y[1]);
+    if constexpr (low_limbs_1_and_minus_1) {
+      const uint32_t x0 = x[0], hi = x0 ? ~x0 : 0u;
+      y[0] = ptx::add_cc(y[0], x0);
+      y[1] = ptx::addc_cc(y[1], hi);
+    } else {
+      y[0] = ptx::mad_lo_cc(P::mod(1), m, y[0]);
+      y[1] = ptx::madc_hi_cc(P::mod(1), m, y[1]);
+    }
 CUZK_UNROLL
     for (int k = 2; k + 2 < N; k += 2) {
       y[k] = ptx::madc_lo_cc(P::mod(k + 1), m, y[k]);
@@ -157,8 +170,14 @@ CUZK_UNROLL
     }
     y[N - 2] = ptx::madc_lo_cc(P::mod(N - 1), m, y[N - 2]);
     y[N - 1] = ptx::madc_hi(P::mod(N - 1), m, y[N - 1]);
-    x[0] = ptx::mad_lo_cc(P::mod(0), m, x[0]);
-    x[1] = ptx::madc_hi_cc(P::mod(0), m, x[1]);
+    if constexpr (low_limbs_1_and_minus_1) {
+      (void)ptx::add_cc(x[0], 0xffffffffu);  // the carry of x0 + m: x0 != 0
+      x[0] = 0;
+      x[1] = ptx::addc_cc(x[1], 0);
+    } else {
+      x[0] = ptx::mad_lo_cc(P::mod(0), m, x[0]);
+      x[1] = ptx::madc_hi_cc(P::mod(0), m, x[1]);
+    }
 CUZK_UNROLL
     for (int k = 2; k < N; k += 2) {
       x[k] = ptx::madc_lo_cc(P::mod(k), m, x[k]);
