@@ -9,7 +9,7 @@ namespace cuzk::gpu {
 namespace {
 
 constexpr unsigned small_log = 10;  // shared-memory root table: omega_1024^x, x < 512
-constexpr unsigned ntt_threads = ntt_max_threads;  // the launch bound; ntt_engine picks 256 or 512
+constexpr unsigned ntt_threads = ntt_max_threads;  // the larger launch bound; ntt_engine picks 256 or 512
 constexpr std::uint64_t bls12_381_snarkjs_gen = zk::bls12_381::fr_snarkjs_generator;
 
 fr_d to_dev(const zk::bls12_381::fr& x) {
@@ -77,10 +77,14 @@ struct dif_epilogue {
 // with j = 0 skip the product as a whole (in the default order a warp mixes j = 0 with others
 // and pays the product anyway: half the butterflies of the hbits = 1 stage, a quarter of the
 // next, ...), at the price of a two-way bank conflict.
-template <bool DIT>
-__global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t,
-                                                        const fr_d* __restrict__ small, const fr_d* __restrict__ tw,
-                                                        dif_epilogue ep, int jmax) {
+//
+// MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
+// registers, 40 warps; 4 blocks by its ~55 registers otherwise): 1.5-2% faster on the H200
+// (docs/benchmarks.md, "Issue 19 item 4, run 4"); 512 threads keep the plain bound.
+template <bool DIT, unsigned MAXT>
+__global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
+    ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t, const fr_d* __restrict__ small, const fr_d* __restrict__ tw,
+             dif_epilogue ep, int jmax) {
   extern __shared__ uint4 shraw[];
   const unsigned T = 1u << (k + t), H = 1u << (k - 1);
   uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
@@ -139,18 +143,25 @@ __global__ void __launch_bounds__(ntt_threads) ntt_pass(fr_d* data, unsigned r, 
   }
 }
 
-template <bool DIT>
-void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, cudaStream_t s) {
+template <bool DIT, unsigned MAXT>
+void launch_pass_t(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
+                   const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
-  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
   unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
   // j-major stages need a warp's 32 butterflies to share j (t + k - 1 - hbits >= 5), and only
   // pay where the tile has 4 adjacent columns (t = 2: a two-way conflict; t = 0 would be worse).
   const int jmax = uniform_roots && t >= 2 ? std::min(3, int(t + k) - 6) : -1;
-  ntt_pass<DIT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax);
+  ntt_pass<DIT, MAXT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax);
   CUZK_LAUNCHED();
+}
+
+template <bool DIT>
+void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
+                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, cudaStream_t s) {
+  if (max_threads <= 256) launch_pass_t<DIT, 256>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, s);
+  else launch_pass_t<DIT, ntt_threads>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, s);
 }
 
 // tw[p * S + l] = base^(l * bitrev_k(p)), base = omega_{2^r}.
