@@ -80,11 +80,12 @@ struct dif_epilogue {
 //
 // MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
 // registers, 40 warps; 4 blocks by its ~55 registers otherwise): 1.5-2% faster on the H200
-// (docs/benchmarks.md, "Issue 19 item 4: pass variants and Fr's Montgomery step"); 512 threads keep the plain bound.
+// (docs/benchmarks.md, "Issue 19 item 4: pass variants and Fr's Montgomery step"); 512 threads
+// keep the plain bound.
 template <bool DIT, unsigned MAXT>
 __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
-    ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t, const fr_d* __restrict__ small, const fr_d* __restrict__ tw,
-             dif_epilogue ep, int jmax) {
+    ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t, const fr_d* __restrict__ small,
+             const fr_d* __restrict__ tw, dif_epilogue ep, int jmax) {
   extern __shared__ uint4 shraw[];
   const unsigned T = 1u << (k + t), H = 1u << (k - 1);
   uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
