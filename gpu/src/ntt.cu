@@ -79,9 +79,9 @@ struct dif_epilogue {
 // next, ...), at the price of a two-way bank conflict.
 //
 // MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
-// registers, 40 warps; 4 blocks by its ~55 registers otherwise): 1.5-2% faster on the H200
-// (docs/benchmarks.md, "Issue 19 item 4: pass variants and Fr's Montgomery step"); 512 threads
-// keep the plain bound.
+// registers, 40 warps; 4 blocks by its ~55 registers otherwise): on the H200 2^24 / 2^27 took
+// 1.4% / 0.8% less than with the plain bound (docs/benchmarks.md, "Issue 19 item 4: pass variants
+// and Fr's Montgomery step"); 512 threads keep the plain bound.
 template <bool DIT, unsigned MAXT>
 __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
     ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t, const fr_d* __restrict__ small,
