@@ -98,6 +98,11 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
               r.stage_names.emplace_back(name);
               r.stage_ms.push_back(v);
             }
+            // The plan for the key store's status and log (the scheduler forwards it).
+            r.b2 = b2_plan_status{st.slot,           pt.b2_mode,          pt.b2_points,         pt.b2_host_points,
+                                  pt.b2_predicted * 1e3, pt.b2_predicted_device * 1e3, pt.b2_predicted_host * 1e3,
+                                  pt.b2_device_rate, pt.b2_host_rate,     pt.msm_b2 * 1e3,      pt.b2_host * 1e3,
+                                  pt.main_lane * 1e3, 0,                  pt.b2_plan};
           }
           req.resident = {};  // the lease goes back now
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
@@ -129,7 +134,9 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
         if (!k.ptr || !k.ptr->zkey) return make_error(errc::worker_failed, "device: load of a key that is not loaded");
         try {
           auto res = std::make_shared<device_resident>();
-          res->key = st.backend->load_key(zk::groth16::points_of(*k.ptr->zkey), device_evaluator(k), sets);
+          auto kp = zk::groth16::points_of(*k.ptr->zkey);
+          kp.b2_host = k.ptr->b2_host;  // the hot key's host copy of its B2 points (null: none needed or allowed)
+          res->key = st.backend->load_key(kp, device_evaluator(k), sets);
           res->bytes = res->key ? res->key->bytes() : 0;
           return resident_handle{k.path, st.slot, std::move(res)};
         } catch (const std::exception& e) {

@@ -43,12 +43,19 @@ struct device_result {
   // The backend's stages in order ("H/NTT", "MSM A", ..., "B2 (G2)") and their milliseconds.
   std::vector<std::string> stage_names;
   std::vector<double> stage_ms;
+  b2_plan_status b2;  // a GPU backend's B2 plan for this proof (mode empty: none); proofs unset
   bool operator==(const device_result&) const = default;
 };
 template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, b2_plan_status& x) {
+  return f(caf::meta::type_name("b2_plan_status"), x.device, x.mode, x.points, x.host_points, x.predicted_ms,
+           x.predicted_device_ms, x.predicted_host_ms, x.device_rate, x.host_rate, x.device_ms, x.host_ms,
+           x.main_lane_ms, x.proofs, x.why);
+}
+template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_result& x) {
   return f(caf::meta::type_name("device_result"), x.task, x.output, x.started_us, x.elapsed_us,
-           x.stage_names, x.stage_ms);
+           x.stage_names, x.stage_ms, x.b2);
 }
 
 struct device_status {

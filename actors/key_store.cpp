@@ -27,10 +27,15 @@
 // A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
 // from, and so gets kept partition buffers too.
 // A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
+// B2 on the host (key_load_options::b2_host_copy): a key whose points are only on its devices gets
+// the host copy of its B2 points (circuit_key::b2_host), reserved with the key and gone with it; the
+// devices' B2 plans for a key come back through the scheduler (b2_plan_atom), are kept per device
+// for the status, and one line goes to on_event when a plan is new for that key and device.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -39,7 +44,9 @@
 #include "fil/evaluator.hpp"
 #include "fil/partition.hpp"
 #include "zk/error.hpp"
+#include "zk/groth16/b2_plan.hpp"
 #include "zk/groth16/pce_compact.hpp"
+#include "zk/groth16/prover.hpp"
 #include "zk/groth16/synthetic_srs.hpp"
 #include "zk/groth16/bellperson_key.hpp"
 #include "zk/io/bellperson.hpp"
@@ -193,6 +200,17 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
             ck->buffers = std::make_shared<zk::groth16::partition_buffers>(kept);
             ck->evaluator_bytes += kept * h.synthesis_bytes;
           }
+          // B2's host part on a key whose points are only on its devices: the host copy of its B2
+          // points, made by its first proof with B2 on the host, reserved now with the key (so the
+          // budget counts it before it exists) and gone with it.
+          if (options.b2_host_copy) {
+            const auto kp = zk::groth16::points_of(*key);
+            if (!kp.points_on_host() && !kp.b2.empty()) {
+              ck->b2_host = std::make_shared<zk::groth16::b2_host_points>();
+              ck->b2_host_bytes = zk::groth16::b2_host_points::bytes(kp.b2.size());
+              ck->evaluator_bytes += ck->b2_host_bytes;
+            }
+          }
           h.ptr = std::move(ck);
           return h;
         });
@@ -218,6 +236,7 @@ struct key_entry {
   keepalive reservation;
   std::uint64_t bytes = 0, last_used = 0, ticket = 0;
   std::vector<caf::typed_response_promise<key_handle>> waiters;
+  std::map<std::uint32_t, b2_plan_status> b2_plans;  // by device: its latest B2 plan for this key (kept across loads)
 };
 
 // The tier above hot: one key's points on one device.
@@ -249,6 +268,7 @@ struct key_store_state {
   std::map<std::string, key_entry> keys;
   std::map<std::string, key_summary> summaries;
   std::uint64_t loads = 0, builds = 0, records = 0, evictions = 0, next_ticket = 1;
+  std::function<void(const std::string&)> on_event;  // key_load_options::on_event: the B2 plan lines too
 };
 
 using store_ptr = key_store_actor::stateful_pointer<key_store_state>;
@@ -541,6 +561,20 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
           });
 }
 
+// The log line of a device's B2 plan for a key: the mode, the host's share, the model's
+// predictions (device alone, host alone, this plan) and its line.
+std::string b2_plan_line(const std::string& path, const b2_plan_status& p) {
+  char buf[256];
+  const double share = p.points ? 100.0 * double(p.host_points) / double(p.points) : 0;
+  std::snprintf(buf, sizeof buf,
+                " on device %u: %s, %llu of %llu points on the host (%.1f%%); predicted %.1f ms "
+                "(all on the device %.1f ms, all on the host %.1f ms); rates device %.4g, host %.4g points/s: ",
+                unsigned(p.device), p.mode.c_str(), static_cast<unsigned long long>(p.host_points),
+                static_cast<unsigned long long>(p.points), share, p.predicted_ms, p.predicted_device_ms,
+                p.predicted_host_ms, p.device_rate, p.host_rate);
+  return "B2 plan for " + path + buf + p.why;
+}
+
 key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes,
                                          key_load_options load,
                                          std::vector<device_actor> devices, std::vector<budget_actor> vram) {
@@ -548,6 +582,7 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
   self->state.cache_bytes = cache_bytes;
   for (std::size_t d = 0; d < devices.size(); ++d)
     self->state.devices.push_back(device_tier{devices[d], d < vram.size() ? vram[d] : budget_actor{}, {}, 0, 0});
+  self->state.on_event = load.on_event;
   self->state.worker = self->spawn<caf::detached + caf::linked>(key_worker, std::move(load));
   return {
       [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
@@ -629,6 +664,17 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
         ++self->state.evictions;
         return true;
       },
+      [self](b2_plan_atom, const std::string& path, b2_plan_status& p) {
+        // The latest plan per device, for the status; one line when it is new for this key and
+        // device: the first, a mode that changed, or the model's first choice after a probe.
+        auto it = self->state.keys.find(path);
+        if (it == self->state.keys.end()) return;
+        auto& last = it->second.b2_plans[p.device];
+        const bool news = last.proofs == 0 || last.mode != p.mode || (last.predicted_ms > 0) != (p.predicted_ms > 0);
+        p.proofs = last.proofs + 1;
+        last = std::move(p);
+        if (news && self->state.on_event) self->state.on_event(b2_plan_line(path, last));
+      },
       [self](worker_replaced& r) {
         auto& st = self->state;
         if (r.who == role::device && r.slot < st.devices.size()) {
@@ -692,6 +738,8 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
             k.buffers_reused = e.handle.ptr->buffers->reused();
             k.buffers_fresh = e.handle.ptr->buffers->fresh();
           }
+          if (e.handle.ptr) k.b2_host_bytes = e.handle.ptr->b2_host_bytes;
+          for (auto& [d, p] : e.b2_plans) k.b2_plans.push_back(p);
           if (e.reservation.ptr) s.reserved_bytes += e.bytes;
           s.keys.push_back(std::move(k));
         }

@@ -34,7 +34,7 @@ typename Inspector::result_type inspect(Inspector& f, key_summary& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_status& x) {
   return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on,
-           x.buffers_reused, x.buffers_fresh);
+           x.buffers_reused, x.buffers_fresh, x.b2_host_bytes, x.b2_plans);
 }
 
 template <class Inspector>
@@ -68,6 +68,7 @@ using key_store_actor = caf::typed_actor<                         //
     caf::reacts_to<evict_atom>,                                   //
     caf::replies_to<evict_atom, std::string>::with<bool>,         // one key, when unleased -> evicted
     caf::reacts_to<worker_replaced>,                              //
+    caf::reacts_to<b2_plan_atom, std::string, b2_plan_status>,    // a device's B2 plan for a key (the scheduler)
     caf::replies_to<status_atom>::with<key_store_status>>;
 
 }  // namespace cuzk::msg
@@ -90,6 +91,9 @@ struct key_load_options {
   // engine_settings::device_synthesis: a key with a compact evaluator goes resident on a GPU with
   // it and its partitions stage their witness only (key_handle::device_witness_bytes set).
   bool device_synthesis = false;
+  // B2 may run on the host (engine b2 is not "device"): a key whose points are only on its devices
+  // gets a host copy of its B2 points (circuit_key::b2_host), reserved from the host budget with it.
+  bool b2_host_copy = false;
 };
 
 // The key store, with each device and its VRAM budget (devices[d], vram_budgets[d]) for the

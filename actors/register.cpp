@@ -29,6 +29,7 @@ void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<stage_result>("cuzk.stage_result");
   cfg.add_message_type<prove_request>("cuzk.prove_request");
   cfg.add_message_type<device_result>("cuzk.device_result");
+  cfg.add_message_type<b2_plan_status>("cuzk.b2_plan_status");
   cfg.add_message_type<device_status>("cuzk.device_status");
   cfg.add_message_type<assemble_request>("cuzk.assemble_request");
   cfg.add_message_type<assembly_ack>("cuzk.assembly_ack");

@@ -385,6 +385,9 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
               t->timing.device_end = r.started_us + r.elapsed_us;
               t->timing.stage_names.insert(t->timing.stage_names.end(), r.stage_names.begin(), r.stage_names.end());
               t->timing.stage_ms.insert(t->timing.stage_ms.end(), r.stage_ms.begin(), r.stage_ms.end());
+              // A GPU's B2 plan for the key: the key store keeps it for the status and logs what is new.
+              if (!r.b2.mode.empty() && st.key_store_alive)
+                self->send(st.key_store, b2_plan_atom::value, t->key.path, std::move(r.b2));
               t->output = std::move(r.output);
               t->synth = t->device = -1;
               assemble(self, j, *t);

@@ -62,7 +62,8 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
       return caf::actor_cast<caf::actor>(spawn_key_store(sys, caf::actor_cast<budget_actor>(st.r.host_budget),
                                                          s.key_cache_bytes,
                                                          key_load_options{s.param_digests, s.evaluator_dir, s.record_threads,
-                                                                          s.kept_partitions, s.on_event, s.device_synthesis}, std::move(devices),
+                                                                          s.kept_partitions, s.on_event, s.device_synthesis,
+                                                                          s.backend.b2 != zk::groth16::b2_mode::device}, std::move(devices),
                                                          std::move(vram)));
     }
     case role::synthesizer:

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace cuzk::config {
@@ -129,6 +130,14 @@ std::uint32_t u32(const toml::node& n) {
   if (v < 0 || v > 0xffffffffll) throw std::invalid_argument("a non-negative integer below 2^32");
   return static_cast<std::uint32_t>(v);
 }
+// A rate such as 2.5e6 or 2500000: a non-negative finite number, integer or float.
+double rate(const toml::node& n) {
+  std::optional<double> v;
+  if (n.is_integer()) v = double(*n.value<std::int64_t>());
+  else if (n.is_floating_point()) v = *n.value<double>();
+  if (!v || *v < 0 || !std::isfinite(*v)) throw std::invalid_argument("a non-negative number of points per second (0: measured)");
+  return *v;
+}
 std::uint64_t size_value(const toml::node& n, bool allow_auto, byte_size* out) {
   if (n.is_integer()) {
     auto v = *n.value<std::int64_t>();
@@ -211,7 +220,9 @@ const std::map<std::string, section_schema>& schema() {
            if (c.gpus.b2 != "auto" && c.gpus.b2 != "device" && c.gpus.b2 != "host" && c.gpus.b2 != "split")
              throw std::invalid_argument("one of \"auto\", \"device\", \"host\", \"split\"");
          }},
-        {"b2_host_threads", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_threads = u32(n); }}}},
+        {"b2_host_threads", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_threads = u32(n); }},
+        {"b2_device_rate", [](daemon_config& c, const toml::node& n) { c.gpus.b2_device_rate = rate(n); }},
+        {"b2_host_rate", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_rate = rate(n); }}}},
       {"scheduler",
        {{"max_queued_jobs", [](daemon_config& c, const toml::node& n) { c.scheduler.max_queued_jobs = u32(n); }},
         {"max_partitions", [](daemon_config& c, const toml::node& n) { c.scheduler.max_partitions = u32(n); }},
@@ -433,7 +444,9 @@ std::string daemon_config::to_toml() const {
                            {"backend", gpus.backend},
                            {"shifted_bases", gpus.shifted_bases_off ? std::string("off") : gpus.shifted_bases.to_string()},
                            {"b2", gpus.b2},
-                           {"b2_host_threads", std::int64_t(gpus.b2_host_threads)}}},
+                           {"b2_host_threads", std::int64_t(gpus.b2_host_threads)},
+                           {"b2_device_rate", gpus.b2_device_rate},
+                           {"b2_host_rate", gpus.b2_host_rate}}},
       {"scheduler", toml::table{{"max_queued_jobs", std::int64_t(scheduler.max_queued_jobs)},
                                 {"max_partitions", std::int64_t(scheduler.max_partitions)},
                                 {"max_attempts", std::int64_t(scheduler.max_attempts)},

@@ -79,6 +79,11 @@ struct gpus_section {
   // rest on the GPU, k by the cost model) or "auto" (the cost model per proof).
   std::string b2 = "device";
   std::uint32_t b2_host_threads = 0;  // threads of B2's host part; 0: every core
+  // The cost model's seed rates, points per second (0: measured, the first proof of a key probes):
+  // B2 on the device's side lane, and B2's host part with b2_host_threads threads on an idle host
+  // (the engine scales it by the synthesizers' share of the cores). Measured ones replace them
+  // after each proof; `cuzk status` shows the measured rates to copy here.
+  double b2_device_rate = 0, b2_host_rate = 0;
 };
 
 struct scheduler_section {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -294,6 +295,11 @@ engine engine::start(const config& c) {
       throw engine_error(std::string("config: b2: ") + e.what());
     }
     bs.b2_host_threads = c.b2_host_threads;
+    for (auto [name, v] : {std::pair{"b2_device_rate", c.b2_device_rate}, std::pair{"b2_host_rate", c.b2_host_rate}})
+      if (!(v >= 0) || !std::isfinite(v))
+        throw engine_error(std::string("config: ") + name + ": a non-negative number of points per second (0: measured)");
+    bs.b2_device_s_per_point = zk::groth16::b2_s_per_point(c.b2_device_rate);
+    bs.b2_host_s_per_point = zk::groth16::b2_s_per_point(c.b2_host_rate);
     // The threads synthesizing beside B2's host part: each synthesizer's own, or the shared pool.
     const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
     const unsigned synth = c.synthesizers ? c.synthesizers : cores;

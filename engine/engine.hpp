@@ -120,6 +120,9 @@ struct config {
   // and the threads of its host part (0: every core). The synthesizers' threads are passed along.
   std::string b2 = "device";
   unsigned b2_host_threads = 0;
+  // The cost model's seed rates in points per second (0: measured by a key's first proof): B2 on
+  // the device, and its host part with b2_host_threads threads on an idle host.
+  double b2_device_rate = 0, b2_host_rate = 0;
   // A Filecoin PoRep partition proved on a GPU: the synthesizer makes its witness only and the GPU
   // evaluates a, b, c from it with the key's compact evaluator, resident with the key (17 GB less
   // over PCIe a 32 GiB partition). On by default (checked on the H200: device a, b, c equal the

@@ -49,7 +49,8 @@ using describe_atom = caf::atom_constant<caf::atom("describe")>;
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
-using fail_alloc_atom = caf::atom_constant<caf::atom("failalloc")>;  // chaos: fail the next N allocations
+using fail_alloc_atom = caf::atom_constant<caf::atom("failalloc")>;
+using b2_plan_atom = caf::atom_constant<caf::atom("b2plan")>;  // a device's B2 plan for a key, to the key store  // chaos: fail the next N allocations
 
 // ---- errors -----------------------------------------------------------------------------------
 enum class errc : std::uint8_t {
@@ -92,6 +93,11 @@ struct circuit_key {
   // A PoRep key's partition buffers, kept between its partitions (evaluator_bytes counts them);
   // null for other keys (each partition allocates its own).
   std::shared_ptr<zk::groth16::partition_buffers> buffers;
+  // The host copy of its B2 points for B2's host part (zk/groth16/b2_plan.hpp), when B2 may run on
+  // the host and the key's points are only on its devices (file form, synthetic made on a device);
+  // evaluator_bytes counts its b2_host_bytes. Null otherwise.
+  std::shared_ptr<zk::groth16::b2_host_points> b2_host;
+  std::uint64_t b2_host_bytes = 0;
 };
 
 struct key_handle {

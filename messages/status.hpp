@@ -180,6 +180,22 @@ struct supervisor_status {
 
 // ---- the key store -------------------------------------------------------------------------------
 
+// A device's B2 plan for a key (zk/groth16/b2_plan.hpp), from its latest proof of the key: where B2
+// ran, the cost model's predictions and the rates it planned with (points per second: after a key's
+// first proofs the measured ones, which [gpus] b2_device_rate / b2_host_rate can be seeded with), and
+// that proof's measured times. predicted_*: 0 without a model (a probe, a forced mode without rates).
+struct b2_plan_status {
+  std::uint32_t device = 0;
+  std::string mode;  // device | host | split
+  std::uint64_t points = 0, host_points = 0;
+  double predicted_ms = 0, predicted_device_ms = 0, predicted_host_ms = 0;
+  double device_rate = 0, host_rate = 0;
+  double device_ms = 0, host_ms = 0, main_lane_ms = 0;  // B2's device part, its host part, the main lane
+  std::uint64_t proofs = 0;  // proofs of the key with a plan on that device
+  std::string why;           // the model's line
+  bool operator==(const b2_plan_status&) const = default;
+};
+
 struct key_status {
   std::string path;  // the zkey or .params file
   key_tier tier = key_tier::cold;
@@ -189,6 +205,10 @@ struct key_status {
   // Its kept partition buffers (a PoRep or synthetic key's): vectors taken with their memory from the
   // ones kept, and taken fresh (allocated anew); 0 and 0 for keys without.
   std::uint64_t buffers_reused = 0, buffers_fresh = 0;
+  // Of bytes: the host copy of its B2 points (reserved with the key, filled by its first proof with
+  // B2 on the host); 0 when B2 reads the key's own points or stays on the devices.
+  std::uint64_t b2_host_bytes = 0;
+  std::vector<b2_plan_status> b2_plans;  // per device that proved it on a GPU backend with a B2 plan
   bool operator==(const key_status&) const = default;
 };
 

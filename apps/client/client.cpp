@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 #include <thread>
@@ -309,7 +310,20 @@ void register_client(CLI::App& app) {
             std::cout << "; resident on device";
             for (auto d : k.resident_on()) std::cout << " " << d;
           }
+          if (k.b2_host_bytes()) std::cout << "; B2 host copy " << k.b2_host_bytes() << " bytes";
           std::cout << "\n";
+          for (auto& p : k.b2_plans()) {
+            char line[320];
+            std::snprintf(line, sizeof line,
+                          "  B2 on device %u: %s, %llu of %llu points on the host; predicted %.1f ms (device alone "
+                          "%.1f, host alone %.1f); last proof: device part %.1f ms, host part %.1f ms, main lane "
+                          "%.1f ms; rates device %.4g, host %.4g points/s; %llu proofs\n",
+                          p.device(), p.mode().c_str(), static_cast<unsigned long long>(p.host_points()),
+                          static_cast<unsigned long long>(p.points()), p.predicted_ms(), p.predicted_device_ms(),
+                          p.predicted_host_ms(), p.device_ms(), p.host_ms(), p.main_lane_ms(), p.device_rate(),
+                          p.host_rate(), static_cast<unsigned long long>(p.proofs()));
+            std::cout << line;
+          }
         }
         for (auto& q : s.queues())
           std::cout << "queue " << q.proof_kind() << ": " << q.pending() << " jobs pending (" << q.partitions_queued()

@@ -235,6 +235,8 @@ void core::start() {
   ec.devices = device_names(cfg_.gpus);
   ec.b2 = cfg_.gpus.b2;
   ec.b2_host_threads = cfg_.gpus.b2_host_threads;
+  ec.b2_device_rate = cfg_.gpus.b2_device_rate;
+  ec.b2_host_rate = cfg_.gpus.b2_host_rate;
   ec.synthesizers = cfg_.synthesis.threads;
   ec.synthesizer_threads = cfg_.synthesis.pool_threads;
   ec.kept_partitions = cfg_.synthesis.kept_partitions;
@@ -840,6 +842,27 @@ pb::GetStatusResponse core::status() {
     return t == engine::key_tier::hot ? pb::SRSStatus::HOT : t == engine::key_tier::warm ? pb::SRSStatus::WARM
                                                                                           : pb::SRSStatus::COLD;
   };
+  // A key's B2 fields: the host copy's bytes and each device's latest plan.
+  auto b2_of = [](const engine::key_status& key, pb::SRSStatus* k) {
+    k->set_b2_host_bytes(key.b2_host_bytes);
+    for (auto& p : key.b2_plans) {
+      auto* b = k->add_b2_plans();
+      b->set_device(p.device);
+      b->set_mode(p.mode);
+      b->set_points(p.points);
+      b->set_host_points(p.host_points);
+      b->set_predicted_ms(p.predicted_ms);
+      b->set_predicted_device_ms(p.predicted_device_ms);
+      b->set_predicted_host_ms(p.predicted_host_ms);
+      b->set_device_rate(p.device_rate);
+      b->set_host_rate(p.host_rate);
+      b->set_device_ms(p.device_ms);
+      b->set_host_ms(p.host_ms);
+      b->set_main_lane_ms(p.main_lane_ms);
+      b->set_proofs(p.proofs);
+      b->set_why(p.why);
+    }
+  };
   for (auto& [name, c] : catalog_.known()) {
     auto* k = s.add_loaded_srs();
     k->set_circuit_id(name);
@@ -851,6 +874,7 @@ pb::GetStatusResponse core::status() {
         k->set_size_bytes(key.bytes);
         k->set_ref_count(key.leases);
         for (auto d : key.resident_on) k->add_resident_on(d);
+        b2_of(key, k);
         break;
       }
   }
@@ -864,6 +888,7 @@ pb::GetStatusResponse core::status() {
     k->set_size_bytes(key.bytes);
     k->set_ref_count(key.leases);
     for (auto d : key.resident_on) k->add_resident_on(d);
+    b2_of(key, k);
     std::error_code ec;
     k->set_file_bytes(fs::file_size(key.path, ec));
   }
@@ -1040,10 +1065,19 @@ std::string core::status_json() {
                             {"vram_staged_bytes", d.vram_staged_bytes()}, {"vram_free_bytes", d.vram_free_bytes()},
                             {"resident_keys", d.resident_keys()}, {"resident_loads", d.resident_loads()},
                             {"resident_evictions", d.resident_evictions()}, {"node", d.node()}});
-  for (auto& k : s.loaded_srs())
+  for (auto& k : s.loaded_srs()) {
+    nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+    for (auto& p : k.b2_plans())
+      plans.push_back({{"device", p.device()}, {"mode", p.mode()}, {"points", p.points()}, {"host_points", p.host_points()},
+                       {"predicted_ms", p.predicted_ms()}, {"predicted_device_ms", p.predicted_device_ms()},
+                       {"predicted_host_ms", p.predicted_host_ms()}, {"device_rate", p.device_rate()},
+                       {"host_rate", p.host_rate()}, {"device_ms", p.device_ms()}, {"host_ms", p.host_ms()},
+                       {"main_lane_ms", p.main_lane_ms()}, {"proofs", p.proofs()}, {"why", p.why()}});
     j["keys"].push_back({{"circuit", k.circuit_id()}, {"tier", tier_name(k.tier())}, {"bytes", k.size_bytes()},
                          {"leases", k.ref_count()}, {"file_bytes", k.file_bytes()},
-                         {"resident_on", std::vector<std::uint32_t>(k.resident_on().begin(), k.resident_on().end())}});
+                         {"resident_on", std::vector<std::uint32_t>(k.resident_on().begin(), k.resident_on().end())},
+                         {"b2_host_bytes", k.b2_host_bytes()}, {"b2_plans", std::move(plans)}});
+  }
   for (auto& q : s.queues())
     j["queues"][q.proof_kind()] = {{"pending", q.pending()}, {"in_progress", q.in_progress()},
                                    {"partitions_queued", q.partitions_queued()}};

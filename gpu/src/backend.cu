@@ -72,6 +72,8 @@ const bool registered = [] {
     o.b2_split_share = s.b2_split_share;
     o.b2_host_threads = s.b2_host_threads;
     o.host_busy_threads = s.host_busy_threads;
+    o.b2_host_s_per_point = s.b2_host_s_per_point;
+    o.b2_device_s_per_point = s.b2_device_s_per_point;
     return o;
   };
   zk::groth16::register_backend(

@@ -6,6 +6,7 @@
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "synthetic_srs.cuh"
+#include "zk/groth16/b2_plan.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/synthetic_srs_rng.hpp"
@@ -139,15 +140,13 @@ bool device_key::made_from(const zk::groth16::key_points& k) const {
 }
 
 std::span<const zk::bls12_381::g2_affine> device_key::host_b2(device_context& ctx) const {
-  if (!source_.synthetic && !source_.file) return source_.b2;
-  if (host_b2_copy_.size() != b2.n) {
+  if (source_.points_on_host()) return source_.b2;
+  if (!source_.b2_host) return {};
+  return source_.b2_host->get(b2.n, [&](std::span<zk::bls12_381::g2_affine> out) {
     static_assert(sizeof(zk::bls12_381::g2_affine) == 192, "device G2 points are the host's bytes");
-    std::vector<zk::bls12_381::g2_affine> v(b2.n);
     CUZK_CUDA(cudaSetDevice(device_));
-    if (b2.n) ctx.download(v.data(), b2.dev.get(), b2.n * sizeof(zk::bls12_381::g2_affine));  // set 0: the plain copy
-    host_b2_copy_ = std::move(v);
-  }
-  return host_b2_copy_;
+    if (b2.n) ctx.download(out.data(), b2.dev.get(), b2.n * sizeof(zk::bls12_381::g2_affine));  // set 0: the plain copy
+  });
 }
 
 device_key::matrices device_key::upload_matrices(device_context& ctx, const zk::groth16::constraint_evaluator& pce) {

@@ -93,9 +93,9 @@ class device_key final : public zk::groth16::resident_key {
   fr_d* abc_vec(int i) const { return reinterpret_cast<fr_d*>(abc.get()) + std::size_t(i) * compact.view.n; }
 
   // The B2 points in host memory, for the host's part of B2 (zk/groth16/b2_plan.hpp): the key's
-  // own span when it holds them; a synthetic or file-form key's (whose spans hold no points) read
-  // back from the device at the first call after the compute stream's work and kept with this key
-  // (host memory, outside the engine's host budget). The caller serializes calls (the prover's lock).
+  // own span when it holds them (key_points::points_on_host); else the hot key's host copy given at
+  // load (key_points::b2_host, whose owner reserved its bytes from the host budget), read back from
+  // this device at its first use after the compute stream's work; else empty (B2 stays here).
   std::span<const zk::bls12_381::g2_affine> host_b2(device_context& ctx) const;
 
   // Uploads an evaluator's two matrices (one allocation: row starts, signals and coefficients of
@@ -106,7 +106,6 @@ class device_key final : public zk::groth16::resident_key {
   int device_ = 0;
   std::size_t b_wires_at_ = 0;
   zk::groth16::key_points source_;
-  mutable std::vector<zk::bls12_381::g2_affine> host_b2_copy_;
 };
 
 // The bytes of a device key of `key` if every section the policy could shift got its sets (the

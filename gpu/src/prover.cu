@@ -377,16 +377,25 @@ struct cuda_backend::impl {
     // the device. The host part needs the witness in host memory (a staging that kept it).
     const std::span<const scalar> host_w = in.host_witness();
     zk::groth16::b2_choice plan = plan_b2(nb);
-    if (plan.host_points && host_w.size() != nv) {
-      plan = zk::groth16::b2_choice{};
-      plan.why = "device: the staged inputs keep no host witness";
+    auto on_device = [&plan](const char* why) {
+      plan.mode = zk::groth16::b2_mode::device;
+      plan.host_points = 0;
+      plan.predicted_s = plan.predicted_device_s;
+      plan.why = why;
+    };
+    if (plan.host_points && host_w.size() != nv) on_device("device: the staged inputs keep no host witness");
+    // The B2 points in host memory: the key's own, or the hot key's host copy (read back from this
+    // device at its first use); neither (a key made for this proof only): B2 stays here.
+    std::span<const g2_affine> hb;
+    if (plan.host_points) {
+      hb = dk.host_b2(ctx);
+      if (hb.size() != nb)
+        on_device("device: the key's B2 points are not in host memory and it has no host copy (key_points::b2_host)");
     }
     const std::size_t k2 = plan.host_points, d2 = nb - k2;
     std::future<g2_jacobian> host_b2;
     double host_b2_s = 0;
     if (k2) {
-      const std::span<const g2_affine> hb = dk.host_b2(ctx);
-      if (hb.size() != nb) throw std::invalid_argument("cuda prove: the key's host B2 points do not match its size");
       if (!b2_pool) b2_pool = std::make_unique<zk::thread_pool>(opt.b2_host_threads);
       const std::span<const std::uint32_t> wires = bp ? key.b_wires : std::span<const std::uint32_t>{};
       host_b2 = std::async(std::launch::async, [this, hb, host_w, wires, k2, &host_b2_s] {
@@ -555,6 +564,10 @@ struct cuda_backend::impl {
       t->b2_points = nb;
       t->b2_host_points = k2;
       t->b2_predicted = plan.predicted_s;
+      t->b2_predicted_device = plan.predicted_device_s;
+      t->b2_predicted_host = plan.predicted_host_s;
+      t->b2_device_rate = zk::groth16::b2_points_per_s(plan.rates.device_s);
+      t->b2_host_rate = zk::groth16::b2_points_per_s(plan.rates.host_s);
       t->b2_mode = zk::groth16::b2_mode_name(plan.mode);
       t->b2_plan = plan.why;
     }

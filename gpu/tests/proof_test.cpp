@@ -416,18 +416,28 @@ TEST_CASE("bellperson .params points converted and checked on the device", "[dev
     // The resident key was made from the file points: the host-decoded key's points are another key.
     CHECK_THROWS(g16::prove(host_key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()));
     // B2 split with the host: the key's spans hold no points, so the host's part reads the B2
-    // points back from the device key (once, kept with it); shifted sets on the device.
+    // points back from the device key into the host copy given at load (once: the engine's key
+    // store owns and budgets it); shifted sets on the device. Without a host copy B2 stays on the
+    // device.
     gpu::cuda_options o;
     o.shifted_bases_bytes = SIZE_MAX;
     o.b2 = g16::b2_mode::split;
     o.b2_split_share = 0.5;
     o.b2_host_threads = 2;
     gpu::cuda_backend split(o);
-    auto dks = split.load_key(g16::points_of(file_key), &fpce);
+    auto kp = g16::points_of(file_key);
+    REQUIRE_FALSE(kp.points_on_host());
+    kp.b2_host = std::make_shared<g16::b2_host_points>();
+    auto dks = split.load_key(kp, &fpce);
     g16::prove_timings t;
     CHECK(g16::prove(file_key, fpce, ch.w, rnd, split, &t, dks.get()) == want);
     CHECK(t.b2_host_points == file_key.b2.size() / 2);
+    CHECK(kp.b2_host->filled());
     CHECK(g16::prove(file_key, fpce, ch.w, rnd, split, nullptr, dks.get()) == want);
+    auto dk_none = split.load_key(g16::points_of(file_key), &fpce);
+    CHECK(g16::prove(file_key, fpce, ch.w, rnd, split, &t, dk_none.get()) == want);
+    CHECK(t.b2_mode == "device");
+    CHECK(t.b2_host_points == 0);
   }
 
   SECTION("a bad point fails the proof with the host decoder's line") {

@@ -145,7 +145,9 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   // Staged inputs are device memory of this process: a handle serializes as nothing.
   staged_handle stg{std::make_shared<zk::groth16::host_staged>(zk::groth16::synthesis{}, std::span<const zk::bigint<4>>{}), {}};
   REQUIRE(roundtrip(sys, stg).ptr == nullptr);
-  device_result dres{tr, out, rng(), rng(), {"H/NTT", "MSM H", "B2 (G2)"}, {0.25, double(rng() % 1000), 3.5}};
+  b2_plan_status b2p{1, "split", rng(), rng(), 1.5, 2.5, 3.5, 4e7, 1.2e7, 5.5, 6.5, 7.5, rng(), "auto chose split: ..."};
+  REQUIRE(roundtrip(sys, b2p) == b2p);
+  device_result dres{tr, out, rng(), rng(), {"H/NTT", "MSM H", "B2 (G2)"}, {0.25, double(rng() % 1000), 3.5}, b2p};
   REQUIRE(roundtrip(sys, dres) == dres);
   device_status dst{"device0", "cpu", rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, dst) == dst);
@@ -153,7 +155,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, areq) == areq);
   assembly_ack ack{tr, true, {out}, std::vector<std::uint8_t>(192, 7)};
   REQUIRE(roundtrip(sys, ack) == ack);
-  key_status ks{"/k", key_tier::hot, 3, rng(), {0, 2}};
+  key_status ks{"/k", key_tier::hot, 3, rng(), {0, 2}, rng(), rng(), rng(), {b2p, b2p}};
   REQUIRE(roundtrip(sys, ks) == ks);
   residency_status rsd{1, rng(), 2, rng(), rng()};
   REQUIRE(roundtrip(sys, rsd) == rsd);

@@ -161,3 +161,57 @@ TEST_CASE("b2: modes by name", "[b2]") {
     CHECK(g16::parse_b2_mode(g16::b2_mode_name(m)) == m);
   CHECK_THROWS_WITH(g16::parse_b2_mode("gpu"), "'gpu' is not one of auto, device, host, split");
 }
+
+TEST_CASE("b2: the choice carries the model's device-alone and host-alone times and its rates; rates as points per second",
+          "[b2]") {
+  g16::b2_rates r;
+  auto unknown = g16::choose_b2(g16::b2_mode::automatic, 1000, r, 4);
+  CHECK(unknown.predicted_device_s == 0);
+  CHECK(unknown.predicted_host_s == 0);
+  CHECK(unknown.rates.device_s == 0);
+  r.device_s = 2e-6;
+  r.host_s = 4e-6;
+  r.main_s = 1e-3;
+  r.contention = 0.5;
+  for (auto mode : {g16::b2_mode::automatic, g16::b2_mode::device, g16::b2_mode::host, g16::b2_mode::split}) {
+    auto c = g16::choose_b2(mode, 1000, r, 4);
+    CHECK(c.predicted_device_s == g16::b2_predicted_s(1000, 0, r));
+    CHECK(c.predicted_host_s == g16::b2_predicted_s(1000, 1000, r));
+    CHECK(c.predicted_s == g16::b2_predicted_s(1000, c.host_points, r));
+    CHECK(c.rates.device_s == r.device_s);
+    CHECK(c.rates.host_s == r.host_s);
+  }
+  CHECK(g16::b2_s_per_point(4e6) == 0.25e-6);
+  CHECK(g16::b2_points_per_s(0.25e-6) == 4e6);
+  CHECK(g16::b2_s_per_point(0) == 0);
+  CHECK(g16::b2_points_per_s(0) == 0);
+}
+
+TEST_CASE("b2: the host copy of a key's B2 points is filled once, by its first reader, and read by every later one", "[b2]") {
+  g16::b2_host_points copy;
+  CHECK_FALSE(copy.filled());
+  CHECK(g16::b2_host_points::bytes(1000) == 192000);
+  std::mt19937_64 rng(5);
+  const auto pts = msm_fixtures::random_points<g2_curve>(8, rng);
+  int fills = 0;
+  auto fill = [&](std::span<g2_affine> out) {
+    ++fills;
+    REQUIRE(out.size() == pts.size());
+    std::copy(pts.begin(), pts.end(), out.begin());
+  };
+  auto a = copy.get(pts.size(), fill);
+  auto b = copy.get(pts.size(), fill);
+  CHECK(fills == 1);
+  CHECK(copy.filled());
+  CHECK(a.data() == b.data());
+  REQUIRE(a.size() == pts.size());
+  CHECK(std::memcmp(a.data(), pts.data(), pts.size() * sizeof(g2_affine)) == 0);
+  CHECK_THROWS_WITH(copy.get(pts.size() + 1, fill), Catch::Contains("changed size"));
+  // A fill that fails leaves it empty: the next reader fills it.
+  g16::b2_host_points failing;
+  CHECK_THROWS(failing.get(4, [](std::span<g2_affine>) { throw std::runtime_error("download failed"); }));
+  CHECK_FALSE(failing.filled());
+  failing.get(pts.size(), fill);
+  CHECK(failing.filled());
+  CHECK(fills == 2);
+}

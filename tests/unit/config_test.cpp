@@ -122,6 +122,33 @@ TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed bac
   CHECK_THAT(message("[gpus]\nb2_host_threads = -1\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_threads'"));
 }
 
+TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (integer or float), printed back; bad values name the key",
+          "[config][b2]") {
+  auto d = daemon_config::parse("", "empty.toml");
+  CHECK(d.gpus.b2_device_rate == 0);
+  CHECK(d.gpus.b2_host_rate == 0);
+  auto c = daemon_config::parse("[gpus]\nb2_device_rate = 4.5e7\nb2_host_rate = 12000000\n", "t.toml");
+  CHECK(c.gpus.b2_device_rate == 4.5e7);
+  CHECK(c.gpus.b2_host_rate == 12e6);
+  auto back = daemon_config::parse(c.to_toml(), "printed.toml");
+  CHECK(back.gpus.b2_device_rate == 4.5e7);
+  CHECK(back.gpus.b2_host_rate == 12e6);
+  CHECK_THAT(d.to_toml(), Catch::Contains("b2_host_rate = 0"));
+  auto message = [](const std::string& text) {
+    try {
+      daemon_config::parse(text, "bad.toml");
+    } catch (const config_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(message("[gpus]\nb2_host_rate = -1.0\n"),
+             Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate': expected a non-negative number of points per second"));
+  CHECK_THAT(message("[gpus]\nb2_device_rate = \"fast\"\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_device_rate'"));
+  CHECK_THAT(message("[gpus]\nb2_device_rate = nan\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_device_rate'"));
+  CHECK_THAT(message("[gpus]\nb2_host_rate = inf\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate'"));
+}
+
 TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
   auto message_of = [](const std::string& text) {
     try {

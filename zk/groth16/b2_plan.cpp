@@ -60,7 +60,8 @@ double b2_predicted_s(std::size_t n, std::size_t k, const b2_rates& r) {
   return std::max({main_lane, d * r.device_s, double(k) * r.host_s});
 }
 
-b2_choice choose_b2(b2_mode requested, std::size_t n, const b2_rates& r, unsigned host_threads, double split_share) {
+namespace {
+b2_choice choose(b2_mode requested, std::size_t n, const b2_rates& r, unsigned host_threads, double split_share) {
   b2_choice c;
   auto rates = [&] {
     return fmt("device %.3g us/pt, host %.3g us/pt, main lane %.1f ms, contention %.2f", r.device_s * 1e6,
@@ -121,6 +122,17 @@ b2_choice choose_b2(b2_mode requested, std::size_t n, const b2_rates& r, unsigne
       return c;
   }
   if (r.known()) c.predicted_s = b2_predicted_s(n, c.host_points, r);
+  return c;
+}
+}  // namespace
+
+b2_choice choose_b2(b2_mode requested, std::size_t n, const b2_rates& r, unsigned host_threads, double split_share) {
+  b2_choice c = choose(requested, n, r, host_threads, split_share);
+  c.rates = r;
+  if (r.known() && n > 0) {
+    c.predicted_device_s = b2_predicted_s(n, 0, r);
+    c.predicted_host_s = b2_predicted_s(n, n, r);
+  }
   return c;
 }
 

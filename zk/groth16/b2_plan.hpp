@@ -22,7 +22,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,6 +61,10 @@ struct b2_choice {
   b2_mode mode = b2_mode::device;  // device, host or split (never automatic)
   std::size_t host_points = 0;     // k: points [0, k) on the host
   double predicted_s = 0;          // the model's proof time (0: no model, a forced mode)
+  // The model's proof time with B2 wholly on the device and wholly on the host, and the rates it
+  // used (0 while the rates are unknown): what the status and the log show beside the choice.
+  double predicted_device_s = 0, predicted_host_s = 0;
+  b2_rates rates;
   std::string why;                 // one line: the inputs and the figures compared
 };
 
@@ -70,6 +76,45 @@ double b2_predicted_s(std::size_t n, std::size_t k, const b2_rates& r);
 // (b2_probe_share) while the rates are unknown. host_threads 0: the host cannot take B2 (device).
 b2_choice choose_b2(b2_mode requested, std::size_t n, const b2_rates& r, unsigned host_threads,
                     double split_share = 0);
+
+// A rate in points per second (a config key's unit) as seconds per point (the model's), and back;
+// 0 (unknown) stays 0.
+inline double b2_s_per_point(double points_per_s) { return points_per_s > 0 ? 1.0 / points_per_s : 0; }
+inline double b2_points_per_s(double s_per_point) { return s_per_point > 0 ? 1.0 / s_per_point : 0; }
+
+// The host's copy of a key's B2 points, for B2's host part when the key's own spans hold none (its
+// points exist only on its devices: a .params key in file form, a synthetic key made on the device;
+// key_points::points_on_host). Owned by the hot key: the engine's key store makes one per key when
+// B2 may run on the host and reserves bytes(n) from the host budget with the key, so the copy's
+// memory is counted before it exists and returns when the key is evicted. A device key remembers it
+// (key_points::b2_host at load_key) and the first proof that needs it fills it (read back from that
+// device); every later proof of the key, on any device, reads it.
+class b2_host_points {
+ public:
+  static std::uint64_t bytes(std::size_t n) { return std::uint64_t(n) * sizeof(bls12_381::g2_affine); }
+  // The n points, filled by fill(span of n) at the first call (callers on other devices wait for
+  // it); the span stays valid while this object lives (it is never refilled).
+  template <class Fill>
+  std::span<const bls12_381::g2_affine> get(std::size_t n, Fill&& fill) {
+    std::lock_guard lock(mu_);
+    if (!filled_ || points_.size() != n) {
+      if (filled_) throw std::invalid_argument("b2 host copy: the key's B2 points changed size");
+      points_.resize(n);
+      fill(std::span<bls12_381::g2_affine>(points_));
+      filled_ = true;
+    }
+    return points_;
+  }
+  bool filled() const {
+    std::lock_guard lock(mu_);
+    return filled_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<bls12_381::g2_affine> points_;
+  bool filled_ = false;
+};
 
 // How much slower the B2 threads run than on an idle host: (b2 threads + busy threads) / cores,
 // at least 1.

@@ -21,6 +21,7 @@ using namespace cuzk::zk::bls12_381;
 using scalar = bigint<4>;  // canonical (normal-form) scalar, < r
 
 class constraint_evaluator;  // zk/groth16/pce.hpp
+class b2_host_points;        // zk/groth16/b2_plan.hpp
 
 // The evaluations of A·w, B·w and C·w = (A·w)∘(B·w) over the domain, Montgomery form, each of
 // domain_size entries (rows past the last constraint are zero).
@@ -40,7 +41,10 @@ struct prove_timings {
   // b2_host_points of b2_points on the host. main_lane: the device's h and G1 MSMs from the proof's
   // start to its last G1 MSM, B2 beside them or not. b2_plan: the mode, "device", "host" or
   // "split", and the cost model's line (its inputs and predictions), empty on a host backend.
+  // b2_predicted_device / _host: the model's proof time with B2 wholly on the device / the host,
+  // and b2_device_rate / b2_host_rate the rates it planned with (points per second); 0 without rates.
   double b2_host = 0, main_lane = 0, b2_predicted = 0;
+  double b2_predicted_device = 0, b2_predicted_host = 0, b2_device_rate = 0, b2_host_rate = 0;
   std::size_t b2_points = 0, b2_host_points = 0;
   std::string b2_mode, b2_plan;
 };
@@ -81,6 +85,13 @@ struct key_points {
   // A bellperson key's points in the .params file's form (io::zkey::file_points): a device converts
   // and checks them as it uploads them; the spans above then hold zeros (their sizes count).
   const file_points* file = nullptr;
+  bool synthetic_on_host = false;  // a synthetic key whose spans hold its points (generated on the host)
+  // Whether the spans hold the points (a zkey, a host-made synthetic key), or zeros / an unbacked
+  // mapping whose points exist only where a device made them.
+  bool points_on_host() const { return !file && (!synthetic || synthetic_on_host); }
+  // Where B2's host part finds the B2 points when !points_on_host(): the hot key's host copy
+  // (b2_plan.hpp), which a device key made by load_key keeps a lease of; null: B2 stays on the device.
+  std::shared_ptr<b2_host_points> b2_host;
 };
 
 // The five MSM sums of one proof, before the blinding terms.

@@ -31,6 +31,8 @@ struct backend_settings {
   b2_mode b2 = b2_mode::device;
   double b2_split_share = 0;
   unsigned b2_host_threads = 0, host_busy_threads = 0;
+  // The cost model's seed rates (seconds per point; 0: measured by the first proof's probe).
+  double b2_host_s_per_point = 0, b2_device_s_per_point = 0;
 };
 
 using backend_factory = std::function<std::unique_ptr<backend>(int ordinal, const backend_settings&)>;

@@ -78,6 +78,7 @@ key_points points_of(const io::zkey& key) {
   kp.n_private_from = std::size_t{key.n_public} + 1;
   kp.synthetic = key.synthetic;
   kp.synthetic_seed = key.synthetic_seed;
+  kp.synthetic_on_host = key.synthetic_on_host;
   kp.file = key.file_points.get();
   if (key.convention == io::key_convention::bellperson) {
     kp.bellperson = true;
