@@ -32,7 +32,19 @@ static_assert(sizeof(fp_call) == sizeof(fp_d));
 using fp2_call = fp2_d<fp_call>;
 static_assert(sizeof(fp2_call) == sizeof(fp2_dev));
 
+// The Fp2 product as one out-of-line function: Karatsuba with lazy reduction (mont.cuh), its
+// double-width products and reductions inlined.
+__device__ __noinline__ fp2_dev fp2_mul_call(const fp2_dev a, const fp2_dev b) { return fp2_dev::mul_lazy(a, b); }
+
 }  // namespace
+
+template <>
+struct fp2_product<fp_call> {
+  static __device__ __forceinline__ fp2_call mul(const fp2_call& a, const fp2_call& b) {
+    fp2_dev r = fp2_mul_call({a.c0.f, a.c1.f}, {b.c0.f, b.c1.f});
+    return {{r.c0}, {r.c1}};
+  }
+};
 
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
                    void* out_dev, cudaStream_t s, const uint32_t* idx, uint32_t idx_base) {

@@ -84,14 +84,16 @@ TEST_CASE("emulated device Fr and Fp arithmetic matches zk/ff", "[gpu][emulated]
 TEST_CASE("emulated device Fp2 and XYZZ formulas match zk/curve", "[gpu][emulated]") {
   using namespace zk::bls12_381;
   std::mt19937_64 rng(777);
-  // Products at the edges of the lazy reduction's bounds (components 0, 1, p - 1), then random.
-  const fp edge[] = {fp::zero(), fp::one(), -fp::one()};
-  for (int it = 0; it < 81 + 500; ++it) {
+  // Products at the edges of the lazy reduction's bounds (components 0, 1, p - 1 and the largest
+  // Montgomery limbs, p - 1 as a raw value), then random; the double-width product and REDC alone.
+  const fp edge[] = {fp::zero(), fp::one(), -fp::one(), raw_limbs<fp>(1)};
+  for (int it = 0; it < 256 + 2000; ++it) {
     fp2 a{random_field<fp>(rng), random_field<fp>(rng)}, b{random_field<fp>(rng), random_field<fp>(rng)};
-    if (it < 81) a = {edge[it % 3], edge[it / 3 % 3]}, b = {edge[it / 9 % 3], edge[it / 27 % 3]};
+    if (it < 256) a = {edge[it % 4], edge[it / 4 % 4]}, b = {edge[it / 16 % 4], edge[it / 64 % 4]};
     auto da = to_dev<gpu::fp2_dev>(a), db = to_dev<gpu::fp2_dev>(b);
     REQUIRE(to_host<fp2>(da * db) == a * b);
     REQUIRE(to_host<fp2>(da.sqr()) == a.sqr());
+    REQUIRE(to_host<fp>(gpu::fp_d::redc(gpu::fp_d::mul_wide(da.c0, db.c1))) == a.c0 * b.c1);
   }
   // A few points: multiples of the generator; add them into XYZZ accumulators both ways.
   auto g = g1_jacobian(g1_curve::generator());

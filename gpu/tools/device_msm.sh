@@ -8,6 +8,9 @@
 #         mkdir -p /work/main/.device/msm && tar -C /tmp/devb-msm -cJf /work/main/.device/msm/payload.tar.xz .
 #   run(command="cd .device/msm && tar -xJf payload.tar.xz && bash device_msm.sh", carry=[".device/msm"], timeout_s=270)
 #   (device_msm.sh check: the defaults only, ~80 s: tests, G1 2^24 / 2^26 shifted, G2 2^24)
+#   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the tests TESTS (default
+#    "[variants],[emulated]"), G1 and G2 plain and shifted, G2's accumulation variants G2V (default
+#    split,split+g2acc3,split+g2acc4) with --profile, cuzk_base's G2 beside it when bundled)
 cd "$(dirname "$0")"
 . ./device_lib.sh
 R=./run
@@ -36,6 +39,15 @@ if [[ ${1:-} == check ]]; then  # the defaults after run 3 (acc4+split): tests, 
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
   bt g1_26 $R cuzk bench msm --curve g1 --log-size 26 --resident --shifted --reps 3
+  echo "total $SECONDS s" | tee -a "$S"
+  dev_finish
+  exit 0
+fi
+if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same call
+  tests tests_g2 "${G2TESTLIM:-60}" "${2:-[variants],[emulated]}"
+  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --reps 5
+  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 3 --variants "${G2V:-split,split+g2acc3,split+g2acc4}"
+  [[ -x bin/cuzk_base ]] && bt g2_24_base $R cuzk_base bench msm --curve g2 --log-size 24 --resident --reps 3
   echo "total $SECONDS s" | tee -a "$S"
   dev_finish
   exit 0

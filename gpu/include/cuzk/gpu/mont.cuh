@@ -185,6 +185,128 @@ CUZK_UNROLL
     }
     y[N - 1] = ptx::addc(y[N - 1], 0);
   }
+  // Double-width values for the lazy reduction of Fp2 products (fp2_d::operator*): a * b
+  // unreduced, sums and differences modulo 2^(64N), and REDC.
+  struct wide {
+    uint32_t v[2 * N];
+  };
+  // t = a * b for any a, b < 2^(32N) (sums of two reduced values too), on the split accumulator of
+  // the product above, without the Montgomery steps: e holds the products that land on even limb
+  // pairs (2k, 2k + 1), o those on odd pairs (o[q] has weight 2^(32 (q + 1))). Row i adds a_j b_i at
+  // limb i + j: for even i, a's even limbs into e and its odd limbs into o, for odd i the other way
+  // round, each as one chain of aligned pairs (one IMAD.WIDE.U32.X per limb product) whose carry
+  // lands on the limb above the chain. Rows 2r - 1 and 2r cover the same e limbs (2r .. 2r + N - 1)
+  // and rows 2r and 2r + 1 the same o limbs, so a carry limb receives at most two carries and
+  // never carries further. Then t = e + 2^32 o.
+  CUZK_HD static void wide_chain(uint32_t* acc, const uint32_t* a, int j0, uint32_t bi, bool carry_limb) {
+    acc[0] = ptx::mad_lo_cc(a[j0], bi, acc[0]);
+    acc[1] = ptx::madc_hi_cc(a[j0], bi, acc[1]);
+CUZK_UNROLL
+    for (int k = 2; k < N; k += 2) {
+      acc[k] = ptx::madc_lo_cc(a[j0 + k], bi, acc[k]);
+      acc[k + 1] = ptx::madc_hi_cc(a[j0 + k], bi, acc[k + 1]);
+    }
+    if (carry_limb) acc[N] = ptx::addc(acc[N], 0);
+  }
+  CUZK_HD static wide mul_wide(const mont_t& a, const mont_t& b) {
+    uint32_t e[2 * N], o[2 * N];
+CUZK_UNROLL
+    for (int q = 0; q < 2 * N; ++q) e[q] = 0, o[q] = 0;
+CUZK_UNROLL
+    for (int i = 0; i < N; ++i) {
+      const uint32_t bi = b.v[i];
+      if (i % 2 == 0) {
+        wide_chain(e + i, a.v, 0, bi, true);
+        wide_chain(o + i, a.v, 1, bi, true);
+      } else {
+        wide_chain(e + i + 1, a.v, 1, bi, i + 1 + N < 2 * N);  // the last row's carry is 0 (t < 2^(64N))
+        wide_chain(o + i - 1, a.v, 0, bi, true);
+      }
+    }
+    wide t;
+    t.v[0] = e[0];
+    t.v[1] = ptx::add_cc(e[1], o[0]);
+CUZK_UNROLL
+    for (int q = 2; q < 2 * N - 1; ++q) t.v[q] = ptx::addc_cc(e[q], o[q - 1]);
+    t.v[2 * N - 1] = ptx::addc(e[2 * N - 1], o[2 * N - 2]);
+    return t;
+  }
+  // t / R mod p, reduced, for t < p R: the rows of the product without a * b_i. The window
+  // V = x + 2^32 y starts as t's low half; after each Montgomery step the shift to the next row
+  // (as in operator*) carries into the odd limbs' m * p chain, which also takes t's next high limb
+  // at the window's top (V stays below 2^(32N) + p). (t + m p) / R < 2p: one subtraction.
+  CUZK_HD static mont_t redc(const wide& t) {
+    uint32_t x[N], y[N];
+CUZK_UNROLL
+    for (int k = 0; k < N; ++k) x[k] = t.v[k], y[k] = 0;
+    split_reduce(x, y);
+CUZK_UNROLL
+    for (int i = 1; i < N; ++i) {
+      uint32_t nx[N], ny[N];
+      nx[0] = ptx::add_cc(y[0], x[1]);
+      const uint32_t m = nx[0] * (P::m0 == 0xffffffffu ? ptx::all_ones() : P::m0);
+CUZK_UNROLL
+      for (int k = 0; k + 2 < N; k += 2) {
+        ny[k] = ptx::madc_lo_cc(P::mod(k + 1), m, x[k + 2]);
+        ny[k + 1] = ptx::madc_hi_cc(P::mod(k + 1), m, x[k + 3]);
+      }
+      ny[N - 2] = ptx::madc_lo_cc(P::mod(N - 1), m, t.v[N + i - 1]);
+      ny[N - 1] = ptx::madc_hi(P::mod(N - 1), m, 0);
+CUZK_UNROLL
+      for (int k = 1; k < N; ++k) nx[k] = y[k];
+      nx[0] = ptx::mad_lo_cc(P::mod(0), m, nx[0]);
+      nx[1] = ptx::madc_hi_cc(P::mod(0), m, nx[1]);
+CUZK_UNROLL
+      for (int k = 2; k < N; k += 2) {
+        nx[k] = ptx::madc_lo_cc(P::mod(k), m, nx[k]);
+        nx[k + 1] = ptx::madc_hi_cc(P::mod(k), m, nx[k + 1]);
+      }
+      ny[N - 1] = ptx::addc(ny[N - 1], 0);
+CUZK_UNROLL
+      for (int k = 0; k < N; ++k) x[k] = nx[k], y[k] = ny[k];
+    }
+    // V / 2^32 = (x >> 32) + y, plus t's top limb.
+    mont_t r;
+    r.v[0] = ptx::add_cc(x[1], y[0]);
+CUZK_UNROLL
+    for (int k = 1; k + 1 < N; ++k) r.v[k] = ptx::addc_cc(x[k + 1], y[k]);
+    r.v[N - 1] = ptx::addc(y[N - 1], t.v[2 * N - 1]);
+    reduce_once(r.v);
+    return r;
+  }
+  // a + b without the reduction (< 2p for reduced a, b: the modulus leaves the top bit spare).
+  CUZK_HD static mont_t add_unreduced(const mont_t& a, const mont_t& b) {
+    mont_t r;
+    add_limbs<N>(r.v, a.v, b.v);
+    return r;
+  }
+  CUZK_HD static wide wide_add(const wide& a, const wide& b) {
+    wide r;
+    add_limbs<2 * N>(r.v, a.v, b.v);
+    return r;
+  }
+  CUZK_HD static wide wide_sub(const wide& a, const wide& b) {
+    wide r;
+    r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
+CUZK_UNROLL
+    for (int i = 1; i < 2 * N - 1; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
+    r.v[2 * N - 1] = ptx::subc(a.v[2 * N - 1], b.v[2 * N - 1]);
+    return r;
+  }
+  // a - b, plus p R when that is negative: in [0, p R) for a, b < p R.
+  CUZK_HD static wide wide_sub_mod(const wide& a, const wide& b) {
+    wide r;
+    r.v[0] = ptx::sub_cc(a.v[0], b.v[0]);
+CUZK_UNROLL
+    for (int i = 1; i < 2 * N; ++i) r.v[i] = ptx::subc_cc(a.v[i], b.v[i]);
+    const uint32_t mask = ptx::subc(0, 0);
+    r.v[N] = ptx::add_cc(r.v[N], P::mod(0) & mask);
+CUZK_UNROLL
+    for (int i = 1; i < N - 1; ++i) r.v[N + i] = ptx::addc_cc(r.v[N + i], P::mod(i) & mask);
+    r.v[2 * N - 1] = ptx::addc(r.v[2 * N - 1], P::mod(N - 1) & mask);
+    return r;
+  }
+
   // Squaring is the product above with both factors a: on the device it compiles to fewer
   // instructions (Fr 190, Fp 380 SASS) than a dedicated squaring with each cross product once,
   // doubled, then a Montgomery reduction (277, 571), whose row-by-row carry chains cannot keep
@@ -226,6 +348,15 @@ CUZK_NO_UNROLL
   }
 };
 
+template <class F>
+struct fp2_d;
+// The Fp2 product of fp2_d<F>: fp2_d::mul_lazy by default; msm_g2.cu specializes it to call one
+// out-of-line function.
+template <class F>
+struct fp2_product {
+  CUZK_HD static fp2_d<F> mul(const fp2_d<F>& a, const fp2_d<F>& b) { return fp2_d<F>::mul_lazy(a, b); }
+};
+
 // Quadratic extension u^2 = -1 over a mont_t (BLS12-381's Fp2), same layout as zk::fp2_t.
 template <class F>
 struct fp2_d {
@@ -237,14 +368,19 @@ struct fp2_d {
   friend CUZK_HD fp2_d operator-(const fp2_d& a, const fp2_d& b) { return {a.c0 - b.c0, a.c1 - b.c1}; }
   CUZK_HD fp2_d operator-() const { return {-c0, -c1}; }
   CUZK_HD fp2_d dbl() const { return {c0.dbl(), c1.dbl()}; }
-  // Karatsuba with three reduced products: c0 = a0 b0 - a1 b1, c1 = (a0 + a1)(b0 + b1) - a0 b0 -
-  // a1 b1. On the device the split-accumulator Montgomery product makes this 1299 SASS
-  // instructions against 1746 for three double-width products and two lazy reductions (F::mul_wide,
-  // F::redc), whose row-by-row chains lose the aligned register pairs.
-  friend CUZK_HD fp2_d operator*(const fp2_d& a, const fp2_d& b) {
-    F t0 = a.c0 * b.c0, t1 = a.c1 * b.c1, t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
-    return {t0 - t1, t2 - t0 - t1};
+  // Karatsuba with lazy reduction: three double-width products and two reductions (not three full
+  // products): c0 = REDC(a0 b0 - a1 b1 (+ p R if negative)), c1 = REDC((a0 + a1)(b0 + b1) - a0 b0 -
+  // a1 b1) = REDC(a0 b1 + a1 b0), both below p R. The double-width product and REDC keep the
+  // product's split accumulator (mont_t::mul_wide, redc). F: a mont_t; a field whose product is
+  // elsewhere (the G2 MSM's call-wrapped Fp) specializes fp2_product.
+  CUZK_HD static fp2_d mul_lazy(const fp2_d& a, const fp2_d& b) {
+    auto t0 = F::mul_wide(a.c0, b.c0), t1 = F::mul_wide(a.c1, b.c1);
+    F c0 = F::redc(F::wide_sub_mod(t0, t1));
+    auto s = F::wide_add(t0, t1);
+    auto t2 = F::mul_wide(F::add_unreduced(a.c0, a.c1), F::add_unreduced(b.c0, b.c1));
+    return {c0, F::redc(F::wide_sub(t2, s))};
   }
+  friend CUZK_HD fp2_d operator*(const fp2_d& a, const fp2_d& b) { return fp2_product<F>::mul(a, b); }
   CUZK_HD fp2_d sqr() const { return {(c0 + c1) * (c0 - c1), (c0 * c1).dbl()}; }
   // 1/(c0 + c1 u) = (c0 - c1 u) / (c0^2 + c1^2): one base-field inversion.
   CUZK_HD fp2_d inverse() const {
