@@ -47,10 +47,10 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 }
 
 // A --variants entry: "xyzz" (the first kernels: acc_blocks 0, one segment kernel) or tokens
-// joined by '+': "acc3" / "acc4" (G1's acc_blocks), "g2acc3" / "g2acc4" (G2's), "split" (segments
-// in two kernels), "cNN" (the plain bases' window bits).
+// joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
+// window bits). The defaults are "acc4+split".
 struct msm_variant {
-  unsigned acc_blocks = 0, acc_blocks_g2 = 0, window_bits = 0;
+  unsigned acc_blocks = 0, window_bits = 0;
   bool split = false;
 };
 msm_variant parse_variant(const std::string& v) {
@@ -61,14 +61,13 @@ msm_variant parse_variant(const std::string& v) {
     std::size_t end = v.find('+', at);
     if (end == std::string::npos) end = v.size();
     const std::string t = v.substr(at, end - at);
-    if (t == "acc3" || t == "acc4") r.acc_blocks = unsigned(t[3] - '0');
-    else if (t == "g2acc3" || t == "g2acc4") r.acc_blocks_g2 = unsigned(t[5] - '0');
+    if (t == "acc4") r.acc_blocks = 4;
     else if (t == "split") r.split = true;
     else if (t.size() >= 2 && t.size() <= 3 && t[0] == 'c' && std::isdigit((unsigned char)t[1]) &&
              std::isdigit((unsigned char)t.back()))
       r.window_bits = unsigned(std::stoul(t.substr(1)));
     else
-      throw std::invalid_argument("bench msm: --variants entry '" + v + "': xyzz, or acc3 / acc4 / g2acc3 / g2acc4 / split / cNN joined by +");
+      throw std::invalid_argument("bench msm: --variants entry '" + v + "': xyzz, or acc4 / split / cNN joined by +");
     at = end + 1;
   }
   return r;
@@ -119,7 +118,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
       std::string vs = variant.empty() ? "" : " [" + variant + "]";
       if (!variant.empty()) {
         const msm_variant mv = parse_variant(variant);
-        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.acc_blocks_g2);
+        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits);
       }
       times = be.time_ms(warmup, reps, [&] {
         if constexpr (g2) got = be.msm_g2_device(db, ds, n);

@@ -41,14 +41,21 @@ struct msm_shape {
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
   unsigned affine_lanes;  // 0: XYZZ accumulation; else batch-affine first level, this many lanes per thread
-  // Blocks of msm_acc_threads per SM the XYZZ accumulation is compiled for, G1 and G2 (0: as many
-  // as its registers allow, G1 3 at 164 registers, G2 2 at 255; 3: capped at 168 registers; 4:
-  // capped at 128, 16 warps per SM).
-  unsigned acc_blocks, acc_blocks_g2;
+  // Blocks of msm_acc_threads per SM G1's XYZZ accumulation is compiled for (0: as many as its
+  // registers allow, 3 at 164 registers; 4: capped at 128 registers, 16 warps per SM). G2's
+  // accumulation ignores it (its Fp2 state would spill at 128 registers).
+  unsigned acc_blocks;
   bool seg_split;  // bucket reduction in two kernels (msm_bucket_segment_sums / _starts)
 };
 // Threads per block of the accumulation kernels.
 constexpr unsigned msm_acc_threads = 128;
+// The field msm_accumulate_points is compiled with: F itself, or a type of the same bytes whose
+// products are inlined where F calls them out of line (msm_g2.cu: the first level of G2's
+// accumulation, 84% of its time, without calls; every other G2 kernel keeps the calls).
+template <class F>
+struct msm_acc_field {
+  using type = F;
+};
 
 // seg_len: buckets per reduction segment (0: the measured rule in msm_common.cu; benchmarks pass
 // cuda_options::msm_segment_length to try others).
@@ -158,13 +165,6 @@ template <class F>
 __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
                                       std::size_t M, unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases,
                                       xyzz_d<F>* buckets, uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
-  msm_accumulate_points_body<F>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
-}
-template <class F>
-__global__ void __launch_bounds__(msm_acc_threads, 3)
-    msm_accumulate_points_3(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
-                            unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
-                            uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
   msm_accumulate_points_body<F>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
 }
 template <class F>
@@ -546,11 +546,15 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
         keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1, sh.T1, sh.affine_lanes, acc_st,
         pre_st, key_st, flag_st);
   } else {
-    const unsigned blocks = std::is_same_v<F, fp_d> ? sh.acc_blocks : sh.acc_blocks_g2;
-    if (blocks != 0 && blocks != 3 && blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0, 3 or 4");
-    auto kernel = blocks == 4 ? msm_accumulate_points_4<F> : blocks == 3 ? msm_accumulate_points_3<F> : msm_accumulate_points<F>;
-    kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb,
-                                                                  bases, buckets, sk1, sp1);
+    if (sh.acc_blocks != 0 && sh.acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
+    using FA = typename msm_acc_field<F>::type;
+    static_assert(sizeof(affine_d<FA>) == sizeof(affine_d<F>) && sizeof(xyzz_d<FA>) == sizeof(X));
+    auto kernel = msm_accumulate_points<FA>;
+    if constexpr (std::is_same_v<F, fp_d>)
+      if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<FA>;
+    kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
+        keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, reinterpret_cast<const affine_d<FA>*>(bases),
+        reinterpret_cast<xyzz_d<FA>*>(buckets), sk1, reinterpret_cast<xyzz_d<FA>*>(sp1));
   }
   CUZK_LAUNCHED();
   mark(3);

@@ -39,6 +39,10 @@ __device__ __noinline__ fp2_dev fp2_mul_call(const fp2_dev a, const fp2_dev b) {
 }  // namespace
 
 template <>
+struct msm_acc_field<fp2_call> {
+  using type = fp2_dev;
+};
+template <>
 struct fp2_product<fp_call> {
   static __device__ __forceinline__ fp2_call mul(const fp2_call& a, const fp2_call& b) {
     fp2_dev r = fp2_mul_call({a.c0.f, a.c1.f}, {b.c0.f, b.c1.f});

@@ -84,7 +84,6 @@ struct cuda_backend::impl {
                              : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length,
                                               opt.msm_affine_lanes);
     sh.acc_blocks = opt.msm_acc_blocks;
-    sh.acc_blocks_g2 = opt.msm_acc_blocks_g2;
     sh.seg_split = opt.msm_segment_split;
     return sh;
   }
@@ -975,12 +974,10 @@ std::vector<std::pair<std::string, double>> cuda_backend::ntt_profile_device(con
   return out;
 }
 void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute)); }
-void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits, unsigned acc_blocks_g2) {
-  for (unsigned b : {acc_blocks, acc_blocks_g2})
-    if (b != 0 && b != 3 && b != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0, 3 or 4");
+void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits) {
+  if (acc_blocks != 0 && acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
   if (window_bits == 1 || window_bits > 24) throw std::invalid_argument("cuda msm: window bits must be 2..24 (0: by size)");
   impl_->opt.msm_acc_blocks = acc_blocks;
-  impl_->opt.msm_acc_blocks_g2 = acc_blocks_g2;
   impl_->opt.msm_segment_split = segment_split;
   impl_->opt.force_window_bits = window_bits;
 }

@@ -363,17 +363,16 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
   REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
 }
 
-TEST_CASE("device MSM kernel variants (accumulation at 3 or 4 blocks per SM, split bucket segments) equal the CPU backend",
+TEST_CASE("device MSM kernel variants (accumulation at 4 blocks per SM, split bucket segments) equal the CPU backend",
           "[device][msm][variants]") {
   REQUIRE_DEVICE();
   bigint<4> r_minus_1 = fr::P;
   r_minus_1.limb[0] -= 1;
-  for (unsigned blocks : {0u, 3u, 4u})
+  for (unsigned blocks : {0u, 4u})
     for (bool split_segments : {false, true}) {
       INFO("acc_blocks = " << blocks << ", segment split = " << split_segments);
       gpu::cuda_options o;
       o.msm_acc_blocks = blocks;
-      o.msm_acc_blocks_g2 = blocks;
       o.msm_segment_split = split_segments;
       gpu::cuda_backend be(o);
       // Random (several windows and segments), repeated points, every scalar r - 1, 90% bits; G2.

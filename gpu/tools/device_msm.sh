@@ -9,8 +9,8 @@
 #   run(command="cd .device/msm && tar -xJf payload.tar.xz && bash device_msm.sh", carry=[".device/msm"], timeout_s=270)
 #   (device_msm.sh check: the defaults only, ~80 s: tests, G1 2^24 / 2^26 shifted, G2 2^24)
 #   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the tests TESTS (default
-#    "[variants],[emulated]"), G1 and G2 plain and shifted, G2's accumulation variants G2V (default
-#    split,split+g2acc3,split+g2acc4) with --profile, cuzk_base's G2 beside it when bundled)
+#    "[msm]~[affine]" and "[prove]~[bellperson]"), G1 and G2 plain and shifted, G2 with --profile,
+#    and the G2 rows of any other builds bundled as bin/cuzk_*)
 cd "$(dirname "$0")"
 . ./device_lib.sh
 R=./run
@@ -44,10 +44,12 @@ if [[ ${1:-} == check ]]; then  # the defaults after run 3 (acc4+split): tests, 
   exit 0
 fi
 if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same call
-  tests tests_g2 "${G2TESTLIM:-60}" "${2:-[variants],[emulated]}"
-  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --reps 5
-  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 3 --variants "${G2V:-split,split+g2acc3,split+g2acc4}"
-  [[ -x bin/cuzk_base ]] && bt g2_24_base $R cuzk_base bench msm --curve g2 --log-size 24 --resident --reps 3
+  tests tests_g2 "${G2TESTLIM:-60}" "${2:-[prove]~[bellperson]}"
+  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
+  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5
+  for b in bin/cuzk_*; do
+    [[ -x $b ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
+  done
   echo "total $SECONDS s" | tee -a "$S"
   dev_finish
   exit 0

@@ -26,9 +26,9 @@ struct bench_options {
   bool segment_split = true;     // msm: cuda_options::msm_segment_split (same default)
   unsigned window_bits = 0;      // msm: plain bases' window (cuda_options::force_window_bits; 0: by size)
   // msm: variants timed one after the other on the same bases and sets, one row each: "xyzz" (the
-  // first kernels: acc_blocks 0, one segment kernel) or tokens joined by '+': "acc3" / "acc4" (G1's
-  // acc_blocks), "g2acc3" / "g2acc4" (G2's), "split" (segment_split), "cNN" (window_bits NN).
-  // Empty: one run with acc_blocks, segment_split and window_bits as given.
+  // first kernels: acc_blocks 0, one segment kernel) or tokens joined by '+': "acc4" (acc_blocks
+  // 4), "split" (segment_split), "cNN" (window_bits NN); the defaults are "acc4+split". Empty: one
+  // run with acc_blocks, segment_split and window_bits as given.
   std::vector<std::string> variants;
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots

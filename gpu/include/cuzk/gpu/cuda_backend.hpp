@@ -51,13 +51,11 @@ struct cuda_options {
   // into affine ones, N slices per thread sharing one inversion per step (Montgomery's trick: ~6
   // products per addition plus the inversion's share; more scratch: a state per slice).
   unsigned msm_affine_lanes = 0;
-  // Kernel variants of the XYZZ bucket method: the accumulation compiled for 3 or 4 blocks per SM
-  // (registers capped at 168 / 128; 0: as many as its registers allow, G1 3 at 164, G2 2 at 255),
-  // G1's and G2's apart;
+  // Kernel variants of the XYZZ bucket method: G1's accumulation compiled for 4 blocks per SM
+  // (registers capped at 128; 0: as many as its 164 registers allow, 3; G2's is always uncapped);
   // the bucket reduction's segments in two kernels (fewer registers each) or one. The defaults
   // measured best on the H200 (docs/benchmarks.md, issue 19 run 3).
   unsigned msm_acc_blocks = 4;
-  unsigned msm_acc_blocks_g2 = 0;
   bool msm_segment_split = true;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
@@ -167,7 +165,7 @@ class cuda_backend : public zk::groth16::backend {
   // The MSM variants of cuda_options (msm_acc_blocks, msm_segment_split, force_window_bits for
   // plain bases) switched between runs, so that a benchmark compares them on the same bases and
   // shifted sets.
-  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, unsigned acc_blocks_g2 = 0);
+  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0);
 
   struct impl;
 
