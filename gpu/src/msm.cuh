@@ -49,13 +49,6 @@ struct msm_shape {
 };
 // Threads per block of the accumulation kernels.
 constexpr unsigned msm_acc_threads = 128;
-// The field msm_accumulate_points is compiled with: F itself, or a type of the same bytes whose
-// products are inlined where F calls them out of line (msm_g2.cu: the first level of G2's
-// accumulation, 84% of its time, without calls; every other G2 kernel keeps the calls).
-template <class F>
-struct msm_acc_field {
-  using type = F;
-};
 
 // seg_len: buckets per reduction segment (0: the measured rule in msm_common.cu; benchmarks pass
 // cuda_options::msm_segment_length to try others).
@@ -547,14 +540,11 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
         pre_st, key_st, flag_st);
   } else {
     if (sh.acc_blocks != 0 && sh.acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
-    using FA = typename msm_acc_field<F>::type;
-    static_assert(sizeof(affine_d<FA>) == sizeof(affine_d<F>) && sizeof(xyzz_d<FA>) == sizeof(X));
-    auto kernel = msm_accumulate_points<FA>;
+    auto kernel = msm_accumulate_points<F>;
     if constexpr (std::is_same_v<F, fp_d>)
-      if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<FA>;
-    kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(
-        keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, reinterpret_cast<const affine_d<FA>*>(bases),
-        reinterpret_cast<xyzz_d<FA>*>(buckets), sk1, reinterpret_cast<xyzz_d<FA>*>(sp1));
+      if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
+    kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb,
+                                                                  bases, buckets, sk1, sp1);
   }
   CUZK_LAUNCHED();
   mark(3);

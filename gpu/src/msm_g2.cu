@@ -1,11 +1,13 @@
 // G2 instantiation of the device MSM (its own translation unit: compiles beside msm_g1.cu).
 //
-// Compile time: with every Fp multiplication inlined, the Fp2 kernels are several times the G1
-// ones and nvcc's front end takes many minutes on them. Here the base field is a wrapper whose
-// multiplication is one out-of-line device function (same bytes as fp_d), and an Fp2 product is
-// three calls (fp2_d's Karatsuba in mont.cuh); the call overhead is small next to a 12-limb
-// product. (An out-of-line Fp2 product with its three Fp products inlined was
-// measured 2% slower on the H200.)
+// Code size, not just instruction count: the G2 kernels keep their field products out of line.
+// The base field is a wrapper whose product is one out-of-line device function (same bytes as
+// fp_d; Fp2 squarings, the rest of the formulas), and the Fp2 product is one more (fp2_mul_call:
+// the lazy Karatsuba of mont.cuh, its double-width products and two REDCs inlined: 1,265 SASS
+// instructions). Measured on the H200, G2 MSM 2^24 resident (docs/benchmarks.md, issue 19, G2):
+// Karatsuba on three Fp calls 361.3 ms; the one Fp2 call 308.8 ms; the first accumulation level
+// with every product inlined (22,800 SASS instructions against ~5,300, no spills) 356.1 ms. Fully
+// inlined kernels also take nvcc's front end many minutes.
 #include "msm.cuh"
 #include "msm_entry.hpp"
 
@@ -38,10 +40,6 @@ __device__ __noinline__ fp2_dev fp2_mul_call(const fp2_dev a, const fp2_dev b) {
 
 }  // namespace
 
-template <>
-struct msm_acc_field<fp2_call> {
-  using type = fp2_dev;
-};
 template <>
 struct fp2_product<fp_call> {
   static __device__ __forceinline__ fp2_call mul(const fp2_call& a, const fp2_call& b) {
