@@ -6,9 +6,15 @@
 //          (verification) -> assembled
 // Each device has a stager: while the device proves partition k, its stager uploads k+1 (one
 // partition staged ahead per device; the VRAM grant is taken before staging and held until the
-// device is done, so the VRAM budget bounds the depth). When every device is a GPU that evaluates
-// a Filecoin key's a, b, c (engine_settings::device_synthesis), synthesizers make the witness only
-// and its grant is the witness's bytes (stages_witness_only, staging_grant_bytes).
+// device is done, so the VRAM budget bounds the depth). With device_depth 2 (the default) a staged
+// partition goes to its device at once, while the device still proves the previous one: it waits
+// in the device's mailbox, the device starts it the moment the previous one ends (no round trip
+// through this actor in between), and the stager stages the one after it meanwhile. The device
+// actor stays the GPU's only owner: it proves its mailbox's requests one at a time, in order; a
+// request sent ahead is committed to that device (a canceled job's is still proved, then dropped).
+// When every device is a GPU that evaluates a Filecoin key's a, b, c
+// (engine_settings::device_synthesis), synthesizers make the witness only and its grant is the
+// witness's bytes (stages_witness_only, staging_grant_bytes).
 // Priority (CRITICAL > HIGH > NORMAL > LOW, then arrival) decides at partition granularity which
 // queued partition gets the next free synthesizer and which synthesized partition the next free
 // device. Concurrency follows from the budgets: a synthesizer waits for its reservation.
@@ -33,6 +39,7 @@
 // would not fail twice alike), and the job fails as bad input instead of using up max_attempts.
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <set>
 #include <tuple>
@@ -56,7 +63,8 @@ namespace {
 struct stage_stamps {
   std::string synthesizer, device;
   std::uint64_t synth_start = 0, synth_end = 0, device_start = 0, device_end = 0;
-  std::vector<std::string> stage_names;  // the synthesizer's stages, then the device's
+  std::uint64_t staged = 0, dispatch = 0;  // the stager's answer; the prove request sent
+  std::vector<std::string> stage_names;  // the synthesizer's stages, "staging", then the device's
   std::vector<double> stage_ms;
 };
 
@@ -64,12 +72,33 @@ struct slot_t {
   caf::actor handle;
   bool alive = true;
   std::uint64_t ticket = 0;  // the dispatch it is busy with; 0 = idle
+  // Devices: dispatches sent behind `ticket`, waiting in the device's mailbox, oldest first (at most
+  // device_depth - 1); the device answers in this order.
+  std::deque<std::uint64_t> waiting{};
   std::uint64_t busy_us = 0, proofs = 0;
+  std::uint64_t ahead = 0;  // dispatches sent while the device was busy (they waited in its mailbox)
   // Devices: the end of the last partition (device clock), whether the next one was already
   // waiting then (its gap is the engine's, not a lack of work), and the gaps so measured.
   std::uint64_t last_end_us = 0;
   bool follows = false;
   std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
+  std::size_t in_flight() const { return (ticket ? 1 : 0) + waiting.size(); }
+  bool holds(std::uint64_t t) const {
+    return t && (ticket == t || std::find(waiting.begin(), waiting.end(), t) != waiting.end());
+  }
+  // Its answer for `t` came (or the attempt was abandoned): the next one waiting becomes current.
+  void release(std::uint64_t t) {
+    if (!t) return;
+    if (ticket == t) {
+      ticket = 0;
+      if (!waiting.empty()) {
+        ticket = waiting.front();
+        waiting.pop_front();
+      }
+    } else if (auto it = std::find(waiting.begin(), waiting.end(), t); it != waiting.end()) {
+      waiting.erase(it);
+    }
+  }
 };
 
 enum class stage { queued, keying, reserving, synthesizing, device_wait, device_resident, device_reserving, staging,
@@ -194,7 +223,7 @@ void mark_gone(std::vector<slot_t>& slots, int i, const caf::actor& worker, cons
 }
 
 void release_slot(std::vector<slot_t>& slots, int i, std::uint64_t ticket) {
-  if (i >= 0 && static_cast<std::size_t>(i) < slots.size() && slots[i].ticket == ticket) slots[i].ticket = 0;
+  if (i >= 0 && static_cast<std::size_t>(i) < slots.size()) slots[i].release(ticket);
 }
 
 void pump(sched_ptr self);
@@ -202,8 +231,7 @@ void pump(sched_ptr self);
 // Frees whatever worker slot a dispatch held (its answer came back, or the attempt was abandoned).
 void release_ticket(sched_ptr self, std::uint64_t ticket) {
   for (auto* slots : {&self->state.synths, &self->state.devices, &self->state.stagers})
-    for (auto& s : *slots)
-      if (s.ticket == ticket) s.ticket = 0;
+    for (auto& s : *slots) s.release(ticket);
   for (auto& [id, n] : self->state.nodes) n.tickets.erase(ticket);
 }
 
@@ -233,7 +261,8 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
     out.partition_timings.push_back(partition_timing{t.index, t.timing.synthesizer, t.timing.device,
                                                      unix_us(t.timing.synth_start), unix_us(t.timing.synth_end),
                                                      unix_us(t.timing.device_start), unix_us(t.timing.device_end),
-                                                     t.timing.stage_names, t.timing.stage_ms});
+                                                     t.timing.stage_names, t.timing.stage_ms,
+                                                     unix_us(t.timing.staged), unix_us(t.timing.dispatch)});
   out.reasons = j.reasons;
   out.attempts = j.attempts;
   j.timings.total_us = now_us() - j.t_submit;
@@ -343,8 +372,15 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
 // Device d proves a partition its stager has placed there.
 void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   auto& st = self->state;
-  st.devices[d].ticket = t.ticket;
-  t.back_to_back = st.devices[d].follows;
+  auto& slot = st.devices[d];
+  // Sent while the device proves another: it waits in the device's mailbox (device_depth).
+  t.back_to_back = slot.follows || slot.ticket;
+  if (slot.ticket) {
+    slot.waiting.push_back(t.ticket);
+    ++slot.ahead;
+  } else {
+    slot.ticket = t.ticket;
+  }
   const auto at = next_step(j.id, t, stage::proving);
   auto dev = caf::actor_cast<device_actor>(st.devices[d].handle);
   prove_request preq;
@@ -355,14 +391,15 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
   preq.witness = t.witness;
   preq.fixed_randomness = j.spec.fixed_randomness;
   preq.randomness = j.spec.randomness;
-  auto t0 = now_us();
+  t.timing.dispatch = now_us();
+  // The step timeout of a request sent ahead includes its wait behind the one the device proves.
   self->request(dev, st.settings.step_timeout, std::move(preq))
       .then(
-          [self, at, d, t0](device_result& r) {
+          [self, at, d](device_result& r) {
             auto& st = self->state;
-            if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].ticket == at.ticket) {
+            if (static_cast<std::size_t>(d) < st.devices.size() && st.devices[d].holds(at.ticket)) {
               auto& dev = st.devices[d];
-              dev.busy_us += now_us() - t0;
+              dev.busy_us += r.elapsed_us;  // the device's own time (a request sent ahead also waited)
               ++dev.proofs;
               auto* t = current(self, at);
               if (t && t->back_to_back && dev.last_end_us && r.started_us >= dev.last_end_us) {
@@ -469,6 +506,9 @@ void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
                         auto& j = st.jobs.at(at2.job);
                         t->staged = std::move(r.staged);
                         t->st = stage::staged;
+                        t->timing.staged = now_us();
+                        t->timing.stage_names.emplace_back("staging");
+                        t->timing.stage_ms.push_back(double(r.elapsed_us) / 1000);
                         st.staged[d].insert(order_of(j, at2.index));
                       }
                       pump(self);
@@ -730,10 +770,12 @@ void pump(sched_ptr self) {
     }
   }
   for (auto& key : placed) st.queue.erase(key);
-  // Each device takes its staged partition.
+  // Each device takes its staged partitions, up to device_depth requests at once (the ones beyond
+  // the first wait in its mailbox).
+  const std::size_t depth = std::max(1u, st.settings.device_depth);
   for (std::size_t d = 0; d < st.devices.size(); ++d) {
     auto& dev = st.devices[d];
-    if (dev.handle && dev.alive && !dev.ticket && !st.staged[d].empty()) {
+    while (dev.handle && dev.alive && dev.in_flight() < depth && !st.staged[d].empty()) {
       auto [prio, seq, job, index] = *st.staged[d].begin();
       st.staged[d].erase(st.staged[d].begin());
       auto& j = st.jobs.at(job);
@@ -750,7 +792,7 @@ void pump(sched_ptr self) {
   std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
     auto& a = st.devices[x];
     auto& b = st.devices[y];
-    return std::make_pair(a.ticket != 0, a.proofs) < std::make_pair(b.ticket != 0, b.proofs);
+    return std::make_pair(a.in_flight(), a.proofs) < std::make_pair(b.in_flight(), b.proofs);
   });
   for (auto d : order) {
     if (st.device_queue.empty()) break;
@@ -793,14 +835,17 @@ void fail_where(sched_ptr self, Pred pred, const std::string& reason) {
 // held, if any, is retried.
 void replace_worker(sched_ptr self, std::vector<slot_t>& slots, const worker_replaced& r, const std::string& why) {
   if (r.slot >= slots.size()) return;
-  auto [j, t] = holder_of(self, slots[r.slot].ticket);
+  std::vector<std::uint64_t> held(slots[r.slot].waiting.begin(), slots[r.slot].waiting.end());
+  held.insert(held.begin(), slots[r.slot].ticket);
   auto& slot = slots[r.slot];
   slot.handle = r.fresh;
   slot.alive = bool(r.fresh);
   slot.ticket = 0;
+  slot.waiting.clear();
   slot.last_end_us = 0;
   slot.follows = false;
-  if (t) fail_attempt(self, *j, *t, why, true);
+  for (auto ticket : held)
+    if (auto [j, t] = holder_of(self, ticket); t) fail_attempt(self, *j, *t, why, true);
 }
 
 void on_replaced(sched_ptr self, worker_replaced& r) {
@@ -925,11 +970,10 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
           s.devices.push_back(device_usage{device_label(st.settings, d),
                                            st.devices[d].busy_us, st.devices[d].proofs, st.devices[d].gaps,
                                            st.devices[d].gap_us, st.devices[d].gap_max_us});
-          // The job it proves now, else the one staged next on it.
-          job_id proving = 0;
-          for (auto& [id, j] : st.jobs)
-            for (auto& t : j.tasks)
-              if (t.device == static_cast<int>(d) && t.st == stage::proving) proving = id;
+          s.devices.back().ahead = st.devices[d].ahead;
+          // The job it proves now (its oldest request), else the one staged next on it.
+          auto [pj, pt] = holder_of(self, st.devices[d].ticket);
+          job_id proving = pj && pt->st == stage::proving ? pj->id : 0;
           if (!proving && d < st.staged.size() && !st.staged[d].empty()) proving = std::get<2>(*st.staged[d].begin());
           s.devices.back().current_job = proving;
         }

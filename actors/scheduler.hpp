@@ -53,7 +53,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_timing& x) {
   return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device,
            x.synth_start_unix_us, x.synth_end_unix_us, x.device_start_unix_us, x.device_end_unix_us, x.stage_names,
-           x.stage_ms);
+           x.stage_ms, x.staged_unix_us, x.dispatch_unix_us);
 }
 
 template <class Inspector>
@@ -79,7 +79,7 @@ typename Inspector::result_type inspect(Inspector& f, node_joined& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
   return f(caf::meta::type_name("device_usage"), x.name, x.busy_us, x.proofs, x.gaps, x.gap_us, x.gap_max_us,
-           x.current_job);
+           x.current_job, x.ahead);
 }
 
 template <class Inspector>

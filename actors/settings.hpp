@@ -41,6 +41,11 @@ struct engine_settings {
   // Every device evaluates a Filecoin key's a, b, c itself (a GPU, with the key's compact evaluator
   // resident): synthesizers then produce the witness only, the stagers upload only it.
   bool device_synthesis = false;
+  // Prove requests a device holds at once: 2 = the one it proves and the next, sent as soon as that
+  // one is staged and waiting in the device's mailbox, so the device starts it without a round trip
+  // through the scheduler (and its stager stages the one after meanwhile); 1 = the next is sent when
+  // the previous one's answer arrives.
+  unsigned device_depth = 2;
   unsigned synthesizers = 1;
   unsigned synthesizer_threads = 0;  // threads of each synthesizer's witness and a, b, c (0: the process pool)
   std::vector<remote_endpoint> remote_synthesizers;

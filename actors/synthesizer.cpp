@@ -77,6 +77,15 @@ class c1_cache {
     }
     return answer.get();
   }
+  // An input's C1 output read elsewhere (fil::check_job_input at submission).
+  void put(const std::shared_ptr<const fil::job_input>& in, std::shared_ptr<const fil::c1_output> c1) {
+    std::promise<std::shared_ptr<const fil::c1_output>> p;
+    p.set_value(std::move(c1));
+    std::lock_guard lock(mu_);
+    for (auto it = entries_.begin(); it != entries_.end();)
+      it = it->second.in.expired() ? entries_.erase(it) : std::next(it);
+    entries_.insert_or_assign(in.get(), entry{in, p.get_future().share()});
+  }
 
  private:
   struct entry {
@@ -237,6 +246,10 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
 }
 
 }  // namespace
+
+void share_porep_c1(const std::shared_ptr<const fil::job_input>& in, std::shared_ptr<const fil::c1_output> c1) {
+  if (in && c1) porep_c1s().put(in, std::move(c1));
+}
 
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, unsigned threads,
                                     fault_settings faults, std::uint64_t generation) {

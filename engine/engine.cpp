@@ -307,6 +307,7 @@ engine engine::start(const config& c) {
     s.backend = bs;
   }
   s.synthesizers = c.synthesizers;
+  s.device_depth = std::max(1u, c.device_depth);
   s.synthesizer_threads = c.synthesizer_threads;
   s.kept_partitions = std::max(1u, c.kept_partitions);
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
@@ -387,9 +388,10 @@ std::string engine::filecoin_params_path(fil::proof_kind kind, std::string_view 
 job_id engine::submit(filecoin_request req) {
   auto guard = p_->enter();
   fil::circuit_ref c;
+  std::shared_ptr<const fil::c1_output> c1;  // PoRep: read once here, for the synthesizers too
   try {
     c = fil::resolve_circuit(req.input.kind, req.input.registered_proof, req.sector_size);
-    fil::check_job_input(c, req.input);
+    c1 = fil::check_job_input(c, req.input);
   } catch (const fil::not_implemented& e) {
     throw engine_error(std::string("unimplemented: ") + e.what());
   } catch (const zk::input_error& e) {
@@ -421,6 +423,7 @@ job_id engine::submit(filecoin_request req) {
   spec.circuit = path;
   spec.prio = req.prio.value_or(default_priority(req.input.kind));
   auto input = std::make_shared<const fil::job_input>(std::move(req.input));
+  actors::share_porep_c1(input, std::move(c1));
   for (std::uint32_t i = 0; i < c.partitions(); ++i) {
     msg::witness_source src;
     src.fil = msg::fil_input_handle{input, i};

@@ -129,6 +129,9 @@ struct config {
   // host's byte for byte, proofs equal the CPU backend's); off: a, b, c on the host, staged with the
   // witness (`cuzk bench fil --host-abc`).
   bool device_synthesis = true;
+  // Prove requests a device holds at once (actors/settings.hpp): 2 = the next partition waits in
+  // the device's mailbox while it proves one; 1 = it is sent when the device's answer arrives.
+  unsigned device_depth = 2;
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
   // A PoRep (or synthetic) key keeps this many partitions' buffers between partitions, each reserved

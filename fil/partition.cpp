@@ -321,15 +321,15 @@ zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c) {
   return key;
 }
 
-void check_job_input(const circuit_ref& c, const job_input& in) {
+std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in) {
   require_implemented(c);
   if (c.seal) {
     if (!in.vanilla_proofs.empty()) throw zk::input_error("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
-    read_porep_c1(c, in);
-    return;
+    return std::make_shared<const c1_output>(read_porep_c1(c, in));
   }
   if (!in.c1.empty()) throw zk::input_error("vanilla_proof: PoSt sends its sector proofs in vanilla_proofs");
   check_post(*c.post, in, false);
+  return nullptr;
 }
 
 void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,

@@ -107,7 +107,8 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
 // Reads and checks the job's vanilla proofs without synthesizing or hashing (cheap: what a service
 // does before it accepts a job): counts, shapes, comm_r, leaf indices against the challenges.
 // PoRep: the C1 is parsed and its claims checked (not its paths). Throws zk::input_error naming the field.
-void check_job_input(const circuit_ref& c, const job_input& in);
+// PoRep: returns the C1 output it read (the synthesizers of the job need not read it again), PoSt: null.
+std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in);
 
 // Partition `partition` of the job (PoSt: 0) in witness mode, its vanilla proofs checked first (see
 // above, Merkle paths included). Throws zk::input_error naming the sector, challenge and field.

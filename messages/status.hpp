@@ -83,6 +83,10 @@ struct partition_timing {
   // "MSM B1", "MSM L", "MSM H", "B2 (G2)", "assemble").
   std::vector<std::string> stage_names;
   std::vector<double> stage_ms;
+  // Between synthesis and the device: when its stager's answer came (the inputs on the device,
+  // ready) and when the scheduler sent it to the device. A dispatch before the previous partition's
+  // device_end on the same device waited in the device's mailbox (engine_settings::device_depth).
+  std::uint64_t staged_unix_us = 0, dispatch_unix_us = 0;
   bool operator==(const partition_timing&) const = default;
 };
 
@@ -134,8 +138,11 @@ struct budget_status {
 
 // ---- the scheduler's devices and cluster nodes ---------------------------------------------------
 
-// gaps: partitions that were already staged when the previous one ended on the device; gap_us:
-// the device's idle time before them (previous end to this start, as the device measures it).
+// gaps: partitions that were already staged when the previous one ended on the device (or already
+// waiting in its mailbox); gap_us: the device's idle time before them (previous end to this start,
+// as the device measures it). ahead: partitions sent to the device while it was still proving the
+// previous one (engine_settings::device_depth 2), so it started them without waiting for the
+// scheduler.
 // current_job: the job whose partition the device is proving now, else the job of the partition
 // staged next on it (0: none).
 struct device_usage {
@@ -143,6 +150,7 @@ struct device_usage {
   std::uint64_t busy_us = 0, proofs = 0;
   std::uint64_t gaps = 0, gap_us = 0, gap_max_us = 0;
   job_id current_job = 0;
+  std::uint64_t ahead = 0;
   bool operator==(const device_usage&) const = default;
 };
 

@@ -211,6 +211,10 @@ void register_fil_bench(CLI::App* bench) {
   fil->add_option("--kept-partitions", o->kept_partitions,
                   "--shape: partitions' buffers the key keeps between partitions (each reserved with it)")
       ->capture_default_str();
+  fil->add_option("--device-depth", o->device_depth,
+                  "--shape: prove requests the device holds at once (2: the next waits in its mailbox; 1: sent on "
+                  "the previous one's answer)")
+      ->capture_default_str();
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
   fil->add_flag("!--host-abc", o->device_synthesis,
                 "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");

@@ -22,6 +22,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <sstream>
 #include <thread>
 
@@ -229,6 +230,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   cfg.b2_host_threads = o.b2_host_threads;
   cfg.synthesizers = o.synthesizers;
   cfg.kept_partitions = o.kept_partitions;
+  cfg.device_depth = o.device_depth;
   cfg.step_timeout = std::chrono::minutes(30);
   cfg.host_margin_bytes = std::uint64_t{8} << 30;  // the mapped evaluator, pinned staging, the page cache
   auto e = engine::engine::start(cfg);
@@ -356,7 +358,9 @@ int run_bench_fil_shape(const bench_fil_options& o) {
                             {"synth_start_ms", ss},
                             {"synth_end_ms", se},
                             {"device_start_ms", ds},
-                            {"device_end_ms", de}});
+                            {"device_end_ms", de},
+                            {"staged_ms", rel(double(p.staged_unix_us) / 1000)},
+                            {"dispatch_ms", rel(double(p.dispatch_unix_us) / 1000)}});
       json st = json::object();
       for (std::size_t k = 0; k < p.stage_names.size() && k < p.stage_ms.size(); ++k) {
         const auto& name = p.stage_names[k];
@@ -383,6 +387,26 @@ int run_bench_fil_shape(const bench_fil_options& o) {
                     {"partitions", parts},
                     {"partition_timings", parts_json}});
   }
+  // The device's idle time between consecutive partitions (one device: its spans in order), and the
+  // scheduler's own account of it (device_usage: back-to-back starts, requests sent ahead).
+  std::vector<double> between;
+  {
+    auto spans = device_spans;
+    std::sort(spans.begin(), spans.end(), [](const span_t& x, const span_t& y) { return x.a < y.a; });
+    for (std::size_t i = 1; i < spans.size(); ++i) between.push_back(std::max(0.0, spans[i].a - spans[i - 1].b));
+  }
+  const double between_total = std::accumulate(between.begin(), between.end(), 0.0);
+  const double between_max = between.empty() ? 0 : *std::max_element(between.begin(), between.end());
+  msg::device_usage du0, du1;
+  if (!st0.scheduler.devices.empty()) du0 = st0.scheduler.devices[0];
+  if (!st1.scheduler.devices.empty()) du1 = st1.scheduler.devices[0];
+  const json device_gaps{{"between_partitions_median_ms", median(between)},
+                         {"between_partitions_max_ms", between_max},
+                         {"between_partitions_total_ms", between_total},
+                         {"back_to_back", du1.gaps - du0.gaps},
+                         {"back_to_back_gap_ms", double(du1.gap_us - du0.gap_us) / 1000},
+                         {"back_to_back_gap_max_ms", double(du1.gap_max_us) / 1000},
+                         {"sent_ahead", du1.ahead - du0.ahead}};
   double first_dev = 1e300, last_dev = 0, busy = 0;
   for (auto& sp : device_spans) {
     first_dev = std::min(first_dev, sp.a);
@@ -439,6 +463,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
            {"gpu_busy_after_first_sector_pct", busy_steady_pct},
            {"device_busy_ms_engine", dev_busy_engine},
            {"max_partitions_in_flight", max_inflight},
+           {"device_gaps", device_gaps},
            {"per_partition_median_ms",
             {{"synthesis", median(synth_ms)},
              {"device", median(device_ms)},
@@ -461,6 +486,10 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   std::cout << "\nsectors: first " << fmt(first_sector_s, 1) << " s; steady " << fmt(steady_s_per_sector, 1)
             << " s/sector = " << fmt(per_hour, 0) << " proofs/hour; GPU busy " << fmt(busy_pct, 1) << "% (after sector 1: "
             << fmt(busy_steady_pct, 1) << "%); partitions in flight max " << max_inflight << "\n"
+            << "device idle between partitions: median " << fmt(median(between), 1) << " ms, max " << fmt(between_max, 1)
+            << " ms, total " << fmt(between_total, 0) << " ms; back to back " << (du1.gaps - du0.gaps) << " (gap "
+            << fmt(double(du1.gap_us - du0.gap_us) / 1000, 1) << " ms in all), sent ahead " << (du1.ahead - du0.ahead)
+            << "\n"
             << "memory: host peak RSS " << fmt(gb(peak_rss)) << " GB (host budget peak " << fmt(gb(host_budget_peak))
             << " GB); VRAM staged max " << fmt(gb(staged_max)) << " GB, free min "
             << fmt(gb(free_min == UINT64_MAX ? 0 : free_min)) << " GB\n";

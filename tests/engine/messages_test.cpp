@@ -121,7 +121,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, out) == out);
   job_outcome oc{rng(), job_state::failed, {out, random_output(rng)}, {1, 2, 3}, {"a", "b"}, tm, 9, false,
                  {partition_timing{1, "synth:0", "cuda:1", rng(), rng(), rng(), rng(), {"C1 + witness", "MSM H"},
-                                   {double(rng() % 1000) / 4, 0.5}},
+                                   {double(rng() % 1000) / 4, 0.5}, rng(), rng()},
                   partition_timing{}}};
   REQUIRE(roundtrip(sys, oc) == oc);
   reservation rs{rng(), rng()};
@@ -161,7 +161,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, rsd) == rsd);
   key_store_status kss{{ks, key_status{"/j", key_tier::warm, 0, 0, {}}}, 1, 2, 3, 4, 5, {rsd}};
   REQUIRE(roundtrip(sys, kss) == kss);
-  device_usage du{"cpu:0", rng(), rng(), rng(), rng(), rng()};
+  device_usage du{"cpu:0", rng(), rng(), rng(), rng(), rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, du) == du);
   node_load nl{rng(), 2, rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, nl) == nl);

@@ -62,12 +62,13 @@ TEST_CASE("a synthetic key is refused outside a synthetic bench and never releas
   // Stage times of both halves are reported.
   REQUIRE_FALSE(r->partition_timings.empty());
   const auto& names = r->partition_timings[0].stage_names;
-  REQUIRE(names.size() == 9);
-  REQUIRE(r->partition_timings[0].stage_ms.size() == 9);
+  REQUIRE(names.size() == 10);
+  REQUIRE(r->partition_timings[0].stage_ms.size() == 10);
   CHECK(names[0] == "witness");
   CHECK(names[1] == "a/b/c");
-  CHECK(names[2] == "H/NTT");
-  CHECK(names[7] == "B2 (G2)");
+  CHECK(names[2] == "staging");
+  CHECK(names[3] == "H/NTT");
+  CHECK(names[8] == "B2 (G2)");
 
   // A real key in a bench is verified as always.
   std::mt19937_64 rng(3);
