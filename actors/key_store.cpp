@@ -85,7 +85,21 @@ std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
   return load_circuit_key(path, o).zkey;
 }
 
+namespace {
+circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_options& options, bool* recorded);
+}  // namespace
+
+// The key's own consistency (its point sections against its wires and domain: zk::groth16::check_key,
+// a scan of every A and B wire index, ~160M at 32 GiB) is checked once here, where the key is made;
+// the stagers then check each partition's witness and synthesis against it, not the key again.
 circuit_key load_circuit_key(const std::string& path, const key_load_options& options, bool* recorded) {
+  circuit_key ck = load_circuit_key_unchecked(path, options, recorded);
+  zk::groth16::check_key(*ck.zkey);
+  return ck;
+}
+
+namespace {
+circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_options& options, bool* recorded) {
   circuit_key ck;
   if (zk::groth16::is_synthetic_key_path(path)) {
     // Loaded with its compact evaluator, as a PoRep key is: the synthesizers then take the kept
@@ -146,6 +160,7 @@ circuit_key load_circuit_key(const std::string& path, const key_load_options& op
       zk::groth16::constraint_evaluator::from_compact(std::move(ev.compact)));
   return ck;
 }
+}  // namespace
 
 namespace {
 

@@ -44,13 +44,12 @@ staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key
   auto own = std::move(syn.ptr);
   std::unique_ptr<zk::groth16::staged_inputs> in;
   if (own->a.empty() && key.ptr->evaluator) {  // witness-only synthesis
-    zk::io::check_witness_matches(*key.ptr->zkey, *w);
-    zk::groth16::check_key(*key.ptr->zkey);
+    zk::io::check_witness_matches(*key.ptr->zkey, *w);  // the key itself was checked when it was loaded
     if (stages_witness_only(key, *own, resident, slot))
       in = stager.stage_witness(*key.ptr->evaluator, std::span(w->values), resident.ptr->key.get());
     if (!in) {
       auto abc = key.ptr->evaluator->evaluate(std::span<const zk::bigint<4>>(w->values));
-      zk::groth16::check_inputs(*key.ptr->zkey, abc, *w);
+      zk::groth16::check_synthesis(*key.ptr->zkey, abc, *w);
       in = stager.stage(std::move(abc), std::span(w->values));
     }
     own.reset();
@@ -60,7 +59,7 @@ staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key
                                                         [w, host_grant](zk::groth16::staged_inputs* p) { delete p; });
     return h;
   }
-  zk::groth16::check_inputs(*key.ptr->zkey, *own, *w);
+  zk::groth16::check_synthesis(*key.ptr->zkey, *own, *w);
   if (own.use_count() == 1) {
     auto& s = const_cast<zk::groth16::synthesis&>(*own);
     in = stager.stage(std::move(s), std::span(w->values));

@@ -40,12 +40,16 @@ proof prove(const io::zkey& key, const constraint_evaluator& pce, const io::witn
 }
 
 void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w) {
+  check_synthesis(key, syn, w);
+  check_key(key);
+}
+
+void check_synthesis(const io::zkey& key, const synthesis& syn, const io::witness& w) {
   check_witness(key, w);
   const std::size_t n = key.domain_size;
   if (syn.a.size() != n || syn.b.size() != n || syn.c.size() != n)
     throw input_error("synthesis has " + std::to_string(syn.a.size()) + " rows, the key's domain is " +
                       std::to_string(n));
-  check_key(key);
 }
 
 void check_key(const io::zkey& key) {

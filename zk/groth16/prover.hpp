@@ -35,6 +35,9 @@ proof prove_synthesized(const io::zkey& key, synthesis&& syn, const io::witness&
 // Throws input_error when the witness or the synthesis does not fit the key (before staging: the
 // staged inputs no longer say what they were).
 void check_inputs(const io::zkey& key, const synthesis& syn, const io::witness& w);
+// check_inputs less check_key: for a key already checked once (the engine's key store checks each
+// key when it loads it, so its stagers check only the partition's synthesis and witness).
+void check_synthesis(const io::zkey& key, const synthesis& syn, const io::witness& w);
 // The key's point sections against its nVars and domain size.
 void check_key(const io::zkey& key);
 
