@@ -5,7 +5,9 @@
 // scheduler reserves the partition's VRAM before it asks; the grant travels with the staged
 // handle until the device is done with it. For a CPU device staging keeps the buffers in place.
 // A witness-only partition (stages_witness_only: a Filecoin key whose compact evaluator is resident
-// on this GPU) uploads its witness alone, ~4 of 17 GB at 32 GiB; the device evaluates a, b, c. One
+// on this GPU) uploads its witness alone, ~4 of 17 GB at 32 GiB; the device evaluates a, b, c. A
+// key's kept witness vectors (partition_buffers) are pinned by the stager's pinner, so that upload
+// is one DMA from them. One
 // whose synthesis has no a, b, c but whose device cannot evaluate them gets them here, on the host.
 #include "actors/stager.hpp"
 #include "caf/all.hpp"
@@ -39,6 +41,8 @@ staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key
   if (!key.ptr || !key.ptr->zkey || !syn.ptr || !witness.ptr)
     throw std::runtime_error("staging: request without key, synthesis or witness");
   auto w = witness.ptr;
+  // A key's kept witness vectors are pinned for this stager's uploads (once per vector).
+  if (key.ptr->buffers) key.ptr->buffers->pin_witnesses(stager.pinner());
   auto host_grant = syn.reservation.ptr;
   syn.reservation.ptr.reset();
   auto own = std::move(syn.ptr);

@@ -162,7 +162,7 @@ buffered_partition synthesize_buffered(const zk::groth16::pce_compact& compact,
   }
   auto* w = new zk::io::witness;
   w->path = fil::partition_name(circuit, in, partition);
-  w->values = bufs->take_witness();
+  w->values = bufs->take_witness(cs.inputs().size() + cs.aux().size());  // no reallocation: it may be pinned
   out.witness = std::shared_ptr<const zk::io::witness>(w, [home](const zk::io::witness* p) {
     if (auto b = home.lock()) b->give_witness(std::move(const_cast<zk::io::witness*>(p)->values));
     delete p;

@@ -4,6 +4,8 @@
 // (h and the MSMs of a proof).
 #include <algorithm>
 #include <cstdint>
+#include <map>
+#include <mutex>
 
 #include "common.cuh"
 #include "cuzk/gpu/cuda_backend.hpp"
@@ -40,6 +42,56 @@ std::string device_description() {
 alloc_counters& alloc_stats() {
   static alloc_counters c;
   return c;
+}
+
+std::shared_ptr<staging_slots> slots_of_device(int device) {
+  static std::mutex mu;
+  static std::map<int, std::weak_ptr<staging_slots>> slots;
+  std::lock_guard lock(mu);
+  auto& w = slots[device];
+  auto s = w.lock();
+  if (!s) w = s = std::make_shared<staging_slots>(device);
+  return s;
+}
+
+namespace {
+struct pin_counters {
+  std::mutex mu;
+  std::map<void*, std::size_t> ranges;
+  std::uint64_t pins = 0;
+};
+pin_counters& pin_stats() {
+  static pin_counters c;
+  return c;
+}
+}  // namespace
+
+bool cuda_pinner::pin(void* p, std::size_t bytes) {
+  if (!p || !bytes || cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+    cudaGetLastError();
+    return false;
+  }
+  auto& c = pin_stats();
+  std::lock_guard lock(c.mu);
+  c.ranges[p] = bytes;
+  ++c.pins;
+  return true;
+}
+void cuda_pinner::unpin(void* p) {
+  if (cudaHostUnregister(p) != cudaSuccess) cudaGetLastError();
+  auto& c = pin_stats();
+  std::lock_guard lock(c.mu);
+  c.ranges.erase(p);
+}
+
+pinned_counts pinned_host() {
+  auto& c = pin_stats();
+  std::lock_guard lock(c.mu);
+  pinned_counts r;
+  r.pins = c.pins;
+  r.ranges = c.ranges.size();
+  for (auto& [p, b] : c.ranges) r.bytes += b;
+  return r;
 }
 
 allocation_counts device_allocations() {
@@ -85,7 +137,7 @@ const bool registered = [] {
       [options](int ordinal) {
         auto o = options(ordinal);
         return std::unique_ptr<zk::groth16::stager>(
-            new cuda_stager(std::make_shared<staging_context>(o.device, o.staging_bytes)));
+            new cuda_stager(std::make_shared<staging_context>(o.device, o.staging_bytes, slots_of_device(o.device))));
       },
       [](int ordinal) {
         cudaDeviceProp p{};

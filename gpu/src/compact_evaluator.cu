@@ -250,10 +250,9 @@ device_compact upload_compact(device_context& ctx, const zk::groth16::pce_compac
   const auto r2 = zk::bls12_381::fr::R2;
   std::memcpy(&v.r2, r2.limb.data(), sizeof v.r2);
 
-  // The one check of every entry, on the compute stream (after the uploads, by event).
-  unsigned long long* bad = nullptr;
-  CUZK_CUDA(cudaMallocAsync(&bad, 2 * sizeof(unsigned long long), ctx.compute));
-  count_malloc_async(2 * sizeof(unsigned long long));
+  // The one check of every entry, on the compute stream (after the uploads, by event), counted in
+  // the context's two device counters.
+  unsigned long long* bad = ctx.counters.get();
   CUZK_CUDA(cudaMemsetAsync(bad, 0, 2 * sizeof(unsigned long long), ctx.compute));
   const compact_matrix_d* ms[2] = {&v.a, &v.b};
   const std::uint64_t entries[2] = {e.matrix_a().entries, e.matrix_b().entries};
@@ -265,7 +264,6 @@ device_compact upload_compact(device_context& ctx, const zk::groth16::pce_compac
     }
   unsigned long long found[2] = {0, 0};
   CUZK_CUDA(cudaMemcpyAsync(found, bad, sizeof found, cudaMemcpyDeviceToHost, ctx.compute));
-  CUZK_CUDA(cudaFreeAsync(bad, ctx.compute));
   CUZK_CUDA(cudaStreamSynchronize(ctx.compute));
   for (int i = 0; i < 2; ++i)
     if (found[i])

@@ -14,18 +14,13 @@ device_context::device_context(int dev, std::size_t staging_bytes, std::size_t m
   CUZK_CUDA(cudaEventCreateWithFlags(&lane_ready, cudaEventDisableTiming));
   CUZK_CUDA(cudaEventCreate(&side_t0));
   CUZK_CUDA(cudaEventCreate(&side_t1));
-  staging = std::make_shared<staging_context>(device, staging_bytes);
+  slots = slots_of_device(device);
+  staging = std::make_shared<staging_context>(device, staging_bytes, slots);
   CUZK_CUDA(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
   CUZK_CUDA(cudaEventCreate(&t0));
   CUZK_CUDA(cudaEventCreate(&t1));
   result = dbuf<unsigned char>(result_slot_bytes * 16);
-  // Staged inputs come and go every proof: keep their memory in the pool up to 16 GiB between
-  // proofs instead of handing it back at every synchronization.
-  cudaMemPool_t pool;
-  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) {
-    std::uint64_t keep = std::uint64_t(16) << 30;
-    cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep);
-  }
+  counters = dbuf<unsigned long long>(2);
 }
 
 device_context::~device_context() {
@@ -49,23 +44,9 @@ std::size_t device_context::raw_free() const {
   return fr > safety_margin ? fr - safety_margin : 0;
 }
 
-std::size_t device_context::pool_idle() const {
-  cudaMemPool_t pool;
-  std::uint64_t reserved = 0, used = 0;
-  if (cudaDeviceGetDefaultMemPool(&pool, device) != cudaSuccess ||
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved) != cudaSuccess ||
-      cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used) != cudaSuccess) {
-    cudaGetLastError();
-    return 0;
-  }
-  return reserved > used ? std::size_t(reserved - used) : 0;
-}
-
 void device_context::make_room(std::size_t bytes) const {
-  if (bytes <= raw_free()) return;
-  cudaMemPool_t pool;
-  if (cudaDeviceGetDefaultMemPool(&pool, device) == cudaSuccess) cudaMemPoolTrimTo(pool, 0);
-  cudaGetLastError();
+  const std::size_t fr = raw_free();
+  if (bytes > fr) slots->trim(bytes - fr);
 }
 
 dbuf<unsigned char> device_context::alloc(std::size_t bytes, const char* what) {
@@ -87,11 +68,22 @@ void device_context::ensure_result_slots(std::size_t slots) {
   if (result_host.size() < slots * result_slot_bytes) result_host.resize(slots * result_slot_bytes);
 }
 
+unsigned char* device_context::work_buffer(std::size_t bytes, const char* what) {
+  if (work.bytes() < bytes) {
+    CUZK_CUDA(cudaStreamSynchronize(compute));  // an earlier proof's lanes may still read it
+    CUZK_CUDA(cudaStreamSynchronize(side));
+    work.reset();
+    work = alloc(bytes, what);
+  }
+  return work.get();
+}
+
 void device_context::release_scratch() {
   CUZK_CUDA(cudaStreamSynchronize(compute));
   CUZK_CUDA(cudaStreamSynchronize(side));
   scratch.release();
   side_scratch.release();
+  work.reset();
 }
 
 }  // namespace cuzk::gpu

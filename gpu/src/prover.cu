@@ -171,30 +171,27 @@ struct cuda_backend::impl {
     if (w.n2 == v.n - (suffix ? v.cut : 0)) w.dense = v.scalars + 4 * (suffix ? v.cut : 0);
     return w;
   }
-  // One pool allocation (stream-ordered on st) for the vectors' lists, counts and CUB temp.
-  void* split_alloc(std::span<split_vec* const> vs, cudaStream_t st) {
+  // The vectors' lists, counts and CUB temp: their bytes, and their places in `mem` (a part of the
+  // context's work buffer, kept across proofs).
+  static std::size_t split_align(std::size_t b) { return (b + 255) & ~std::size_t(255); }
+  static std::size_t split_bytes(std::span<split_vec* const> vs) {
     if (vs.size() > split_max) throw std::logic_error("cuda msm: too many split vectors");
-    auto up = [](std::size_t b) { return (b + 255) & ~std::size_t(255); };
-    std::size_t temp = 0, bytes = up(4 * split_max * sizeof(int));
-    for (auto* v : vs) temp = std::max(temp, msm_split_temp_bytes(v->n)), bytes += 2 * up(v->n * 4);
-    bytes += up(temp);
-    void* mem = nullptr;
-    if (cudaMallocAsync(&mem, bytes, st) != cudaSuccess) {
-      cudaGetLastError();
-      throw std::runtime_error("cuda msm: no device memory for the split of the scalars");
-    }
+    std::size_t temp = 0, bytes = split_align(4 * split_max * sizeof(int));
+    for (auto* v : vs) temp = std::max(temp, msm_split_temp_bytes(v->n)), bytes += 2 * split_align(v->n * 4);
+    return bytes + split_align(temp);
+  }
+  void split_place(std::span<split_vec* const> vs, void* mem) {
     auto* p = static_cast<unsigned char*>(mem);
     int* counts = reinterpret_cast<int*>(p);
-    p += up(4 * split_max * sizeof(int));
+    p += split_align(4 * split_max * sizeof(int));
     for (std::size_t k = 0; k < vs.size(); ++k) {
       vs[k]->counts = counts + 4 * k;
       vs[k]->ones = reinterpret_cast<uint32_t*>(p);
-      p += up(vs[k]->n * 4);
+      p += split_align(vs[k]->n * 4);
       vs[k]->others = reinterpret_cast<uint32_t*>(p);
-      p += up(vs[k]->n * 4);
+      p += split_align(vs[k]->n * 4);
     }
     split_temp = p;
-    return mem;
   }
   void* split_temp = nullptr;
   // The splits on st, then their counts to the host (split_ev marks them there).
@@ -263,14 +260,13 @@ struct cuda_backend::impl {
       v.scalars = dscalars;
       v.n = n;
       split_vec* vs[] = {&v};
-      void* mem = split_alloc(vs, ctx.compute);
+      split_place(vs, ctx.work_buffer(split_bytes(vs), "cuda msm: the split of the scalars"));
       split_enqueue(vs, ctx.compute);
       split_read(vs);
       const split_view w = view_of(v, false);
       std::size_t chunk = chunk_points<G2>(std::max<std::size_t>(w.n2, 1), mb), count = split_slots(w, chunk);
       ctx.ensure_result_slots(count);
       msm_enqueue_split<G2>(mb, w, chunk, 0, ctx.scratch, ctx.compute);
-      CUZK_CUDA(cudaFreeAsync(mem, ctx.compute));
       read_results(count);
       return sum_results<Jac, Xyzz>(0, count);
     }
@@ -303,8 +299,9 @@ struct cuda_backend::impl {
     const std::size_t gathered = key.bellperson ? (key.a_wires.size() + key.b_wires.size()) * 32 : 0;
     const std::size_t slots = 5 * 64 * device_context::result_slot_bytes;
     // The split of the scalars that are bits: two index lists per split vector, CUB's temp.
+    // (B2's cut vector included: prove_device's work buffer makes room for it on every proof.)
     const std::size_t split = opt.msm_split_bits ? 8 * (key.bellperson ? key.a.size() + key.b1.size() + nv : nv) +
-                                                       msm_split_temp_bytes(g1_len) + 8192
+                                                       8 * nb + msm_split_temp_bytes(g1_len) + 8192
                                                  : 0;
     return g1 + g2 + gathered + split + 2 * ntt_engine::table_bytes(L) + slots;
   }
@@ -405,22 +402,12 @@ struct cuda_backend::impl {
         return r;
       });
     }
-    // The gathered witness of a bellperson key's A and B queries: pool memory, freed in stream order.
-    void* gathered = nullptr;
-    if (bp && na + nb) {
-      if (cudaMallocAsync(&gathered, (na + nb) * 32, ctx.compute) != cudaSuccess) {
-        cudaGetLastError();
-        throw std::runtime_error("cuda prove: no device memory for the witness at the A and B wires");
-      }
-      count_malloc_async((na + nb) * 32);
-    }
     // Scalars that are bits: the witness (snarkjs: A, B1, B2 and, from n_private_from on, C read
     // it) or the A and B wires' gathered witness and the witness (bellperson) are split once.
     const bool split = opt.msm_split_bits;
     // A B2 split at k2 < nb reads the B scalars from k2 on: a vector of its own cut there.
     split_vec sv[4];
     std::vector<split_vec*> svs;
-    void* split_mem = nullptr;
     const bool b2_cut = split && k2 > 0 && d2 > 0;
     if (split) {
       sv[0].n = bp ? na : nv;
@@ -432,8 +419,22 @@ struct cuda_backend::impl {
       sv[3].cut = k2;
       svs = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
       if (b2_cut) svs.push_back(&sv[3]);
-      split_mem = split_alloc(svs, ctx.compute);
     }
+    // The work buffer (kept across proofs): the gathered witness of a bellperson key's A and B
+    // queries, then the split's lists, sized for B2's cut vector whether this proof's plan cuts or
+    // not (the plan follows measured rates), so the size is the key's and never grows later.
+    const std::size_t gathered_bytes = bp ? split_align((na + nb) * 32) : 0;
+    std::size_t split_need = 0;
+    if (split) {
+      std::vector<split_vec*> most = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
+      if (nb) most.push_back(&sv[3]);
+      split_need = split_bytes(most);
+    }
+    unsigned char* work = nullptr;
+    if (gathered_bytes || split)
+      work = ctx.work_buffer(gathered_bytes + split_need, "cuda prove: the gathered witness and the split of the scalars");
+    void* gathered = gathered_bytes ? work : nullptr;
+    if (split) split_place(svs, work + gathered_bytes);
     // The device's part of B2 (points k2 on: the bases from there, the same shifted layout) gets
     // the side lane when its scratch fits whole next to the G1 lane's.
     const msm_bases bb2d{static_cast<const unsigned char*>(bb2.ptr) + k2 * 192, bb2.stride, bb2.c};
@@ -520,8 +521,6 @@ struct cuda_backend::impl {
     msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(v[0]), nh, c1, slot_h);
     CUZK_CUDA(cudaEventRecord(stage_ev[6], ctx.compute));
     if (two_lanes) CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, ctx.side_done, 0));
-    if (gathered) CUZK_CUDA(cudaFreeAsync(gathered, ctx.compute));
-    if (split_mem) CUZK_CUDA(cudaFreeAsync(split_mem, ctx.compute));
     in.release_after(ctx.compute);
     read_results(slot_h + kh);
 
@@ -849,6 +848,62 @@ std::vector<cuda_backend::compact_timing> cuda_backend::time_compact(const zk::g
   return res;
 }
 
+cuda_backend::upload_timing cuda_backend::time_upload(std::size_t bytes, int reps, int warmup) {
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  bytes &= ~std::size_t(7);
+  std::vector<std::uint64_t> src(bytes / 8), back(bytes / 8);
+  zk::parallel_for(src.size(), [&](std::size_t lo, std::size_t hi) {
+    for (std::size_t i = lo; i < hi; ++i) {  // splitmix64 of the index: no zeros in practice
+      std::uint64_t z = (i + 1) * 0x9e3779b97f4a7c15ULL;
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+      src[i] = z ^ (z >> 31);
+    }
+  });
+  dbuf<unsigned char> dst = I.ctx.alloc(bytes, "cuda time_upload: the device copy");
+  staging_context& sc = *I.ctx.staging;
+  auto run = [&](double& med, double& mn, bool& ok) {
+    std::vector<double> ms;
+    for (int i = 0; i < warmup + reps; ++i) {
+      CUZK_CUDA(cudaMemsetAsync(dst.get(), 0, bytes, sc.stream));  // every byte must come over
+      CUZK_CUDA(cudaStreamSynchronize(sc.stream));
+      const auto t0 = std::chrono::steady_clock::now();
+      sc.upload(dst.get(), src.data(), bytes);
+      CUZK_CUDA(cudaStreamSynchronize(sc.stream));
+      const double t = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (i >= warmup) ms.push_back(t);
+    }
+    std::fill(back.begin(), back.end(), 0);
+    sc.download(back.data(), dst.get(), bytes, sc.stream);
+    CUZK_CUDA(cudaStreamSynchronize(sc.stream));
+    ok = back == src;
+    std::sort(ms.begin(), ms.end());
+    med = ms.empty() ? 0 : ms[ms.size() / 2];
+    mn = ms.empty() ? 0 : ms.front();
+  };
+  upload_timing r;
+  run(r.pageable_ms, r.pageable_min_ms, r.pageable_ok);
+  cuda_pinner pin;
+  const auto t0 = std::chrono::steady_clock::now();
+  const bool pinned = pin.pin(src.data(), bytes);
+  r.pin_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (!pinned) throw std::runtime_error("cuda time_upload: the host memory could not be pinned");
+  if (!staging_context::is_pinned(src.data())) {
+    pin.unpin(src.data());
+    throw std::runtime_error("cuda time_upload: pinned memory not seen as pinned by the staging path");
+  }
+  try {
+    run(r.pinned_ms, r.pinned_min_ms, r.pinned_ok);
+  } catch (...) {
+    pin.unpin(src.data());
+    throw;
+  }
+  pin.unpin(src.data());
+  return r;
+}
+
 std::unique_ptr<zk::groth16::staged_inputs> cuda_stager::stage_witness(const zk::groth16::constraint_evaluator& pce,
                                                                       std::span<const scalar> w,
                                                                       const zk::groth16::resident_key* resident) {
@@ -857,7 +912,7 @@ std::unique_ptr<zk::groth16::staged_inputs> cuda_stager::stage_witness(const zk:
 
 std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
   return std::make_unique<cuda_stager>(
-      std::make_shared<staging_context>(impl_->opt.device, impl_->opt.staging_bytes));
+      std::make_shared<staging_context>(impl_->opt.device, impl_->opt.staging_bytes, impl_->ctx.slots));
 }
 
 zk::groth16::proof_sums cuda_backend::prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,

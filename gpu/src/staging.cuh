@@ -1,14 +1,18 @@
 // Staging: host -> device copies through two pinned buffers on an upload stream of their own
 // (staging_context), and one proof's inputs in device memory (cuda_staged), placed there by the
-// backend or by a stager on another thread (cuda_stager) while the device computes.
+// backend or by a stager on another thread (cuda_stager) while the device computes. The inputs'
+// device memory is a staging slot (staging_slots), kept for the next proof: a steady state of
+// proofs allocates nothing.
 #pragma once
 
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <span>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "common.cuh"
 #include "cuzk/gpu/fields.cuh"
@@ -16,6 +20,124 @@
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::gpu {
+
+// The device memory of staged inputs, one slot per staged proof, kept when the proof is done for
+// the next one of the same size (a partition's inputs have its key's shape: the slot sizes repeat).
+// One per device (slots_of_device: the backend's context and every stager of the device share it), so
+// a slot freed by a proof on the compute stream serves the stager's next upload: stream order is
+// kept by an event per slot (recorded where the slot's last use was enqueued, waited for by the
+// next user's stream), never by a host wait. Slots in use are what the VRAM budget granted to the
+// staged partitions; idle slots count as free memory (device_context::free_bytes) and go back to
+// the device when an allocation needs their room (trim), as the stream-ordered pool's idle memory
+// did before (cudaMallocAsync per proof: 2-3 calls a partition). Thread-safe.
+class staging_slots {
+ public:
+  struct slot {
+    void* dev = nullptr;
+    std::size_t bytes = 0;
+    cudaEvent_t free_ev = nullptr;  // the last use's work is done
+    bool busy = false;
+  };
+  explicit staging_slots(int device) : device_(device) {}
+  ~staging_slots() {
+    cudaSetDevice(device_);
+    for (auto& s : slots_) {
+      if (s->free_ev) {
+        cudaEventSynchronize(s->free_ev);
+        cudaEventDestroy(s->free_ev);
+      }
+      cudaFree(s->dev);
+    }
+  }
+  staging_slots(const staging_slots&) = delete;
+  staging_slots& operator=(const staging_slots&) = delete;
+
+  // A slot of exactly `bytes` whose memory `s` may use from now on (s waits for its last use): an
+  // idle one, else a new one (cudaMalloc; the idle slots of other sizes go first when it does not
+  // fit). Throws naming the size when the device has no room.
+  slot* acquire(std::size_t bytes, cudaStream_t s) {
+    std::lock_guard lock(mu_);
+    for (auto& x : slots_)
+      if (!x->busy && x->bytes == bytes) {
+        x->busy = true;
+        CUZK_CUDA(cudaStreamWaitEvent(s, x->free_ev, 0));
+        return x.get();
+      }
+    auto x = std::make_unique<slot>();
+    x->bytes = bytes;
+    cudaError_t e = cudaMalloc(&x->dev, bytes);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      trim_locked(SIZE_MAX);
+      e = cudaMalloc(&x->dev, bytes);
+    }
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error("cuda stage: " + std::to_string(bytes >> 20) +
+                               " MiB of device memory for the proof's inputs are not available (" +
+                               cudaGetErrorString(e) + ")");
+    }
+    count_malloc(bytes);
+    e = cudaEventCreateWithFlags(&x->free_ev, cudaEventDisableTiming);
+    if (e != cudaSuccess) {
+      cudaFree(x->dev);
+      throw_cuda(e, "cudaEventCreateWithFlags", __FILE__, __LINE__);
+    }
+    x->busy = true;
+    slots_.push_back(std::move(x));
+    return slots_.back().get();
+  }
+  // The slot is free once the work already enqueued on `s` is done.
+  void release(slot* x, cudaStream_t s) {
+    std::lock_guard lock(mu_);
+    cudaEventRecord(x->free_ev, s);
+    x->busy = false;
+  }
+  std::size_t idle_bytes() const {
+    std::lock_guard lock(mu_);
+    std::size_t b = 0;
+    for (auto& x : slots_) b += x->busy ? 0 : x->bytes;
+    return b;
+  }
+  // Hands idle slots back to the device (after their last use) until `bytes` went back or none is
+  // left idle; returns the bytes handed back.
+  std::size_t trim(std::size_t bytes) {
+    std::lock_guard lock(mu_);
+    return trim_locked(bytes);
+  }
+  std::size_t count() const {
+    std::lock_guard lock(mu_);
+    return slots_.size();
+  }
+
+ private:
+  std::size_t trim_locked(std::size_t bytes) {
+    std::size_t freed = 0;
+    for (auto it = slots_.begin(); it != slots_.end() && freed < bytes;) {
+      auto& x = **it;
+      if (x.busy) {
+        ++it;
+        continue;
+      }
+      cudaEventSynchronize(x.free_ev);
+      cudaEventDestroy(x.free_ev);
+      cudaFree(x.dev);
+      freed += x.bytes;
+      it = slots_.erase(it);
+    }
+    cudaGetLastError();
+    return freed;
+  }
+
+  int device_ = 0;
+  mutable std::mutex mu_;
+  std::vector<std::unique_ptr<slot>> slots_;
+};
+
+// The device's staging slots: one object per device in the process (made at the first ask, gone
+// with its last holder), shared by that device's backend context and every stager of it (the
+// engine's stager actor makes its stager through the registry, apart from the backend).
+std::shared_ptr<staging_slots> slots_of_device(int device);
 
 // Host (pageable) -> device copies through two pinned buffers on an upload stream of its own. The
 // backend has one (key points, host scalars, downloads) and every stager one more, so a stager's
@@ -26,8 +148,10 @@ struct staging_context {
   cudaStream_t stream = nullptr;
   void* pinned[2] = {nullptr, nullptr};
   cudaEvent_t pinned_free[2] = {nullptr, nullptr};  // each buffer's last copy is done
+  std::shared_ptr<staging_slots> slots;              // the device's (device_context::slots)
 
-  staging_context(int dev, std::size_t bytes) : device(dev), staging_bytes(bytes) {
+  staging_context(int dev, std::size_t bytes, std::shared_ptr<staging_slots> sl)
+      : device(dev), staging_bytes(bytes), slots(std::move(sl)) {
     CUZK_CUDA(cudaSetDevice(device));
     CUZK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (int i = 0; i < 2; ++i) {
@@ -114,27 +238,24 @@ struct staging_context {
 
 // One proof's inputs in device memory, laid out [a | b | c | witness] (32-byte elements: a, b, c
 // Montgomery, the witness canonical), or [witness] alone (`witness_only`: the proof evaluates a, b,
-// c into its device key's vectors first, compact_evaluator.cuh). The memory comes from the
-// stream-ordered pool: allocated on the stager's stream, freed on the compute stream after the
-// proof, so no cudaFree synchronizes the device between proofs.
+// c into its device key's vectors first, compact_evaluator.cuh). The memory is a staging slot of
+// the device (staging_slots): taken on the stager's stream, given back on the compute stream after
+// the proof (or on the stager's stream when dropped unproved), kept for the next proof.
 class cuda_staged final : public zk::groth16::staged_inputs {
  public:
   cuda_staged(std::shared_ptr<staging_context> ctx, std::size_t n, std::size_t n_vars, bool witness_only = false)
       : ctx_(std::move(ctx)), n_(n), n_vars_(n_vars), abc_(witness_only ? 0 : 3) {
     CUZK_CUDA(cudaSetDevice(ctx_->device));
-    cudaError_t e = cudaMallocAsync(&dev_, device_bytes(), ctx_->stream);
+    slot_ = ctx_->slots->acquire(device_bytes(), ctx_->stream);
+    dev_ = slot_->dev;
+    cudaError_t e = cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming);
     if (e != cudaSuccess) {
-      cudaGetLastError();
-      dev_ = nullptr;
-      throw std::runtime_error("cuda stage: " + std::to_string(device_bytes() >> 20) +
-                               " MiB of device memory for the proof's inputs are not available (" +
-                               cudaGetErrorString(e) + ")");
+      ctx_->slots->release(slot_, ctx_->stream);
+      throw_cuda(e, "cudaEventCreateWithFlags", __FILE__, __LINE__);
     }
-    count_malloc_async(device_bytes());
-    CUZK_CUDA(cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
   }
   ~cuda_staged() override {
-    if (dev_) cudaFreeAsync(dev_, ctx_->stream);
+    if (slot_) ctx_->slots->release(slot_, ctx_->stream);
     if (ready_) cudaEventDestroy(ready_);
   }
   std::size_t device_bytes() const override { return (abc_ * n_ + n_vars_) * 32; }
@@ -168,14 +289,16 @@ class cuda_staged final : public zk::groth16::staged_inputs {
   // The witness in host memory (its owner keeps it alive until the proof is done, as for host
   // staging): the host's part of B2 reads it there.
   std::span<const zk::groth16::scalar> host_witness() const { return host_witness_; }
-  // After the proof's last kernel on `s`: the memory goes back to the pool in stream order.
+  // After the proof's last kernel on `s`: the slot goes back, free in stream order.
   void release_after(cudaStream_t s) {
-    if (dev_) CUZK_CUDA(cudaFreeAsync(dev_, s));
+    if (slot_) ctx_->slots->release(slot_, s);
+    slot_ = nullptr;
     dev_ = nullptr;
   }
 
  private:
   std::shared_ptr<staging_context> ctx_;
+  staging_slots::slot* slot_ = nullptr;
   void* dev_ = nullptr;
   std::size_t n_ = 0, n_vars_ = 0, abc_ = 3;
   cudaEvent_t ready_ = nullptr;
@@ -194,9 +317,19 @@ inline std::unique_ptr<zk::groth16::staged_inputs> stage_on(const std::shared_pt
   return staged;
 }
 
+// Host memory page-locked for every device (cudaHostRegister, portable): an upload from it is one
+// DMA (staging_context::upload sees it pinned), not a copy through the staging buffers. Counted in
+// pinned_host() (cuda_backend.hpp).
+class cuda_pinner final : public zk::groth16::host_pinner {
+ public:
+  bool pin(void* p, std::size_t bytes) override;
+  void unpin(void* p) override;
+};
+
 class cuda_stager final : public zk::groth16::stager {
  public:
   explicit cuda_stager(std::shared_ptr<staging_context> ctx) : ctx_(std::move(ctx)) {}
+  std::shared_ptr<zk::groth16::host_pinner> pinner() override { return std::make_shared<cuda_pinner>(); }
   std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
                                                     std::span<const zk::groth16::scalar> w) override {
     return stage_on(ctx_, std::move(syn), w);

@@ -265,3 +265,79 @@ TEST_CASE("device compact evaluator: proofs staged as their witness alone equal 
     CHECK(stager->stage_witness(ev, w.values, plain.get()) == nullptr);
   }
 }
+
+// Issue 19 item 6: nothing is allocated in the steady state. Every buffer a proof takes on the
+// device (the staged inputs' slot, the work buffer of the gathered witness and the split scalars,
+// the MSM scratch, the result slots, the compact evaluator's counters) is kept from the previous
+// proof, so after the first round (which also stages two ahead, as the engine's stager does, and
+// host-evaluated a, b, c: a second slot size) the same rounds add no cudaMalloc and no
+// cudaMallocAsync. A witness pinned by the stager's pinner (the engine pins a key's kept witness
+// vectors with it) is uploaded by DMA, with the same proof.
+TEST_CASE("device proofs after the first allocate no device memory; a pinned witness proves the same", "[device][alloc]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  temp_file f("alloc.pce");
+  {
+    g16::pce_recorder rec(f.path, "random circuit");
+    constraint_system cs(rec);
+    random_circuit(cs, 11);
+    rec.finish(cs.num_inputs(), cs.num_aux());
+  }
+  auto compact = std::make_shared<const g16::pce_compact>(g16::pce_compact::open(f.path, "random circuit", false, true));
+  const auto ev = g16::constraint_evaluator::from_compact(compact);
+  const auto key = g16::synthetic_key(*compact, 6, true, "synthetic:6:host:" + f.path);
+  REQUIRE(key.convention == zk::io::key_convention::bellperson);  // the gathered witness is in the work buffer
+  const auto kp = g16::points_of(key);
+  zk::io::witness w;
+  w.values = random_witness(ev.n_vars(), 12);
+  w.values[0] = fr::one().to_canonical();
+  // Mostly bits, as a PoRep witness: the split's lists are not empty.
+  std::uint64_t bs = 13;
+  for (std::size_t i = 2; i < w.values.size(); i += 2) w.values[i] = zk::bigint<4>{{gpu::testgen::splitmix(bs) & 1, 0, 0, 0}};
+  std::uint64_t st = 4;
+  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
+  g16::cpu_backend cpu;
+  g16::host_stager host;
+  auto on_host = host.stage(ev.evaluate(w), w.values);
+  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+
+  gpu::cuda_backend dev;
+  auto dk = dev.load_key(kp, &ev, false);
+  REQUIRE(dk);
+  auto stager = dev.make_stager();
+  auto pinner = stager->pinner();
+  REQUIRE(pinner);
+  std::vector<zk::bigint<4>> pinned_w = w.values;
+  const auto pins_before = gpu::pinned_host();
+  REQUIRE(pinner->pin(pinned_w.data(), pinned_w.capacity() * sizeof(zk::bigint<4>)));
+  CHECK(gpu::pinned_host().ranges == pins_before.ranges + 1);
+
+  auto round = [&](int r) {
+    INFO("round " << r);
+    // Two staged ahead (witness alone), the second from the pinned copy, then proved in order.
+    auto s1 = stager->stage_witness(ev, w.values, dk.get());
+    auto s2 = stager->stage_witness(ev, pinned_w, dk.get());
+    REQUIRE(s1);
+    REQUIRE(s2);
+    CHECK(g16::prove_staged(key, *s1, rnd, dev, nullptr, dk.get()) == want);
+    CHECK(g16::prove_staged(key, *s2, rnd, dev, nullptr, dk.get()) == want);
+    // a, b, c from the host with the witness: a slot of another size.
+    auto s3 = stager->stage(ev.evaluate(w), pinned_w);
+    CHECK(g16::prove_staged(key, *s3, rnd, dev, nullptr, dk.get()) == want);
+    // Staged and dropped unproved: its slot goes back all the same.
+    stager->stage_witness(ev, w.values, dk.get()).reset();
+  };
+  round(0);
+  const auto first = gpu::device_allocations();
+  for (int r = 1; r <= 3; ++r) round(r);
+  const auto later = gpu::device_allocations();
+  CHECK(later.malloc_calls == first.malloc_calls);
+  CHECK(later.malloc_bytes == first.malloc_bytes);
+  CHECK(later.async_calls == first.async_calls);
+  CHECK(later.async_bytes == first.async_bytes);
+
+  pinner->unpin(pinned_w.data());
+  CHECK(gpu::pinned_host().ranges == pins_before.ranges);
+}

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "zk/bls12_381/curves.hpp"
+#include "zk/groth16/host_pinner.hpp"
 #include "zk/groth16/types.hpp"
 
 namespace cuzk::zk::groth16 {
@@ -129,6 +130,9 @@ class stager {
     (void)pce, (void)witness, (void)resident;
     return nullptr;
   }
+  // Page-locks host buffers that this stager uploads from again and again (host_pinner.hpp); null
+  // when uploads gain nothing from it (a host stager).
+  virtual std::shared_ptr<host_pinner> pinner() { return nullptr; }
 };
 
 class host_stager final : public stager {

@@ -5,30 +5,73 @@
 // memory; contents are garbage, the caller writes every element. At most `keep` of each kind are
 // kept (beyond that a given-back vector is freed), so what is kept is bounded: the engine reserves
 // that much from the host budget with the key that owns these buffers. Thread-safe.
+//
+// Kept witness vectors can be page-locked (pin_witnesses: a GPU stager's host_pinner): each one is
+// pinned once, when it is first kept, and unpinned before it is freed, so a GPU uploads the witness
+// (4.2 GB at 32 GiB) by DMA straight from it, with no copy through staging buffers. A pinned vector
+// must keep its memory while it is out: take_witness(n) hands out one whose capacity holds n values
+// (a smaller kept one is dropped), so the caller's resize(n) does not reallocate.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "zk/bls12_381/fields.hpp"
 #include "zk/cs/constraint_system.hpp"
+#include "zk/groth16/host_pinner.hpp"
 
 namespace cuzk::zk::groth16 {
 
 class partition_buffers {
  public:
   explicit partition_buffers(std::size_t keep = 1) : keep_(keep) {}
+  ~partition_buffers() {
+    for (auto& [p, bytes] : pinned_) pinner_->unpin(p);
+  }
   partition_buffers(const partition_buffers&) = delete;
   partition_buffers& operator=(const partition_buffers&) = delete;
 
   // A constraint system's value vectors (two per partition: inputs, aux).
   cs::values take_values() { return take(values_); }
   void give_values(cs::values&& v) { give(values_, std::move(v), 2 * keep_); }
-  // A witness's canonical values.
-  std::vector<zk::bigint<4>> take_witness() { return take(witness_); }
-  void give_witness(std::vector<zk::bigint<4>>&& v) { give(witness_, std::move(v), keep_); }
+  // A witness's canonical values; with n > 0, memory for n values (resize(n) keeps its place).
+  std::vector<zk::bigint<4>> take_witness(std::size_t n = 0) {
+    auto v = take(witness_);
+    if (n && v.capacity() < n) {
+      forget_pin(v);
+      v = {};
+      v.reserve(n);
+    }
+    return v;
+  }
+  void give_witness(std::vector<zk::bigint<4>>&& v) {
+    if (v.capacity() == 0) return;
+    std::lock_guard lock(mu_);
+    if (witness_.size() >= keep_) {
+      if (auto it = pinned_.find(v.data()); it != pinned_.end()) pinner_->unpin(v.data()), pinned_.erase(it);
+      return;  // freed
+    }
+    pin_locked(v);
+    witness_.push_back(std::move(v));
+  }
+  // From now on kept witness vectors are pinned with `p` (those kept now at once). The first
+  // pinner given stays (one device kind pins a key's buffers).
+  void pin_witnesses(std::shared_ptr<host_pinner> p) {
+    if (!p) return;
+    std::lock_guard lock(mu_);
+    if (pinner_) return;
+    pinner_ = std::move(p);
+    for (auto& v : witness_) pin_locked(v);
+  }
+  // Kept witness vectors that are pinned now.
+  std::size_t pinned() const {
+    std::lock_guard lock(mu_);
+    return pinned_.size();
+  }
   // a, b or c (three per partition).
   std::vector<bls12_381::fr> take_vector() { return take(vectors_); }
   void give_vector(std::vector<bls12_381::fr>&& v) { give(vectors_, std::move(v), 3 * keep_); }
@@ -63,8 +106,20 @@ class partition_buffers {
     if (kept.size() < limit) kept.push_back(std::move(v));
   }
 
+  void pin_locked(std::vector<zk::bigint<4>>& v) {
+    if (!pinner_ || pinned_.count(v.data())) return;
+    const std::size_t bytes = v.capacity() * sizeof(zk::bigint<4>);
+    if (pinner_->pin(v.data(), bytes)) pinned_.emplace(v.data(), bytes);
+  }
+  void forget_pin(std::vector<zk::bigint<4>>& v) {
+    std::lock_guard lock(mu_);
+    if (auto it = pinned_.find(v.data()); it != pinned_.end()) pinner_->unpin(v.data()), pinned_.erase(it);
+  }
+
   std::size_t keep_;
   mutable std::mutex mu_;
+  std::shared_ptr<host_pinner> pinner_;
+  std::map<void*, std::size_t> pinned_;  // pinned vectors' memory (kept or out), by address
   std::vector<cs::values> values_;
   std::vector<std::vector<zk::bigint<4>>> witness_;
   std::vector<std::vector<bls12_381::fr>> vectors_;

@@ -138,6 +138,16 @@ class cuda_backend : public zk::groth16::backend {
   std::vector<compact_timing> time_compact(const zk::groth16::pce_compact& e, std::span<const zk::groth16::scalar> w,
                                            const zk::groth16::synthesis& want,
                                            std::span<const compact_kernel_options> kernels, int reps, int warmup);
+  // Host -> device uploads of `bytes` through the staging path a stager takes
+  // (staging_context::upload, on the backend's upload stream; wall time to the stream's end), from
+  // pageable memory (copied through the two pinned staging buffers) and from the same memory pinned
+  // as the engine pins a key's kept witness (cuda_pinner: one DMA); each checked byte for byte by
+  // reading the device copy back (`cuzk bench upload`). Random contents, never zeros.
+  struct upload_timing {
+    double pageable_ms = 0, pageable_min_ms = 0, pinned_ms = 0, pinned_min_ms = 0, pin_ms = 0;
+    bool pageable_ok = false, pinned_ok = false;
+  };
+  upload_timing time_upload(std::size_t bytes, int reps, int warmup);
   // Device bytes a device key made here spends on shifted sets beyond its plain copies.
   static std::size_t shifted_bytes(const zk::groth16::resident_key& key);
 
@@ -198,12 +208,20 @@ struct file_points_result {
 file_points_result<zk::bls12_381::g1_affine> file_g1_on_device(int device, std::span<const std::uint8_t> bytes);
 file_points_result<zk::bls12_381::g2_affine> file_g2_on_device(int device, std::span<const std::uint8_t> bytes);
 
-// Device allocations this process made (every device): cudaMalloc calls (the backend's buffers)
-// and stream-ordered cudaMallocAsync calls (served from the pool once it holds the memory), with
-// their bytes. A steady state of proofs should add none of the first kind.
+// Device allocations this process made (every device): cudaMalloc calls (the backend's buffers,
+// staging slots included) and stream-ordered cudaMallocAsync calls (the backend makes none since
+// staged inputs take kept staging slots), with their bytes. A steady state of proofs adds none:
+// every buffer a proof uses is kept from the previous one (cuzk_gpu_tests "[alloc]").
 struct allocation_counts {
   std::uint64_t malloc_calls = 0, malloc_bytes = 0, async_calls = 0, async_bytes = 0;
 };
 allocation_counts device_allocations();
+
+// Host memory the CUDA stagers' pinner page-locked (zk/groth16/host_pinner.hpp): ranges pinned now,
+// their bytes, and pins made since the start.
+struct pinned_counts {
+  std::uint64_t ranges = 0, bytes = 0, pins = 0;
+};
+pinned_counts pinned_host();
 
 }  // namespace cuzk::gpu
