@@ -285,13 +285,15 @@ void register_bench(CLI::App& app) {
     c->add_flag("!--no-uniform-roots", opt->ntt_uniform_roots,
                 "stages with few roots in the default thread order (a warp mixes roots; for comparison runs)");
   }
-  for (auto* c : {msm, ntt, h})
+  auto* upload = sub->add_subcommand("upload", "host -> device upload of 2^L 32-byte values, pageable against pinned");
+  add_common(upload);
+  for (auto* c : {msm, ntt, h, upload})
     c->callback([opt, c] {
       opt->what = c->get_name();
       run_command([opt] { return gpu::run_bench(*opt) == 0 ? int(exit_ok) : int(exit_internal); });
     });
 #else
-  for (const char* name : {"msm", "ntt", "h"}) {
+  for (const char* name : {"msm", "ntt", "h", "upload"}) {
     auto* c = sub->add_subcommand(name, "GPU benchmark (not built)");
     c->allow_extras();
     c->callback([] {
