@@ -77,9 +77,12 @@ TEST_CASE("kept witness vectors are pinned once, reused pinned, unpinned before 
     CHECK(bufs.pinned() == 2);
 
     // A larger partition: a kept vector too small for it is unpinned and dropped, a fresh one made.
+    const auto fresh_before = bufs.fresh(), reused_before = bufs.reused();
     auto big = bufs.take_witness(4 * n);
     CHECK(big.capacity() >= 4 * n);
     CHECK(pinner->unpins == 2);
+    CHECK(bufs.fresh() == fresh_before + 1);  // counted as made, not as reused
+    CHECK(bufs.reused() == reused_before);
     bufs.give_witness(std::move(big));
     CHECK(pinner->pins == 4);
     CHECK(bufs.pinned() == 2);

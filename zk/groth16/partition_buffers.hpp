@@ -42,7 +42,11 @@ class partition_buffers {
   std::vector<zk::bigint<4>> take_witness(std::size_t n = 0) {
     auto v = take(witness_);
     if (n && v.capacity() < n) {
-      forget_pin(v);
+      {
+        std::lock_guard lock(mu_);
+        if (v.capacity()) --reused_, ++fresh_;  // a kept one too small for n: freed, a fresh one made
+        unpin_locked(v);
+      }
       v = {};
       v.reserve(n);
     }
@@ -52,7 +56,7 @@ class partition_buffers {
     if (v.capacity() == 0) return;
     std::lock_guard lock(mu_);
     if (witness_.size() >= keep_) {
-      if (auto it = pinned_.find(v.data()); it != pinned_.end()) pinner_->unpin(v.data()), pinned_.erase(it);
+      unpin_locked(v);
       return;  // freed
     }
     pin_locked(v);
@@ -111,9 +115,11 @@ class partition_buffers {
     const std::size_t bytes = v.capacity() * sizeof(zk::bigint<4>);
     if (pinner_->pin(v.data(), bytes)) pinned_.emplace(v.data(), bytes);
   }
-  void forget_pin(std::vector<zk::bigint<4>>& v) {
-    std::lock_guard lock(mu_);
-    if (auto it = pinned_.find(v.data()); it != pinned_.end()) pinner_->unpin(v.data()), pinned_.erase(it);
+  void unpin_locked(std::vector<zk::bigint<4>>& v) {
+    if (auto it = pinned_.find(v.data()); it != pinned_.end()) {
+      pinner_->unpin(v.data());
+      pinned_.erase(it);
+    }
   }
 
   std::size_t keep_;
