@@ -96,6 +96,27 @@ void random_circuit(constraint_system& cs, std::uint64_t seed) {
   }
 }
 
+// random_circuit(circuit_seed) recorded into a compact evaluator file, and a synthetic key of its
+// shape with its points on the host too (key_seed; NOT A SETUP: the proofs compare backends).
+struct recorded_random_key {
+  temp_file f;
+  std::shared_ptr<const g16::pce_compact> compact;
+  g16::constraint_evaluator ev;
+  zk::io::zkey key;
+  recorded_random_key(const std::string& file, std::uint64_t circuit_seed, std::uint64_t key_seed)
+      : f(file), compact(record(f.path, circuit_seed)), ev(g16::constraint_evaluator::from_compact(compact)),
+        key(g16::synthetic_key(*compact, key_seed, true, "synthetic:" + std::to_string(key_seed) + ":host:" + f.path)) {}
+  static std::shared_ptr<const g16::pce_compact> record(const std::string& path, std::uint64_t seed) {
+    {
+      g16::pce_recorder rec(path, "random circuit");
+      constraint_system cs(rec);
+      random_circuit(cs, seed);
+      rec.finish(cs.num_inputs(), cs.num_aux());
+    }
+    return std::make_shared<const g16::pce_compact>(g16::pce_compact::open(path, "random circuit", false, true));
+  }
+};
+
 // Rows of every length the kernel splits differently (gpu/src/compact_evaluator.cuh): mostly 1-4
 // terms as PoRep's, empty rows, rows at and around the warp threshold, and long ones (up to 900
 // terms, A and B) spread over blocks of 4096 rows, the last block partial.
@@ -214,16 +235,9 @@ TEST_CASE("device compact evaluator: proofs staged as their witness alone equal 
     WARN("SKIP: no CUDA device present");
     return;
   }
-  temp_file f("random.pce");
-  {
-    g16::pce_recorder rec(f.path, "random circuit");
-    constraint_system cs(rec);
-    random_circuit(cs, 7);
-    rec.finish(cs.num_inputs(), cs.num_aux());
-  }
-  auto compact = std::make_shared<const g16::pce_compact>(g16::pce_compact::open(f.path, "random circuit", false, true));
-  const auto ev = g16::constraint_evaluator::from_compact(compact);
-  const auto key = g16::synthetic_key(*compact, 5, true, "synthetic:5:host:" + f.path);
+  const recorded_random_key rk("random.pce", 7, 5);
+  const auto& ev = rk.ev;
+  const auto& key = rk.key;
   const auto kp = g16::points_of(key);
   zk::io::witness w;
   w.values = random_witness(ev.n_vars(), 9);
@@ -278,16 +292,9 @@ TEST_CASE("device proofs after the first allocate no device memory; a pinned wit
     WARN("SKIP: no CUDA device present");
     return;
   }
-  temp_file f("alloc.pce");
-  {
-    g16::pce_recorder rec(f.path, "random circuit");
-    constraint_system cs(rec);
-    random_circuit(cs, 11);
-    rec.finish(cs.num_inputs(), cs.num_aux());
-  }
-  auto compact = std::make_shared<const g16::pce_compact>(g16::pce_compact::open(f.path, "random circuit", false, true));
-  const auto ev = g16::constraint_evaluator::from_compact(compact);
-  const auto key = g16::synthetic_key(*compact, 6, true, "synthetic:6:host:" + f.path);
+  const recorded_random_key rk("alloc.pce", 11, 6);
+  const auto& ev = rk.ev;
+  const auto& key = rk.key;
   REQUIRE(key.convention == zk::io::key_convention::bellperson);  // the gathered witness is in the work buffer
   const auto kp = g16::points_of(key);
   zk::io::witness w;
