@@ -7,6 +7,18 @@
 
 using namespace cuzk::config;
 
+namespace {
+// What parsing `text` as "bad.toml" throws, or "no error".
+std::string parse_error(const std::string& text) {
+  try {
+    daemon_config::parse(text, "bad.toml");
+  } catch (const config_error& e) {
+    return std::string(e.what());
+  }
+  return std::string("no error");
+}
+}  // namespace
+
 TEST_CASE("defaults need no file and validate", "[config]") {
   daemon_config c = daemon_config::parse("", "empty.toml");
   CHECK(c.memory.total_budget.automatic);
@@ -108,18 +120,10 @@ TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed bac
     CHECK(back.gpus.b2 == v);
     CHECK(back.gpus.b2_host_threads == 12);
   }
-  auto message = [](const std::string& text) {
-    try {
-      daemon_config::parse(text, "bad.toml");
-    } catch (const config_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(message("[gpus]\nb2 = \"gpu\"\n"),
+  CHECK_THAT(parse_error("[gpus]\nb2 = \"gpu\"\n"),
              Catch::StartsWith("bad.toml:2: key 'gpus.b2': expected one of \"auto\", \"device\", \"host\", \"split\""));
-  CHECK_THAT(message("[gpus]\nb2 = 3\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2'"));
-  CHECK_THAT(message("[gpus]\nb2_host_threads = -1\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_threads'"));
+  CHECK_THAT(parse_error("[gpus]\nb2 = 3\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2'"));
+  CHECK_THAT(parse_error("[gpus]\nb2_host_threads = -1\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_threads'"));
 }
 
 TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (integer or float), printed back; bad values name the key",
@@ -134,48 +138,32 @@ TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (
   CHECK(back.gpus.b2_device_rate == 4.5e7);
   CHECK(back.gpus.b2_host_rate == 12e6);
   CHECK_THAT(d.to_toml(), Catch::Contains("b2_host_rate = 0"));
-  auto message = [](const std::string& text) {
-    try {
-      daemon_config::parse(text, "bad.toml");
-    } catch (const config_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(message("[gpus]\nb2_host_rate = -1.0\n"),
+  CHECK_THAT(parse_error("[gpus]\nb2_host_rate = -1.0\n"),
              Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate': expected a non-negative number of points per second"));
-  CHECK_THAT(message("[gpus]\nb2_device_rate = \"fast\"\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_device_rate'"));
-  CHECK_THAT(message("[gpus]\nb2_device_rate = nan\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_device_rate'"));
-  CHECK_THAT(message("[gpus]\nb2_host_rate = inf\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate'"));
+  CHECK_THAT(parse_error("[gpus]\nb2_device_rate = \"fast\"\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_device_rate'"));
+  CHECK_THAT(parse_error("[gpus]\nb2_device_rate = nan\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_device_rate'"));
+  CHECK_THAT(parse_error("[gpus]\nb2_host_rate = inf\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate'"));
 }
 
 TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
-  auto message_of = [](const std::string& text) {
-    try {
-      daemon_config::parse(text, "bad.toml");
-    } catch (const config_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK_THAT(message_of("[memory]\ntotal_budgett = \"1GiB\"\n"),
+  CHECK_THAT(parse_error("[memory]\ntotal_budgett = \"1GiB\"\n"),
              Catch::StartsWith("bad.toml:2: unknown key 'memory.total_budgett'"));
-  CHECK_THAT(message_of("[memory]\n\ntotal_budget = \"lots\"\n"),
+  CHECK_THAT(parse_error("[memory]\n\ntotal_budget = \"lots\"\n"),
              Catch::StartsWith("bad.toml:3: key 'memory.total_budget': expected a size"));
-  CHECK_THAT(message_of("[nosuch]\nx = 1\n"), Catch::Contains("unknown section [nosuch]"));
-  CHECK_THAT(message_of("[daemon]\nlisten = \"0.0.0.0:9000\"\n"), Catch::Contains("daemon.token"));
-  CHECK_THAT(message_of("[daemon]\nlisten = \"0.0.0.0:9000\"\ntoken = \"t\"\n[chaos]\nenabled = true\n"),
+  CHECK_THAT(parse_error("[nosuch]\nx = 1\n"), Catch::Contains("unknown section [nosuch]"));
+  CHECK_THAT(parse_error("[daemon]\nlisten = \"0.0.0.0:9000\"\n"), Catch::Contains("daemon.token"));
+  CHECK_THAT(parse_error("[daemon]\nlisten = \"0.0.0.0:9000\"\ntoken = \"t\"\n[chaos]\nenabled = true\n"),
              Catch::Contains("chaos.enabled"));
-  CHECK_THAT(message_of("[scheduler]\nmax_attempts = 0\n"), Catch::Contains("at least 1"));
-  CHECK_THAT(message_of("[daemon\n"), Catch::StartsWith("bad.toml:1:"));
-  CHECK_THAT(message_of("[cluster]\nlisten = \"0.0.0.0:7000\"\n"), Catch::Contains("cluster.secret is required"));
-  CHECK_THAT(message_of("[cluster]\njoin = \"10.0.0.1:7000\"\n"), Catch::Contains("cluster.secret is required"));
-  CHECK_THAT(message_of("[cluster]\nsecret = \"s\"\njoin = \"unix:///x\"\n"),
+  CHECK_THAT(parse_error("[scheduler]\nmax_attempts = 0\n"), Catch::Contains("at least 1"));
+  CHECK_THAT(parse_error("[daemon\n"), Catch::StartsWith("bad.toml:1:"));
+  CHECK_THAT(parse_error("[cluster]\nlisten = \"0.0.0.0:7000\"\n"), Catch::Contains("cluster.secret is required"));
+  CHECK_THAT(parse_error("[cluster]\njoin = \"10.0.0.1:7000\"\n"), Catch::Contains("cluster.secret is required"));
+  CHECK_THAT(parse_error("[cluster]\nsecret = \"s\"\njoin = \"unix:///x\"\n"),
              Catch::StartsWith("bad.toml:3: key 'cluster.join': expected HOST:PORT"));
-  CHECK_THAT(message_of("[cluster]\nsecret = \"s\"\njoin = \"h:1\"\nlisten = \"h:2\"\n"),
+  CHECK_THAT(parse_error("[cluster]\nsecret = \"s\"\njoin = \"h:1\"\nlisten = \"h:2\"\n"),
              Catch::Contains("not both"));
-  CHECK_THAT(message_of("[cluster]\ncoordinator_only = true\n"), Catch::Contains("needs cluster.listen"));
-  CHECK_THAT(message_of("[cluster]\nheartbeat = \"2s\"\nnode_timeout = \"3s\"\n"),
+  CHECK_THAT(parse_error("[cluster]\ncoordinator_only = true\n"), Catch::Contains("needs cluster.listen"));
+  CHECK_THAT(parse_error("[cluster]\nheartbeat = \"2s\"\nnode_timeout = \"3s\"\n"),
              Catch::Contains("at least twice"));
 }
 
