@@ -46,6 +46,9 @@ struct msm_shape {
   // accumulation ignores it (its Fp2 state would spill at 128 registers).
   unsigned acc_blocks;
   bool seg_split;  // bucket reduction in two kernels (msm_bucket_segment_sums / _starts)
+  // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
+  // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
+  cudaEvent_t accumulated = nullptr;
 };
 // Threads per block of the accumulation kernels.
 constexpr unsigned msm_acc_threads = 128;
@@ -439,6 +442,16 @@ __global__ void msm_sum_points(const uint32_t* __restrict__ idx, std::size_t n, 
 
 // Partial sums of msm_sum_points: at most this many threads (and points of scratch, twice).
 constexpr std::size_t msm_sum_threads = 131072;
+// The first level's partial sums for n points (at least 16 points per thread), and the arena bytes
+// msm_sum_run takes for them (xyzz_bytes: one XYZZ point of the curve).
+constexpr std::size_t msm_sum_partials(std::size_t n) {
+  if (n == 0) return 0;
+  std::size_t T = std::min<std::size_t>(msm_sum_threads, (n + 15) / 16), K = (n + T - 1) / T;
+  return (n + K - 1) / K;
+}
+constexpr std::size_t msm_sum_scratch_bytes(std::size_t n, std::size_t xyzz_bytes) {
+  return 2 * msm_sum_partials(n) * xyzz_bytes + 1024;
+}
 // Partial sums per thread of a tree level (msm_group_sums): a level is one thread's chain of G
 // dependent additions (latency, not throughput, at the top of the tree), so small groups and more
 // levels: 8 (H200, issue 19: the window sums 2.9 -> 1.5 ms at 2^24 shifted).
@@ -548,6 +561,7 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   }
   CUZK_LAUNCHED();
   mark(3);
+  if (sh.accumulated) CUZK_CUDA(cudaEventRecord(sh.accumulated, s));
   std::size_t count = slots1;
   uint32_t *ik = sk1, *ok = sk2;
   X *ip = sp1, *op = sp2;
@@ -598,10 +612,9 @@ void msm_sum_run(const affine_d<F>* bases, const uint32_t* idx, std::size_t n, u
     CUZK_CUDA(cudaMemsetAsync(out_dev, 0, sizeof(X), s));  // all-zero: the identity
     return;
   }
-  std::size_t T = std::min<std::size_t>(msm_sum_threads, (n + 15) / 16);
+  std::size_t T = msm_sum_partials(n);
   unsigned K = unsigned((n + T - 1) / T);
-  T = (n + K - 1) / K;
-  ar.reserve(2 * T * sizeof(X) + 1024);
+  ar.reserve(msm_sum_scratch_bytes(n, sizeof(X)));
   X* a = ar.take<X>(T);
   X* b = ar.take<X>(T);
   constexpr unsigned threads = 128;

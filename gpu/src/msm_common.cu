@@ -1,7 +1,8 @@
 #include <algorithm>
 
-#include <cub/device/device_select.cuh>
+#include <cub/device/device_partition.cuh>
 #include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/discard_iterator.h>
 
 #include "msm.cuh"
 
@@ -50,15 +51,23 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const ui
 
 namespace {
 
-struct scalar_is {
+// The split's two tests of scalar i (a canonical 256-bit scalar, four 64-bit limbs): equal to 1, and
+// neither 0 nor 1. One three-way partition evaluates both on each index in one pass over the
+// scalars (the second test runs only where the first failed: the same 32 bytes, from the cache).
+struct scalar_is_one {
   const uint64_t* s;
-  bool one;  // true: selects scalars equal to 1; false: scalars neither 0 nor 1
   __device__ __forceinline__ bool operator()(uint32_t i) const {
     const uint4* p = reinterpret_cast<const uint4*>(s + 4 * std::size_t(i));
     uint4 a = p[0], b = p[1];
-    bool high_zero = (a.y | a.z | a.w | b.x | b.y | b.z | b.w) == 0;
-    bool is_bit = high_zero && a.x <= 1;
-    return one ? high_zero && a.x == 1 : !is_bit;
+    return (a.y | a.z | a.w | b.x | b.y | b.z | b.w) == 0 && a.x == 1;
+  }
+};
+struct scalar_is_other {
+  const uint64_t* s;
+  __device__ __forceinline__ bool operator()(uint32_t i) const {
+    const uint4* p = reinterpret_cast<const uint4*>(s + 4 * std::size_t(i));
+    uint4 a = p[0], b = p[1];
+    return (a.y | a.z | a.w | b.x | b.y | b.z | b.w) != 0 || a.x > 1;
   }
 };
 
@@ -75,10 +84,18 @@ __global__ void msm_split_cut_kernel(const uint32_t* ones, const uint32_t* other
   counts[2 + threadIdx.x] = lo;
 }
 
+// ones[] <- the indices of the ones, others[] <- those of the others (both in ascending order: the
+// partition is stable), counts[0..1] <- their numbers; the zeros' indices are discarded. temp null:
+// only `bytes` is set.
+void partition(void* temp, std::size_t& bytes, const uint64_t* scalars, std::size_t n, uint32_t* ones,
+               uint32_t* others, int* counts, cudaStream_t s) {
+  CUZK_CUDA(cub::DevicePartition::If(temp, bytes, thrust::counting_iterator<uint32_t>(0), ones, others,
+                                     thrust::make_discard_iterator(), counts, int(n), scalar_is_one{scalars},
+                                     scalar_is_other{scalars}, s));
+}
 std::size_t select_temp_bytes(std::size_t n) {
   std::size_t bytes = 0;
-  CUZK_CUDA(cub::DeviceSelect::If(nullptr, bytes, thrust::counting_iterator<uint32_t>(0), (uint32_t*)nullptr,
-                                  (int*)nullptr, int(n), scalar_is{nullptr, true}));
+  partition(nullptr, bytes, nullptr, n, nullptr, nullptr, nullptr, nullptr);
   return bytes;
 }
 
@@ -94,9 +111,7 @@ void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, 
     return;
   }
   std::size_t bytes = select_temp_bytes(n);
-  thrust::counting_iterator<uint32_t> first(0);
-  CUZK_CUDA(cub::DeviceSelect::If(temp, bytes, first, ones, counts, int(n), scalar_is{scalars, true}, s));
-  CUZK_CUDA(cub::DeviceSelect::If(temp, bytes, first, others, counts + 1, int(n), scalar_is{scalars, false}, s));
+  partition(temp, bytes, scalars, n, ones, others, counts, s);
   if (cut) {
     msm_split_cut_kernel<<<1, 32, 0, s>>>(ones, others, uint32_t(cut), counts);
     CUZK_LAUNCHED();

@@ -210,10 +210,20 @@ struct cuda_backend::impl {
     return v.dense ? chunks_of(v.n2, chunk) : 1 + chunks_of(v.n2, chunk);
   }
   // Enqueues one MSM over a split view: the ones' sum into slot `first`, then the others in chunks
-  // (split_slots slots in all). Bases are the whole section (indices are global).
+  // (split_slots slots in all). Bases are the whole section (indices are global). With `ones`, the
+  // ones' sum runs there instead (a second stream and its own arena), beside the others on st
+  // from the moment their last chunk's points are accumulated, and st waits for it at the end:
+  // the sum's additions fill the SMs that the bucket method's latency-bound stages (slot levels,
+  // segment starts, window sums, the window combination on one thread) leave idle. (Started with
+  // the others, its one wave of blocks would hold the SMs first and overlap nothing but itself.)
+  struct ones_lane {
+    arena* ar;
+    cudaStream_t st;
+    cudaEvent_t ready, done;  // recorded on the MSM's stream after the accumulation, on st after the sum
+  };
   template <bool G2>
   void msm_enqueue_split(const msm_bases& mb, const split_view& v, std::size_t chunk, std::size_t first, arena& ar,
-                         cudaStream_t st) {
+                         cudaStream_t st, const ones_lane* ones = nullptr) {
     if (v.dense) return msm_enqueue<G2>(mb, v.dense, v.n2, chunk, first, ar, st);
     // Few others: shifted sets' one large bucket reduction costs more than the plain method on
     // set 0 (the plain copy) with a window for their number (msm_common.cu's cost model), when
@@ -223,15 +233,25 @@ struct cuda_backend::impl {
                           msm_plain_cost(v.n2) < msm_shifted_cost(v.n2, mb.c) &&
                           scratch_need<G2>(std::min(chunk, v.n2), plain) <= scratch_need<G2>(chunk, mb);
     const msm_bases& others = to_plain ? plain : mb;
-    void* out = ctx.result.get() + first * device_context::result_slot_bytes;
-    if (G2) ::cuzk::gpu::msm_g2_sum(mb.ptr, v.ones, v.n1, v.base, ar, out, st);
-    else ::cuzk::gpu::msm_g1_sum(mb.ptr, v.ones, v.n1, v.base, ar, out, st);
+    void* const ones_out = ctx.result.get() + first * device_context::result_slot_bytes;
+    auto sum_ones = [&](arena& sum_ar, cudaStream_t sum_st) {
+      if (G2) ::cuzk::gpu::msm_g2_sum(mb.ptr, v.ones, v.n1, v.base, sum_ar, ones_out, sum_st);
+      else ::cuzk::gpu::msm_g1_sum(mb.ptr, v.ones, v.n1, v.base, sum_ar, ones_out, sum_st);
+    };
+    if (!ones || !v.n2) sum_ones(ar, st);
     for (std::size_t off = 0, j = first + 1; off < v.n2; off += chunk, ++j) {
       std::size_t len = std::min(chunk, v.n2 - off);
       auto sh = shape_of(len, others);
-      out = ctx.result.get() + j * device_context::result_slot_bytes;
+      if (ones && off + len == v.n2) sh.accumulated = ones->ready;
+      void* out = ctx.result.get() + j * device_context::result_slot_bytes;
       if (G2) ::cuzk::gpu::msm_g2_device(mb.ptr, v.scalars, sh, others.stride, ar, out, st, v.others + off, v.base);
       else ::cuzk::gpu::msm_g1_device(mb.ptr, v.scalars, sh, others.stride, ar, out, st, v.others + off, v.base);
+    }
+    if (ones && v.n2) {
+      CUZK_CUDA(cudaStreamWaitEvent(ones->st, ones->ready, 0));
+      sum_ones(*ones->ar, ones->st);
+      CUZK_CUDA(cudaEventRecord(ones->done, ones->st));
+      CUZK_CUDA(cudaStreamWaitEvent(st, ones->done, 0));
     }
   }
 
@@ -264,9 +284,16 @@ struct cuda_backend::impl {
       split_enqueue(vs, ctx.compute);
       split_read(vs);
       const split_view w = view_of(v, false);
-      std::size_t chunk = chunk_points<G2>(std::max<std::size_t>(w.n2, 1), mb), count = split_slots(w, chunk);
+      // Ones and others both: the ones' sum on the side lane (idle outside a proof, whose B2 it
+      // runs), its arena planned beside the others' scratch.
+      const std::size_t ones_need = w.dense || !w.n1 || !w.n2 ? 0 : msm_sum_scratch_bytes(w.n1, sizeof(Xyzz));
+      const std::size_t grow = ones_need > ctx.side_scratch.capacity() ? ones_need : 0;
+      std::size_t chunk = chunk_points<G2>(std::max<std::size_t>(w.n2, 1), mb, ctx.scratch, grow),
+                  count = split_slots(w, chunk);
       ctx.ensure_result_slots(count);
-      msm_enqueue_split<G2>(mb, w, chunk, 0, ctx.scratch, ctx.compute);
+      if (grow) ctx.make_room(grow);
+      const ones_lane lane{&ctx.side_scratch, ctx.side, ctx.lane_ready, ctx.side_done};
+      msm_enqueue_split<G2>(mb, w, chunk, 0, ctx.scratch, ctx.compute, ones_need ? &lane : nullptr);
       read_results(count);
       return sum_results<Jac, Xyzz>(0, count);
     }

@@ -11,6 +11,10 @@
 #   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the MSM tests and TESTS (default
 #    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile,
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s)
+#   (device_msm.sh bits: scalars that are bits, random against 90% bits, one call within END: the
+#    [bits] MSM tests and the proofs, then G1 2^24 / 2^26 and G2 2^24 on plain and shifted bases
+#    with this build and the bits90 rows of any other builds bundled as bin/cuzk_NAME; END=75 fits
+#    the tests, G1 2^24 and 2^26 and G2 2^24 of two builds in ~70 s)
 cd "$(dirname "$0")"
 . ./device_lib.sh
 R=./run
@@ -49,6 +53,22 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5
   for b in bin/cuzk_*; do
     [[ -x $b && $b != *tests ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
+  done
+  echo "total $SECONDS s" | tee -a "$S"
+  dev_finish
+  exit 0
+fi
+if [[ ${1:-} == bits ]]; then  # issue 19 item 2: bits90 against random, this build and the bundled others
+  tests tests_bits 30 "[msm][bits]"
+  tests tests_prove 30 "[prove]~[bellperson]"
+  for step in "24 5 g1" "26 3 g1" "24 3 g2"; do
+    read -r lg reps curve <<<"$step"
+    bt "${curve}_$lg" $R cuzk bench msm --curve "$curve" --log-size "$lg" --resident --shifted --profile \
+      --scalars random,bits90 --reps "$reps"
+    for b in bin/cuzk_*; do
+      [[ -x $b && $b != *tests ]] && bt "${curve}_${lg}_${b#bin/}" $R "${b#bin/}" bench msm --curve "$curve" \
+        --log-size "$lg" --resident --shifted --profile --scalars bits90 --reps "$reps"
+    done
   done
   echo "total $SECONDS s" | tee -a "$S"
   dev_finish
