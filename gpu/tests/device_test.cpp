@@ -361,6 +361,9 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
   for (std::size_t i = 0; i < bases.size(); ++i) bases[i] = ps.pts[i % 500];
   auto scalars = gpu::testgen::bit_scalars(bases.size(), 407, 0.9);
   REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+  // Half bits: the others in four chunks; the ones' sum (on the side lane) waits for the last one.
+  scalars = gpu::testgen::bit_scalars(bases.size(), 408, 0.5);
+  REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
 }
 
 TEST_CASE("device MSM kernel variants (accumulation at 4 blocks per SM, split bucket segments) equal the CPU backend",
