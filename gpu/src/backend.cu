@@ -108,6 +108,9 @@ void* device_alloc(std::size_t bytes) {
 void device_free(void* p) { cudaFree(p); }
 void copy_to_device(void* dst, const void* src, std::size_t bytes) {
   CUZK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy returns once the bytes are staged, its last DMA possibly still
+  // under way on the legacy stream, which the backend's non-blocking streams do not wait for.
+  CUZK_CUDA(cudaStreamSynchronize(cudaStreamLegacy));
 }
 void copy_to_host(void* dst, const void* src, std::size_t bytes) {
   CUZK_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
