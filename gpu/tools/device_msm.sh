@@ -13,8 +13,8 @@
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s)
 #   (device_msm.sh bits: scalars that are bits, random against 90% bits, one call within END: the
 #    [bits] MSM tests and the proofs, then G1 2^24 / 2^26 and G2 2^24 on plain and shifted bases
-#    with this build and the bits90 rows of any other builds bundled as bin/cuzk_NAME; END=75 fits
-#    the tests, G1 2^24 and 2^26 and G2 2^24 of two builds in ~70 s)
+#    with this build and the bits90 rows of any other builds bundled as bin/cuzk_NAME; END=78 fit
+#    the tests, G1 2^24 and 2^26 and G2 2^24 of two builds in 70 s)
 cd "$(dirname "$0")"
 . ./device_lib.sh
 R=./run
