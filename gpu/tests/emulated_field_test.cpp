@@ -73,6 +73,41 @@ void check_field(std::mt19937_64& rng) {
   REQUIRE(to_host<H>(D::one()) == H::one());
 }
 
+// A few points: multiples of the generator; add them into XYZZ accumulators both ways.
+template <class Curve, class DF>
+void check_xyzz() {
+  using jac = zk::jacobian_t<Curve>;
+  using hxyzz = zk::xyzz_t<Curve>;
+  using dxyzz = gpu::xyzz_d<DF>;
+  auto g = jac(Curve::generator());
+  std::vector<jac> js;
+  for (int i = 1; i <= 6; ++i) js.push_back(g.mul(zk::bigint<1>{{std::uint64_t(i * 1000003 + 7)}}));
+  auto pts = batch_normalize(js);
+  hxyzz h{};
+  dxyzz d = dxyzz::identity();
+  for (int rep = 0; rep < 2; ++rep)
+    for (auto& p : pts) {
+      h += p;
+      d.add_affine(to_dev<DF>(p.x), to_dev<DF>(p.y));
+    }
+  d.add_affine(to_dev<DF>(pts[0].x), to_dev<DF>((-pts[0]).y));  // P + (-P) path inside a sum
+  h -= pts[0];
+  auto hd = to_host<hxyzz>(d);
+  REQUIRE(hd.to_jacobian() == h.to_jacobian());
+  dxyzz d2 = d;
+  d2.add(d);  // doubling through add
+  REQUIRE(to_host<hxyzz>(d2).to_jacobian() == h.to_jacobian().dbl());
+  REQUIRE(to_host<hxyzz>(d.dbl()).to_jacobian() == h.to_jacobian().dbl());
+  dxyzz d3 = dxyzz::identity();
+  d3.add_affine(to_dev<DF>(pts[1].x), to_dev<DF>(pts[1].y));
+  d3.add_affine(to_dev<DF>(pts[1].x), to_dev<DF>(pts[1].y));  // P + P
+  REQUIRE(to_host<hxyzz>(d3).to_jacobian() == jac(pts[1]).dbl());
+  dxyzz neg = d;
+  neg.Y = -neg.Y;
+  neg.add(d);  // P + (-P)
+  REQUIRE(neg.is_identity());
+}
+
 }  // namespace
 
 TEST_CASE("emulated device Fr and Fp arithmetic matches zk/ff", "[gpu][emulated]") {
@@ -95,34 +130,8 @@ TEST_CASE("emulated device Fp2 and XYZZ formulas match zk/curve", "[gpu][emulate
     REQUIRE(to_host<fp2>(da.sqr()) == a.sqr());
     REQUIRE(to_host<fp>(gpu::fp_d::redc(gpu::fp_d::mul_wide(da.c0, db.c1))) == a.c0 * b.c1);
   }
-  // A few points: multiples of the generator; add them into XYZZ accumulators both ways.
-  auto g = g1_jacobian(g1_curve::generator());
-  std::vector<g1_jacobian> js;
-  for (int i = 1; i <= 6; ++i) js.push_back(g.mul(zk::bigint<1>{{std::uint64_t(i * 1000003 + 7)}}));
-  auto pts = batch_normalize(js);
-  g1_xyzz h{};
-  gpu::g1_xyzz_d d = gpu::g1_xyzz_d::identity();
-  for (int rep = 0; rep < 2; ++rep)
-    for (auto& p : pts) {
-      h += p;
-      d.add_affine(to_dev<gpu::fp_d>(p.x), to_dev<gpu::fp_d>(p.y));
-    }
-  d.add_affine(to_dev<gpu::fp_d>(pts[0].x), to_dev<gpu::fp_d>((-pts[0]).y));  // P + (-P) path inside a sum
-  h -= pts[0];
-  auto hd = to_host<g1_xyzz>(d);
-  REQUIRE(hd.to_jacobian() == h.to_jacobian());
-  gpu::g1_xyzz_d d2 = d;
-  d2.add(d);  // doubling through add
-  REQUIRE(to_host<g1_xyzz>(d2).to_jacobian() == h.to_jacobian().dbl());
-  REQUIRE(to_host<g1_xyzz>(d.dbl()).to_jacobian() == h.to_jacobian().dbl());
-  gpu::g1_xyzz_d d3 = gpu::g1_xyzz_d::identity();
-  d3.add_affine(to_dev<gpu::fp_d>(pts[1].x), to_dev<gpu::fp_d>(pts[1].y));
-  d3.add_affine(to_dev<gpu::fp_d>(pts[1].x), to_dev<gpu::fp_d>(pts[1].y));  // P + P
-  REQUIRE(to_host<g1_xyzz>(d3).to_jacobian() == g1_jacobian(pts[1]).dbl());
-  gpu::g1_xyzz_d neg = d;
-  neg.Y = -neg.Y;
-  neg.add(d);  // P + (-P)
-  REQUIRE(neg.is_identity());
+  check_xyzz<g1_curve, gpu::fp_d>();
+  check_xyzz<g2_curve, gpu::fp2_dev>();  // Fp2: the lazy product inside the formulas
 }
 
 TEST_CASE("emulated device inversion and shifted base sets match zk", "[gpu][emulated]") {
