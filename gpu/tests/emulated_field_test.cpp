@@ -7,6 +7,7 @@
 #include <random>
 
 #include "cuzk/gpu/curve.cuh"
+#include "cuzk/gpu/lazy.cuh"
 #include "cuzk/gpu/shifted.cuh"
 #include "zk/bls12_381/curves.hpp"
 
@@ -114,6 +115,45 @@ TEST_CASE("emulated device Fr and Fp arithmetic matches zk/ff", "[gpu][emulated]
   std::mt19937_64 rng(12345);
   check_field<fr, gpu::fr_d>(rng);
   check_field<fp, gpu::fp_d>(rng);
+}
+
+// The NTT's lazy arithmetic (lazy.cuh): operands anywhere in [0, 2p) (a value or the value plus p),
+// results below 2p and equal to zk's modulo p; the product's first factor reduced.
+TEST_CASE("emulated lazy Fr arithmetic (values in [0, 2p)) matches zk/ff", "[gpu][emulated]") {
+  using D = gpu::fr_d;
+  namespace lazy = gpu::lazy;
+  auto plus_p = [](D a) {
+    a.v[0] = gpu::ptx::add_cc(a.v[0], gpu::fr_params::mod(0));
+    for (int i = 1; i < D::N; ++i) a.v[i] = gpu::ptx::addc_cc(a.v[i], gpu::fr_params::mod(i));
+    return a;
+  };
+  auto below_2p = [](const D& a) {
+    for (int i = D::N - 1; i >= 0; --i) {
+      const std::uint32_t m = lazy::twice_mod<gpu::fr_params>(i);
+      if (a.v[i] != m) return a.v[i] < m;
+    }
+    return false;
+  };
+  std::mt19937_64 rng(4242);
+  std::vector<fr> special = {fr::zero(), fr::one(), -fr::one(), raw_limbs<fr>(1), raw_limbs<fr>(2)};
+  const int ns = int(special.size());
+  for (int it = 0; it < 20000; ++it) {
+    const int sa = (it / 4) % ns, sb = (it / 4 / ns) % ns;
+    const bool edge = it < 4 * ns * ns;
+    fr a = edge ? special[sa] : random_field<fr>(rng), b = edge ? special[sb] : random_field<fr>(rng);
+    D da = to_dev<D>(a), db = to_dev<D>(b);
+    D la = it & 1 ? plus_p(da) : da, lb = it & 2 ? plus_p(db) : db;
+    REQUIRE(below_2p(la));
+    REQUIRE(below_2p(lb));
+    D s = lazy::add(la, lb), d = lazy::sub(la, lb), m = lazy::mul(da, lb);
+    REQUIRE(below_2p(s));
+    REQUIRE(below_2p(d));
+    REQUIRE(below_2p(m));
+    REQUIRE(to_host<fr>(lazy::reduce(s)) == a + b);
+    REQUIRE(to_host<fr>(lazy::reduce(d)) == a - b);
+    REQUIRE(to_host<fr>(lazy::reduce(m)) == a * b);
+    REQUIRE(to_host<fr>(lazy::reduce(la)) == a);
+  }
 }
 
 TEST_CASE("emulated device Fp2 and XYZZ formulas match zk/curve", "[gpu][emulated]") {

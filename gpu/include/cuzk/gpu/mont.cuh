@@ -98,6 +98,14 @@ CUZK_UNROLL
   // A row is 2N IMAD.WIDE.U32(.X) + 4 (Fr: 2N - 2 and a few additions, split_reduce): a product
   // was 190 SASS instructions for Fr before that (364 with the textbook rows), 378 for Fp (769).
   friend CUZK_HD mont_t operator*(const mont_t& a, const mont_t& b) {
+    mont_t r = mul_unreduced(a, b);
+    reduce_once(r.v);
+    return r;
+  }
+  // The product without its final conditional subtraction: a b / R mod p, below a + p (so below
+  // 2p for a < p, whatever b < 2^(32N): b may itself be unreduced). The NTT keeps its values in
+  // [0, 2p) with it (lazy.cuh).
+  CUZK_HD static mont_t mul_unreduced(const mont_t& a, const mont_t& b) {
     uint32_t x[N], y[N];
 CUZK_UNROLL
     for (int k = 0; k < N; k += 2) {  // row 0: the pairs do not overlap, no carries
@@ -135,13 +143,12 @@ CUZK_UNROLL
       for (int k = 0; k < N; ++k) x[k] = nx[k], y[k] = ny[k];
       split_reduce(x, y);
     }
-    // V / 2^32 = (x >> 32) + y (x[0] is 0), below 2p.
+    // V / 2^32 = (x >> 32) + y (x[0] is 0), below a + p.
     mont_t r;
     r.v[0] = ptx::add_cc(x[1], y[0]);
 CUZK_UNROLL
     for (int k = 1; k + 1 < N; ++k) r.v[k] = ptx::addc_cc(x[k + 1], y[k]);
     r.v[N - 1] = ptx::addc(y[N - 1], 0);
-    reduce_once(r.v);
     return r;
   }
   // The Montgomery step on V = x + 2^32 y: m = x[0] m0, V += m p (p's odd limbs into y, its even
