@@ -279,7 +279,6 @@ int run_bench(const bench_options& opt) {
   co.force_window_bits = opt.window_bits;
   co.ntt_threads = opt.ntt_threads;
   co.ntt_uniform_roots = opt.ntt_uniform_roots;
-  co.ntt_kernel = opt.ntt_kernel;
   cuda_backend be(co);
   std::vector<row> rows;
   if (opt.shifted && !(opt.what == "msm" && opt.resident)) throw std::invalid_argument("bench: --shifted needs msm --resident");

@@ -79,31 +79,20 @@ struct dif_epilogue {
 // and pays the product anyway: half the butterflies of the hbits = 1 stage, a quarter of the
 // next, ...), at the price of a two-way bank conflict.
 //
-// LAZY: the values stay in [0, 2p) (lazy.cuh: sums and differences modulo 2p, products without
-// their final subtraction, the reduced root or twiddle as the first factor); the pass that ends
-// the transform (reduce_out) reduces them on its store. Otherwise every operation reduces.
+// The values stay in [0, 2p) inside and between the passes (lazy.cuh: sums and differences
+// modulo 2p, products without their final subtraction, the reduced root or twiddle as the first
+// factor): ~17 SASS instructions less per product. The pass that ends the transform (reduce_out)
+// reduces them on its store; the epilogue's product reduces anyway.
 //
 // MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
 // registers, 40 warps; 4 blocks by its ~55 registers otherwise): on the H200 2^24 / 2^27 took
 // 1.4% / 0.8% less than with the plain bound (docs/benchmarks.md, "Issue 19 item 4: pass variants
 // and Fr's Montgomery step"); 512 threads keep the plain bound.
-template <bool LAZY>
-struct pass_ops {
-  // w: a root or twiddle (reduced); v: a value of the pass.
-  static __device__ __forceinline__ fr_d mul(const fr_d& w, const fr_d& v) { return LAZY ? lazy::mul(w, v) : w * v; }
-  static __device__ __forceinline__ fr_d add(const fr_d& x, const fr_d& y) { return LAZY ? lazy::add(x, y) : x + y; }
-  static __device__ __forceinline__ fr_d sub(const fr_d& x, const fr_d& y) { return LAZY ? lazy::sub(x, y) : x - y; }
-};
-
-template <bool DIT, unsigned MAXT, int KV, unsigned KT = 0>
+template <bool DIT, unsigned MAXT>
 __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
-    ntt_pass(fr_d* data, unsigned r, unsigned k_, unsigned t_, const fr_d* __restrict__ small,
+    ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t, const fr_d* __restrict__ small,
              const fr_d* __restrict__ tw, dif_epilogue ep, int jmax, bool reduce_out) {
-  constexpr bool LAZY = KV >= 1, FASTIDX = KV >= 2;
-  using ops = pass_ops<LAZY>;
   extern __shared__ uint4 shraw[];
-  const unsigned k = KT ? KT >> 4 : k_, t = KT ? KT & 15 : t_;
-  const unsigned nthr = KT ? min(MAXT, 1u << (k - 1 + t)) : blockDim.x;  // as launch_pass_t launches it
   const unsigned T = 1u << (k + t), H = 1u << (k - 1);
   uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
   const size_t S = size_t(1) << (r - k);
@@ -111,13 +100,13 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
   const size_t hi = blockIdx.x / lblocks;
   const size_t l0 = (blockIdx.x % lblocks) << t;
   fr_d* base = data + (hi << r) + l0;
-  const unsigned tmask = (1u << t) - 1;
+  const unsigned tmask = (1u << t) - 1, nthr = blockDim.x;
 
   for (unsigned x = threadIdx.x; x < H; x += blockDim.x) sh_st(rl, rh, x, ld(small + (size_t(x) << (small_log - k))));
   for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
     size_t off = size_t(e >> t) * S + (e & tmask);
     fr_d v = ld(base + off);
-    if (DIT && tw) v = ops::mul(ld(tw + off + l0), v);
+    if (DIT && tw) v = lazy::mul(ld(tw + off + l0), v);
     sh_st(sl, sh, e, v);
   }
   __syncthreads();
@@ -126,35 +115,26 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
     const unsigned s = DIT ? k - 1 - i : i;
     const unsigned hbits = k - 1 - s;  // half-size h = 2^hbits
     const bool jmajor = int(hbits) <= jmax;
-    const unsigned himask = ~0u << (hbits + t), jmask = ((1u << hbits) - 1) << t;
     for (unsigned q = threadIdx.x; q < T / 2; q += nthr) {
-      unsigned i0, jr;  // the butterfly's first element; its root's index j 2^s (0: j = 0)
-      if (FASTIDX && !jmajor) {
-        // q = (grp, j, lo) in bits; i0 = (grp, 0, j, lo): a zero bit inserted at hbits + t.
-        i0 = q + (q & himask);
-        jr = ((q & jmask) << s) >> t;
+      unsigned lo = q & tmask, bq = q >> t, j, grp;
+      if (jmajor) {
+        grp = bq & ((1u << (k - 1 - hbits)) - 1);
+        j = bq >> (k - 1 - hbits);
       } else {
-        unsigned lo = q & tmask, bq = q >> t, j, grp;
-        if (jmajor) {
-          grp = bq & ((1u << (k - 1 - hbits)) - 1);
-          j = bq >> (k - 1 - hbits);
-        } else {
-          j = bq & ((1u << hbits) - 1);
-          grp = bq >> hbits;
-        }
-        i0 = ((((grp << (hbits + 1)) | j)) << t) | lo;
-        jr = j << s;
+        j = bq & ((1u << hbits) - 1);
+        grp = bq >> hbits;
       }
-      const unsigned i1 = i0 + (1u << (hbits + t));
+      const unsigned i0 = (((grp << (hbits + 1)) | j) << t) | lo, i1 = i0 + (1u << (hbits + t));
+      const unsigned jr = j << s;  // the root's index (0: j = 0)
       fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
       if (DIT) {
-        if (jr) y = ops::mul(sh_ld(rl, rh, jr), y);
-        sh_st(sl, sh, i0, ops::add(x, y));
-        sh_st(sl, sh, i1, ops::sub(x, y));
+        if (jr) y = lazy::mul(sh_ld(rl, rh, jr), y);
+        sh_st(sl, sh, i0, lazy::add(x, y));
+        sh_st(sl, sh, i1, lazy::sub(x, y));
       } else {
-        sh_st(sl, sh, i0, ops::add(x, y));
-        fr_d d = ops::sub(x, y);
-        sh_st(sl, sh, i1, jr ? ops::mul(sh_ld(rl, rh, jr), d) : d);
+        sh_st(sl, sh, i0, lazy::add(x, y));
+        fr_d d = lazy::sub(x, y);
+        sh_st(sl, sh, i1, jr ? lazy::mul(sh_ld(rl, rh, jr), d) : d);
       }
     }
     __syncthreads();
@@ -162,53 +142,37 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
   for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
     size_t off = size_t(e >> t) * S + (e & tmask);
     fr_d v = sh_ld(sl, sh, e);
-    if (!DIT && tw) v = ops::mul(ld(tw + off + l0), v);
+    if (!DIT && tw) v = lazy::mul(ld(tw + off + l0), v);
     if (!DIT && ep.lo) {
       v = split_factor(ep.lo, ep.hi, bitrev(uint32_t((hi << r) + l0 + off), ep.L)) * v;  // reduced
       if (ep.canonical) v = v.from_mont();
-    } else if (LAZY && reduce_out) {
+    } else if (reduce_out) {
       v = lazy::reduce(v);
     }
     st(base + off, v);
   }
 }
 
-template <bool DIT, unsigned MAXT, int KV, unsigned KT = 0>
+template <bool DIT, unsigned MAXT>
 void launch_pass_t(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
                    const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool reduce_out, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
-  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT, KV, KT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
   unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
   // j-major stages need a warp's 32 butterflies to share j (t + k - 1 - hbits >= 5), and only
   // pay where the tile has 4 adjacent columns (t = 2: a two-way conflict; t = 0 would be worse).
   const int jmax = uniform_roots && t >= 2 ? std::min(3, int(t + k) - 6) : -1;
-  ntt_pass<DIT, MAXT, KV, KT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax, reduce_out);
+  ntt_pass<DIT, MAXT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax, reduce_out);
   CUZK_LAUNCHED();
 }
 
-// reduce_out: the pass that ends the transform (its values leave reduced). kv: kernel variant
-// (0: reduced values, 1: lazy, 2: lazy + the index arithmetic of the default order simplified,
-// 3: 2 with the tile shapes (k, t) of 2^24 and 2^27 compiled in, 256 threads).
-template <bool DIT, unsigned MAXT>
-void launch_pass_m(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                   const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, unsigned kv, bool reduce_out,
-                   cudaStream_t s) {
-  if (kv == 0) launch_pass_t<DIT, MAXT, 0>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else if (kv == 1) launch_pass_t<DIT, MAXT, 1>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else if (kv == 2) launch_pass_t<DIT, MAXT, 2>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else if (kv == 3 && MAXT == 256 && max_threads == 256 && k == 8 && t == 2) launch_pass_t<DIT, MAXT, 2, 0x82>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else if (kv == 3 && MAXT == 256 && max_threads == 256 && k == 9 && t == 2) launch_pass_t<DIT, MAXT, 2, 0x92>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else if (kv == 3 && MAXT == 256 && max_threads == 256 && k == 9 && t == 0) launch_pass_t<DIT, MAXT, 2, 0x90>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else if (kv == 3 && MAXT == 256 && max_threads == 256 && k == 8 && t == 0) launch_pass_t<DIT, MAXT, 2, 0x80>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else launch_pass_t<DIT, MAXT, 2>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-}
+// reduce_out: the pass that ends the transform (its values leave reduced).
 template <bool DIT>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, unsigned kv, bool reduce_out,
-                 cudaStream_t s) {
-  if (max_threads <= 256) launch_pass_m<DIT, 256>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, kv, reduce_out, s);
-  else launch_pass_m<DIT, ntt_threads>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, kv, reduce_out, s);
+                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool reduce_out, cudaStream_t s) {
+  if (max_threads <= 256) launch_pass_t<DIT, 256>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
+  else launch_pass_t<DIT, ntt_threads>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
 }
 
 // tw[p * S + l] = base^(l * bitrev_k(p)), base = omega_{2^r}.
@@ -306,8 +270,8 @@ __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n
 
 }  // namespace
 
-ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots, unsigned kernel)
-    : gen_(root_generator), threads_(threads), uniform_(uniform_roots), kernel_(kernel) {
+ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots)
+    : gen_(root_generator), threads_(threads), uniform_(uniform_roots) {
   if (threads != 256 && threads != 512) throw std::invalid_argument("cuda ntt: threads per block must be 256 or 512");
 }
 
@@ -409,7 +373,7 @@ void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const
     const fr_d* tw = last ? nullptr : (inverse ? tb.inv[i] : tb.fwd[i]).get();
     dif_epilogue ep;
     if (last && lo) ep = {lo, hi, L, canonical};
-    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, kernel_, last, s);
+    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, last, s);
     mark(inverse ? "dif pass (inverse roots)" : "dif pass", s);
   }
 }
@@ -424,7 +388,7 @@ void ntt_engine::dit(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
   for (std::size_t i = ps.size(); i-- > 0;) {
     auto [r, k, t] = ps[i];
     const fr_d* tw = i + 1 < ps.size() ? (inverse ? tb.inv[i] : tb.fwd[i]).get() : nullptr;
-    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, kernel_, i == 0, s);
+    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, i == 0, s);
     mark("dit pass", s);
   }
 }

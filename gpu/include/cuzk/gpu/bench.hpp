@@ -32,7 +32,6 @@ struct bench_options {
   std::vector<std::string> variants;
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots
-  unsigned ntt_kernel = 2;       // ntt / h: cuda_options::ntt_kernel
   int warmup = 1;
   int reps = 5;
 };

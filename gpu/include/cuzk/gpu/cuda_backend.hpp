@@ -67,9 +67,6 @@ struct cuda_options {
   unsigned ntt_threads = 256;
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
   bool ntt_uniform_roots = true;
-  // The NTT's pass variant: 0 reduced values, 1 values in [0, 2p) (gpu/lazy.cuh), 2 that and
-  // simpler index arithmetic.
-  unsigned ntt_kernel = 2;
   // Where a proof's B2 (the G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the second stream
   // beside the G1 MSMs, or after them when its scratch does not fit), "host" (b2_host_threads of
   // the host's cores, concurrent with the device), "split" (points [0, k) on the host, the rest on
