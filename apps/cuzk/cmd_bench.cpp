@@ -1,5 +1,5 @@
 // `cuzk bench`: GPU primitive benchmarks (gpu/src/bench.cpp does the work).
-//   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident [--shifted]] [--scalars random|bits90|bits99|ones]
+//   cuzk bench msm --curve g1|g2 --log-size 20,22,24,26 [--resident [--shifted] [--sets S,...]] [--scalars random|bits90|bits99|ones]
 //                  [--no-split] [--affine-lanes N] [--acc-blocks 0|4] [--one-segment-kernel] [--window-bits C]
 //                  [--variants xyzz,acc4,split,acc4+split+c21,...]
 //                  [--reps N] [--warmup N]
@@ -256,6 +256,11 @@ void register_bench(CLI::App& app) {
   msm->add_option("--curve", opt->curve, "g1 or g2")->check(CLI::IsMember({"g1", "g2"}));
   msm->add_flag("--resident", opt->resident, "bases and scalars already in device memory");
   msm->add_flag("--shifted", opt->shifted, "with --resident: also time the MSM on precomputed shifted bases");
+  msm->add_option("--sets", opt->sets,
+                  "with --resident: also time the MSM on S shifted sets (2 .. the windows; window j uses set j mod S), "
+                  "comma-separated: a row each")
+      ->delimiter(',')
+      ->check(CLI::Range(2u, 24u));
   msm->add_flag("--profile", opt->profile, "with --resident: one more run timed stage by stage");
   msm->add_option("--segment-length", opt->segment_length,
                   "buckets per reduction segment (default: chosen by size; for comparison runs)");

@@ -76,7 +76,8 @@ msm_variant parse_variant(const std::string& v) {
 // One row per scalar kind (and per kind on shifted sets): the bases, their upload and their
 // shifted sets are made once per size for all kinds.
 template <class Curve>
-std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shifted, bool profiled, int warmup,
+std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const std::vector<unsigned>& sets_list,
+                           bool profiled, int warmup,
                            int reps, const std::vector<std::string>& kinds, const std::vector<std::string>& variants) {
   using aff = zk::affine_t<Curve>;
   constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
@@ -99,8 +100,9 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
     ds = device_alloc(n * 32);
     copy_to_device(db, bases.data(), n * sizeof(aff));
   }
-  bool sets_made = false;
-  unsigned c = 0;
+  // Shifted sets per entry of sets_list (0: one per window), made when first timed; the last made
+  // is kept for the next kind of scalars.
+  unsigned c = 0, made = ~0u;
   double t_shift = 0;
   for (const std::string& kind : kinds) {
     t = std::chrono::steady_clock::now();
@@ -128,18 +130,19 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
       out.push_back({name, median(times), *std::min_element(times.begin(), times.end()), got == want});
       // --profile: one more run with an event after each stage (the bucket method's stages; the
       // split of the scalars that are bits comes before them).
-      auto profile = [&](bool on_shifted) {
+      auto profile = [&](bool on_shifted, unsigned S = 0) {
         if (!profiled) return;
         msm_profile prof;
         for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
         msm_profile_hook() = &prof;
-        if constexpr (g2) be.msm_g2_device(db, ds, n, on_shifted);
-        else be.msm_g1_device(db, ds, n, on_shifted);
+        if constexpr (g2) be.msm_g2_device(db, ds, n, on_shifted, S);
+        else be.msm_g1_device(db, ds, n, on_shifted, S);
         msm_profile_hook() = nullptr;
         CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
         const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
                                "window sums+combine"};
-        std::printf("  [msm %s 2^%u %s%s%s stages (ms):", curve, L, kind.c_str(), on_shifted ? " shifted" : "", vs.c_str());
+        std::printf("  [msm %s 2^%u %s%s%s stages (ms):", curve, L, kind.c_str(),
+                    on_shifted ? (" shifted S = " + std::to_string(S)).c_str() : "", vs.c_str());
         for (int i = 0; i < msm_profile::stages; ++i) {
           float ms = 0;
           CUZK_CHECK_CUDA(cudaEventElapsedTime(&ms, prof.ev[i], prof.ev[i + 1]));
@@ -148,22 +151,23 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, bool shi
         for (auto& e : prof.ev) cudaEventDestroy(e);
       };
       profile(false);
-      if (shifted) {
-        // The same MSM on precomputed shifted sets (made once per size, timed apart).
-        if (!sets_made) {
+      for (unsigned S : sets_list) {
+        // The same MSM on S precomputed shifted sets (made once per size and S, timed apart).
+        if (made != S) {
           auto ts = std::chrono::steady_clock::now();
-          c = be.shift_bases_device(db, n, g2);
+          c = be.shift_bases_device(db, n, g2, S);
           t_shift = secs_since(ts);
-          sets_made = true;
+          made = S;
         }
         zk::jacobian_t<Curve> got_s;
         auto stimes = be.time_ms(warmup, reps, [&] {
-          if constexpr (g2) got_s = be.msm_g2_device(db, ds, n, true);
-          else got_s = be.msm_g1_device(db, ds, n, true);
+          if constexpr (g2) got_s = be.msm_g2_device(db, ds, n, true, S);
+          else got_s = be.msm_g1_device(db, ds, n, true, S);
         });
-        std::snprintf(name, sizeof name, "msm %s 2^%u %s resident shifted (c = %u, %u sets, built in %.2f s)%s", curve,
-                      L, kind.c_str(), c, (255 + c) / c, t_shift, vs.c_str());
-        profile(true);
+        const unsigned W = (255 + c) / c, sets = S ? S : W;
+        std::snprintf(name, sizeof name, "msm %s 2^%u %s resident shifted (c = %u, %u sets, %u arrays, built in %.2f s)%s",
+                      curve, L, kind.c_str(), c, sets, (W + sets - 1) / sets, t_shift, vs.c_str());
+        profile(true, S);
         out.push_back({name, median(stimes), *std::min_element(stimes.begin(), stimes.end()), got_s == want});
       }
     }
@@ -281,7 +285,10 @@ int run_bench(const bench_options& opt) {
   co.ntt_uniform_roots = opt.ntt_uniform_roots;
   cuda_backend be(co);
   std::vector<row> rows;
-  if (opt.shifted && !(opt.what == "msm" && opt.resident)) throw std::invalid_argument("bench: --shifted needs msm --resident");
+  if ((opt.shifted || !opt.sets.empty()) && !(opt.what == "msm" && opt.resident))
+    throw std::invalid_argument("bench: --shifted and --sets need msm --resident");
+  std::vector<unsigned> sets_list = opt.sets;  // --shifted: one set per window (0), after the --sets
+  if (opt.shifted) sets_list.push_back(0);
   std::vector<std::string> kinds;
   for (std::size_t p = 0; p <= opt.scalars.size();) {
     std::size_t q = opt.scalars.find(',', p);
@@ -292,8 +299,8 @@ int run_bench(const bench_options& opt) {
   for (unsigned L : opt.log_sizes) {
     std::vector<row> rs;
     if (opt.what == "msm") {
-      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds, opt.variants);
-      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, opt.shifted, opt.profile, opt.warmup, opt.reps, kinds, opt.variants);
+      if (opt.curve == "g1") rs = bench_msm<g1_curve>(be, L, opt.resident, sets_list, opt.profile, opt.warmup, opt.reps, kinds, opt.variants);
+      else if (opt.curve == "g2") rs = bench_msm<g2_curve>(be, L, opt.resident, sets_list, opt.profile, opt.warmup, opt.reps, kinds, opt.variants);
       else throw std::invalid_argument("bench msm: --curve must be g1 or g2");
     } else if (opt.what == "ntt" || opt.what == "h") {
       rs = {bench_ntt(be, L, opt.warmup, opt.reps, opt.what == "h", opt.profile)};

@@ -17,15 +17,8 @@ namespace {
 
 constexpr std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(255); }
 
-// Whether n points of this size may get shifted sets at all, and how many bytes the sets take.
-bool shiftable(std::size_t n, const shift_policy& p) {
-  if (!p.budget || p.window_forced || n < 2) return false;
-  const unsigned c = shifted_window_bits(n), sets = msm_windows(c);
-  return std::size_t(sets) * n < (std::size_t(1) << 31);  // 31-bit point indices
-}
-std::size_t sets_bytes(std::size_t n, std::size_t point_bytes) {
-  return std::size_t(msm_windows(shifted_window_bits(n))) * n * point_bytes;
-}
+// The sections' order in sets_plan: A, B1, B2, C, H (key order); sets go to H first.
+constexpr int plan_order[sets_plan::sections] = {4, 0, 1, 2, 3};
 
 // The five sections in the order their MSMs run (and get their sets, while the budget lasts).
 struct section_ref {
@@ -37,6 +30,30 @@ struct section_ref {
 };
 
 }  // namespace
+
+sets_plan plan_shifted_sets(const std::size_t (&n)[sets_plan::sections],
+                            const std::size_t (&point_bytes)[sets_plan::sections], const shift_policy& p) {
+  sets_plan plan;
+  if (!p.budget || p.window_forced) return plan;
+  for (int k : plan_order) {
+    const std::size_t pts = n[k], set_bytes = pts * point_bytes[k];
+    if (pts < 2 || !set_bytes) continue;
+    const std::size_t left = p.budget - plan.extra;  // extra <= budget throughout
+    std::size_t most = std::min<std::size_t>(msm_windows(shifted_window_bits(pts)), max_shifted_sets);
+    most = std::min(most, ((std::size_t(1) << 31) - 1) / pts);  // 31-bit point indices
+    most = std::min(most, 1 + left / set_bytes);
+    if (most < 2) continue;
+    // The fewest sets that give as few bucket arrays as `most` does, at their best window.
+    unsigned S = unsigned(most), c = shifted_window_bits(pts, S);
+    const unsigned arrays = (msm_windows(c) + S - 1) / S;
+    S = (msm_windows(c) + arrays - 1) / arrays;
+    c = shifted_window_bits(pts, S);
+    plan.sets[k] = S;
+    plan.c[k] = c;
+    plan.extra += std::size_t(S - 1) * set_bytes;
+  }
+  return plan;
+}
 
 device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy,
                        const zk::groth16::constraint_evaluator* evaluator)
@@ -62,7 +79,8 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     CUZK_CUDA(cudaMemsetAsync(bad.get(), 0xff, 5 * sizeof(unsigned long long), ctx.compute));
     return reinterpret_cast<unsigned long long*>(bad.get());
   }();
-  std::size_t extra_used = 0;
+  const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
+  const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, policy);
   for (int k = 0; k < 5; ++k) {
     auto& s = secs[k];
     device_points& d = *s.dst;
@@ -81,11 +99,10 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     } else {
       ctx.upload_async(d.dev.get(), s.src, bytes);
     }
-    if (!shiftable(s.n, policy)) continue;
-    const std::size_t sb = sets_bytes(s.n, s.point_bytes), extra = sb - bytes;
-    if (extra > policy.budget || extra_used > policy.budget - extra) continue;
-    const unsigned cbits = shifted_window_bits(s.n), sets = msm_windows(cbits);
-    auto sh = make_msm_shape(s.n, ctx.sms, cbits, true);
+    const unsigned sets = plan.sets[k], cbits = plan.c[k];
+    if (sets < 2) continue;
+    const std::size_t sb = std::size_t(sets) * bytes;
+    auto sh = make_msm_shape(s.n, ctx.sms, cbits, sets);
     const std::size_t reserve = policy.keep_free + msm_g1_scratch(sh) + msm_g2_scratch(sh) + 8 * s.n * 32;
     if (ctx.free_bytes() < sb + reserve) continue;
     dbuf<unsigned char> out = ctx.alloc(sb, "cuda load_key: shifted sets");
@@ -94,7 +111,7 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     CUZK_CUDA(cudaStreamSynchronize(ctx.compute));  // before the plain copy is freed
     d.dev = std::move(out);
     d.shift_c = cbits;
-    extra_used += extra;
+    d.sets = sets;
   }
   if (key.file) {  // the first bad point in the host decoder's order is the one named
     unsigned long long first[5];
@@ -178,18 +195,10 @@ device_key::matrices device_key::upload_matrices(device_context& ctx, const zk::
 
 std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy,
                                const zk::groth16::constraint_evaluator* pce) {
-  struct s {
-    std::size_t n, pb;
-  } secs[5] = {{key.a.size(), 96}, {key.b1.size(), 96}, {key.b2.size(), 192}, {key.c.size(), 96}, {key.h.size(), 96}};
-  std::uint64_t total = 0, extra_used = 0;
-  for (auto [n, pb] : secs) {
-    total += n * pb;
-    if (!shiftable(n, policy)) continue;
-    const std::size_t extra = sets_bytes(n, pb) - n * pb;
-    if (extra > policy.budget || extra_used > policy.budget - extra) continue;
-    total += extra;
-    extra_used += extra;
-  }
+  const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
+  const std::size_t pbs[5] = {96, 96, 192, 96, 96};
+  std::uint64_t total = plan_shifted_sets(ns, pbs, policy).extra;
+  for (int k = 0; k < 5; ++k) total += ns[k] * pbs[k];
   if (key.bellperson) total += align256(key.a_wires.size() * 4) + align256(key.b_wires.size() * 4);
   if (pce && pce->compact())
     total += compact_device_bytes(*pce->compact()) + 3 * pce->compact()->domain_size() * sizeof(fr_d);

@@ -29,6 +29,7 @@
 
 #include "common.cuh"
 #include "compact_evaluator.cuh"
+#include "cuzk/gpu/key_placement.hpp"
 #include "device_context.cuh"
 #include "synthesis.cuh"
 #include "zk/groth16/backend.hpp"
@@ -36,11 +37,12 @@
 
 namespace cuzk::gpu {
 
-// Where an MSM's bases live: plain, or shifted sets `stride` points apart with window bits c.
+// Where an MSM's bases live: plain, or `sets` shifted sets `stride` points apart with window bits c.
 struct msm_bases {
   const void* ptr = nullptr;
   std::size_t stride = 0;  // 0: plain
   unsigned c = 0;
+  unsigned sets = 1;
 };
 
 // One section of points on the device.
@@ -48,17 +50,9 @@ struct device_points {
   dbuf<unsigned char> dev;
   std::size_t n = 0, point_bytes = 0;
   unsigned shift_c = 0;  // 0: plain
-  msm_bases bases() const { return {dev.get(), shift_c ? n : 0, shift_c}; }
-  std::size_t shifted_extra() const { return shift_c ? dev.bytes() - n * point_bytes : 0; }
-};
-
-// Which sections get shifted sets: while their extra bytes (in all) stay within `budget` and
-// `keep_free` bytes plus the MSMs' scratch stay free on the device. No sets when the MSM window is
-// forced (tests).
-struct shift_policy {
-  std::size_t budget = 0;
-  std::size_t keep_free = 0;
-  bool window_forced = false;
+  unsigned sets = 1;     // shifted sets (set 0 the plain copy)
+  msm_bases bases() const { return {dev.get(), sets > 1 ? n : 0, shift_c, sets}; }
+  std::size_t shifted_extra() const { return sets > 1 ? dev.bytes() - n * point_bytes : 0; }
 };
 
 class device_key final : public zk::groth16::resident_key {
@@ -107,11 +101,5 @@ class device_key final : public zk::groth16::resident_key {
   std::size_t b_wires_at_ = 0;
   zk::groth16::key_points source_;
 };
-
-// The bytes of a device key of `key` if every section the policy could shift got its sets (the
-// most it may take: a grant of this much always covers it), with `pce`'s device form when it is
-// a compact evaluator (its sections and the a, b, c vectors).
-std::uint64_t device_key_bytes(const zk::groth16::key_points& key, const shift_policy& policy,
-                               const zk::groth16::constraint_evaluator* pce = nullptr);
 
 }  // namespace cuzk::gpu

@@ -16,9 +16,11 @@
 // Zero digits are skipped; points at infinity (all-zero bytes) are skipped; P + P and P - P take
 // the doubling/identity branches of the formulas.
 //
-// With precomputed shifted bases (shifted.cuh: set j = 2^(c j) P), the digit of window j points at
-// set j's copy of the point and every window shares one set of buckets: same additions, one
-// bucket reduction, no window combination.
+// With S precomputed shifted sets (shifted.cuh: set s = 2^(c s) P, 1 <= S <= nwin), window j's
+// digit points at set (j mod S)'s copy of the point and goes to bucket array (j div S): the S
+// windows of a group share one array (d 2^(c j) P = d 2^(c S a) (2^(c s) P) for j = a S + s), so
+// ceil(nwin / S) arrays are reduced instead of nwin, and the Horner combination takes c S
+// doublings between arrays. S = 1 is the plain method; S = nwin one array and no combination.
 #pragma once
 
 #include <cub/device/device_radix_sort.cuh>
@@ -34,8 +36,8 @@ namespace cuzk::gpu {
 struct msm_shape {
   std::size_t n;
   unsigned c, nwin, nb;  // window bits, windows, buckets per window (2^(c-1) + 1, bucket 0 unused)
-  bool shifted;          // digits index shifted base sets; all windows share one set of buckets
-  unsigned bucket_windows;  // sets of buckets: nwin, or 1 when shifted
+  unsigned sets;         // shifted sets the windows cycle through (1: plain bases)
+  unsigned bucket_windows;  // bucket arrays: ceil(nwin / sets)
   std::size_t M;         // n * nwin digit pairs
   unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
   std::size_t T1;        // first-level threads
@@ -56,14 +58,17 @@ constexpr unsigned msm_acc_threads = 128;
 // seg_len: buckets per reduction segment (0: the measured rule in msm_common.cu; benchmarks pass
 // cuda_options::msm_segment_length to try others).
 // affine_lanes: batch-affine accumulation with that many lanes (slices) per thread (0: XYZZ).
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, bool shifted = false, unsigned seg_len = 0,
+// sets: shifted sets of the bases (1: plain; at most the windows of c, which sets > 1 must give).
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, unsigned sets = 1, unsigned seg_len = 0,
                          unsigned affine_lanes = 0);
-// Window bits of shifted sets for n points (>= 12, so at most max_shifted_sets sets).
-unsigned shifted_window_bits(std::size_t n);
-// The cost model of both (in additions, H200 constants): plain bases with the best window, against
-// shifted sets of window bits c. A split MSM's others run on the plain copy (set 0) when cheaper.
+// Window bits of `sets` shifted sets for n points (>= 12, so at most max_shifted_sets sets; sets =
+// 0: one set per window, whatever the window).
+unsigned shifted_window_bits(std::size_t n, unsigned sets = 0);
+// The cost model (in additions, H200 constants): plain bases with the best window, against S
+// shifted sets of window bits c (S = 0: one per window). A split MSM's others run on the plain copy
+// (set 0) when cheaper.
 double msm_plain_cost(std::size_t n);
-double msm_shifted_cost(std::size_t n, unsigned c);
+double msm_shifted_cost(std::size_t n, unsigned c, unsigned sets = 0);
 // Signed c-bit windows of a 255-bit scalar (the top one takes the last borrow): also the number of
 // shifted sets for window bits c.
 constexpr unsigned msm_windows(unsigned c) { return (255 + c) / c; }
@@ -88,11 +93,11 @@ __device__ __forceinline__ void store16(T* p, const T& v) {
 }
 
 // Window w of entry i (scalar s = idx[i], point p = idx[i] - idx_base; without idx both are i):
-// key = w * key_stride + |digit|, value = (w * set_stride + p) | sign << 31.
-// Plain bases: key_stride = buckets per window, set_stride = 0. Shifted: 0 and the set stride.
+// key = (w div sets) * nb + |digit|, value = ((w mod sets) * set_stride + p) | sign << 31.
+// Plain bases: sets = 1, set_stride = 0.
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
-                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned key_stride,
-                                  std::size_t set_stride, uint32_t* keys, uint32_t* vals);
+                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned sets,
+                                  unsigned nb, std::size_t set_stride, uint32_t* keys, uint32_t* vals);
 
 // Sets j < sets of each base (shifted.cuh): sets[j * n + i] = 2^(c j) bases[i].
 template <class F>
@@ -410,13 +415,14 @@ __global__ void msm_group_sums(const xyzz_d<F>* __restrict__ in, unsigned nwin, 
   store16(out + id, acc);
 }
 
+// Horner over the bucket arrays' sums: `shift` doublings (c x sets) between consecutive arrays.
 template <class F>
-__global__ void msm_combine_windows(const xyzz_d<F>* __restrict__ win, unsigned nwin, unsigned c, xyzz_d<F>* out) {
+__global__ void msm_combine_windows(const xyzz_d<F>* __restrict__ win, unsigned nwin, unsigned shift, xyzz_d<F>* out) {
   using X = xyzz_d<F>;
   if (blockIdx.x || threadIdx.x) return;
   X acc = load16(win + nwin - 1);
   for (int w = int(nwin) - 2; w >= 0; --w) {
-    for (unsigned i = 0; i < c; ++i) acc = acc.dbl();
+    for (unsigned i = 0; i < shift; ++i) acc = acc.dbl();
     acc.add(load16(win + w));
   }
   store16(out, acc);
@@ -501,13 +507,13 @@ std::size_t msm_cub_temp_bytes(std::size_t M, unsigned end_bit);
 unsigned msm_key_bits(const msm_shape& sh);
 
 // sum scalars[i] * bases[i] over device arrays; the result (XYZZ) is written to out_dev. With a
-// shifted shape, bases[j * set_stride + i] must hold 2^(c j) P_i for every window j.
+// shape of S > 1 sets, bases[s * set_stride + i] must hold 2^(c s) P_i for every s < S.
 // idx (optional): entry j is scalar idx[j] and point idx[j] - idx_base (msm_digits_kernel).
 template <class F>
 void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride,
              arena& ar, xyzz_d<F>* out_dev, cudaStream_t s, const uint32_t* idx = nullptr, uint32_t idx_base = 0) {
   using X = xyzz_d<F>;
-  if (sh.shifted != (set_stride != 0)) throw std::logic_error("cuda msm: shifted shape without shifted bases");
+  if ((sh.sets > 1) != (set_stride != 0)) throw std::logic_error("cuda msm: shifted shape without shifted bases");
   const unsigned BW = sh.bucket_windows;
   unsigned end_bit = msm_key_bits(sh);
   std::size_t cub_temp = msm_cub_temp_bytes(sh.M, end_bit);
@@ -531,8 +537,8 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   };
 
   mark(0);
-  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, sh.nwin,
-                                                          sh.shifted ? 0 : sh.nb, set_stride, k0, v0);
+  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, sh.nwin, sh.sets,
+                                                          sh.nb, set_stride, k0, v0);
   CUZK_LAUNCHED();
   mark(1);
   cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
@@ -597,7 +603,7 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
     cnt = ng;
     std::swap(in, out);
   }
-  msm_combine_windows<F><<<1, 32, 0, s>>>(in, BW, sh.c, out_dev);
+  msm_combine_windows<F><<<1, 32, 0, s>>>(in, BW, sh.c * sh.sets, out_dev);
   CUZK_LAUNCHED();
   mark(6);
 }

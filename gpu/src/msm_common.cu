@@ -14,8 +14,8 @@ msm_profile*& msm_profile_hook() {
 }
 
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
-                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned key_stride,
-                                  std::size_t set_stride, uint32_t* keys, uint32_t* vals) {
+                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned sets,
+                                  unsigned nb, std::size_t set_stride, uint32_t* keys, uint32_t* vals) {
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::size_t src = idx ? idx[i] : i;
@@ -26,6 +26,7 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const ui
   uint64_t s2 = b.x | uint64_t(b.y) << 32, s3 = b.z | uint64_t(b.w) << 32;
   const uint32_t half = 1u << (c - 1), mask = (c == 32 ? 0u : (1u << c)) - 1;
   uint32_t carry = 0;
+  unsigned set = 0, array = 0;  // w mod sets, w div sets
   for (unsigned w = 0; w < nwin; ++w) {
     unsigned pos = w * c, li = pos / 64, sh = pos % 64;
     uint64_t lo = li == 0 ? s0 : li == 1 ? s1 : li == 2 ? s2 : li == 3 ? s3 : 0;
@@ -44,8 +45,9 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const ui
       neg = 0;
       carry = 0;
     }
-    keys[std::size_t(w) * n + i] = w * key_stride + mag;
-    vals[std::size_t(w) * n + i] = uint32_t(w * set_stride + point) | (neg << 31);
+    keys[std::size_t(w) * n + i] = array * nb + mag;
+    vals[std::size_t(w) * n + i] = uint32_t(set * set_stride + point) | (neg << 31);
+    if (++set == sets) set = 0, ++array;
   }
 }
 
@@ -134,18 +136,18 @@ unsigned plain_window_bits(std::size_t n) {
 }
 }  // namespace
 
-msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shifted, unsigned seg_len,
+msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned sets, unsigned seg_len,
                          unsigned affine_lanes) {
   if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 points in one run");
   msm_shape sh{};
   sh.n = n;
-  sh.c = force_c ? force_c : shifted_window_bits(n);
-  if (!force_c && !shifted) sh.c = plain_window_bits(n);
+  sh.sets = sets ? sets : 1;
+  if (sh.sets > max_shifted_sets) throw std::invalid_argument("cuda msm: more shifted sets than max_shifted_sets");
+  sh.c = force_c ? force_c : sh.sets > 1 ? shifted_window_bits(n, sh.sets) : plain_window_bits(n);
   sh.nwin = msm_windows(sh.c);
+  if (sh.sets > sh.nwin) throw std::invalid_argument("cuda msm: more shifted sets than windows");
   sh.nb = (1u << (sh.c - 1)) + 1;
-  sh.shifted = shifted;
-  sh.bucket_windows = shifted ? 1 : sh.nwin;
-  if (shifted && sh.nwin > max_shifted_sets) throw std::invalid_argument("cuda msm: window too narrow for shifted bases");
+  sh.bucket_windows = (sh.nwin + sh.sets - 1) / sh.sets;
   sh.M = n * sh.nwin;
   std::size_t per = sh.M / (std::size_t(std::max(num_sms, 1)) * 1024);
   sh.K1 = unsigned(std::clamp<std::size_t>(per, 8, 256));
@@ -160,30 +162,39 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, bool shif
   // (G1): 13 windows of 2^19 buckets best at ~104, the plain rule (19.1 ms; 64: 24.5, 128: 21.5);
   // one shifted window of 2^21 (c = 22) best at 64 (6.7-7.1 ms; 32: 13.6, 128: 10.3); of 2^23
   // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). A caller's seg_len overrides it, for such runs.
-  sh.seg_len = seg_len  ? seg_len
-               : shifted ? unsigned(std::clamp<std::size_t>(total / 32768, 64, 128))
-                         : unsigned(std::clamp<std::size_t>(total / 65536, 8, 256));
+  // Two or more arrays (plain, or sets shared by groups of windows) take the plain rule.
+  sh.seg_len = seg_len                  ? seg_len
+               : sh.bucket_windows == 1 ? unsigned(std::clamp<std::size_t>(total / 32768, 64, 128))
+                                        : unsigned(std::clamp<std::size_t>(total / 65536, 8, 256));
   sh.nseg = (sh.nb - 1 + sh.seg_len - 1) / sh.seg_len;
   return sh;
 }
 
+namespace {
+// One doubling of the window combination (Horner, one thread): c x windows of them take ~4.7 ms
+// on the H200 at c = 22, the time of ~8M additions in the accumulation.
+constexpr double combine_doubling_cost = 8e6 / 264;
+}  // namespace
 
-double msm_shifted_cost(std::size_t n, unsigned c) {
-  // One bucket reduction for all windows: windows x points + ~5 additions' worth per bucket (the
-  // measured cost of a bucket in the reduction against a point in the accumulation, H200).
-  return double(msm_windows(c)) * double(n) + 5.0 * double(1u << (c - 1));
+double msm_shifted_cost(std::size_t n, unsigned c, unsigned sets) {
+  // A bucket reduction per array (one when every window has its set): windows x points + ~5
+  // additions' worth per bucket (the measured cost of a bucket in the reduction against a point
+  // in the accumulation, H200), and the Horner combination of the arrays, c x sets doublings apart.
+  const unsigned W = msm_windows(c), S = sets == 0 || sets > W ? W : sets, arrays = (W + S - 1) / S;
+  return double(W) * double(n) + 5.0 * arrays * double(1u << (c - 1)) +
+         double(arrays - 1) * c * S * combine_doubling_cost;
 }
 double msm_plain_cost(std::size_t n) {
-  // Plus the window combination (c x windows doublings on one thread: ~4.7 ms on the H200, the
-  // time of ~8M additions in the accumulation), which shifted sets do not have.
+  // Plus the window combination, which shifted sets of every window do not have.
   return plain_cost(n, plain_window_bits(n)) + 8e6;
 }
 
-unsigned shifted_window_bits(std::size_t n) {
+unsigned shifted_window_bits(std::size_t n, unsigned sets) {
   unsigned best = 22;
   double best_cost = 1e300;
   for (unsigned c = 12; c <= 24; ++c)
-    if (msm_shifted_cost(n, c) < best_cost) best_cost = msm_shifted_cost(n, c), best = c;
+    if (msm_windows(c) >= sets && msm_shifted_cost(n, c, sets) < best_cost)
+      best_cost = msm_shifted_cost(n, c, sets), best = c;
   return best;
 }
 

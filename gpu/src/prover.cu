@@ -52,6 +52,7 @@ struct cuda_backend::impl {
   struct {
     const void* src = nullptr;
     int kind = 0;
+    unsigned wanted = 0;
     device_points pts;
   } bench;
 
@@ -78,10 +79,30 @@ struct cuda_backend::impl {
   shift_policy policy() const {
     return {opt.shifted_bases_bytes, opt.keep_free_bytes, opt.force_window_bits != 0};
   }
+  // The policy for `key`: the options', or for "as much as fits" (shifted_bases_bytes = SIZE_MAX)
+  // what the device holds beside the key's plain form, its proof's scratch and two staged
+  // partitions, for plan_shifted_sets to place (H first). From the device's total memory, not
+  // what is free now: the same for resident_bytes and load_key, so that the grant is the key.
+  shift_policy policy_for(const zk::groth16::key_points& key, const zk::groth16::constraint_evaluator* pce) const {
+    shift_policy p = policy();
+    if (p.budget != SIZE_MAX || p.window_forced) return p;
+    std::size_t free_now = 0, total = 0;
+    CUZK_CUDA(cudaSetDevice(opt.device));
+    CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
+    const std::size_t nv = key.c.size() + key.n_private_from, n = key.h.size();
+    const std::size_t staged = 2 * (nv + (pce && pce->compact() ? 0 : 3 * n)) * 32;
+    const std::size_t plain = device_key_bytes(key, shift_policy{}, pce) + proof_scratch_bytes(key, shift_policy{}) +
+                              staged + ctx.safety_margin + p.keep_free;
+    p.budget = total > plain ? total - plain : 0;
+    // The sets' MSM shapes may need more scratch than the plain ones: the difference comes off.
+    const std::size_t more = proof_scratch_bytes(key, p) - proof_scratch_bytes(key, shift_policy{});
+    p.budget = p.budget > more ? p.budget - more : 0;
+    return p;
+  }
 
   msm_shape shape_of(std::size_t len, const msm_bases& mb) const {
-    msm_shape sh = mb.stride ? make_msm_shape(len, ctx.sms, mb.c, true, opt.msm_segment_length, opt.msm_affine_lanes)
-                             : make_msm_shape(len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length,
+    msm_shape sh = mb.stride ? make_msm_shape(len, ctx.sms, mb.c, mb.sets, opt.msm_segment_length, opt.msm_affine_lanes)
+                             : make_msm_shape(len, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length,
                                               opt.msm_affine_lanes);
     sh.acc_blocks = opt.msm_acc_blocks;
     sh.seg_split = opt.msm_segment_split;
@@ -230,7 +251,7 @@ struct cuda_backend::impl {
     // its scratch fits in what the chunk was planned for.
     const msm_bases plain{mb.ptr};
     const bool to_plain = mb.stride && !opt.force_window_bits && v.n2 &&
-                          msm_plain_cost(v.n2) < msm_shifted_cost(v.n2, mb.c) &&
+                          msm_plain_cost(v.n2) < msm_shifted_cost(v.n2, mb.c, mb.sets) &&
                           scratch_need<G2>(std::min(chunk, v.n2), plain) <= scratch_need<G2>(chunk, mb);
     const msm_bases& others = to_plain ? plain : mb;
     void* const ones_out = ctx.result.get() + first * device_context::result_slot_bytes;
@@ -312,13 +333,18 @@ struct cuda_backend::impl {
     const std::size_t nv = key.c.size() + key.n_private_from, nb = key.b2.size();
     const std::size_t g1_len = std::max(nv, n);
     if (g1_len == 0) return 0;
-    auto g1 = msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length, opt.msm_affine_lanes));
-    auto g2 = nb ? msm_g2_scratch(make_msm_shape(nb, ctx.sms, opt.force_window_bits, false, opt.msm_segment_length, opt.msm_affine_lanes)) : 0;
-    if (p.budget && !p.window_forced && g1_len >= 2) {
-      g1 = std::max(g1, msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, shifted_window_bits(g1_len), true,
-                                                      opt.msm_segment_length, opt.msm_affine_lanes)));
-      if (nb >= 2)
-        g2 = std::max(g2, msm_g2_scratch(make_msm_shape(nb, ctx.sms, shifted_window_bits(nb), true,
+    auto g1 = msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length, opt.msm_affine_lanes));
+    auto g2 = nb ? msm_g2_scratch(make_msm_shape(nb, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length, opt.msm_affine_lanes)) : 0;
+    // Each section's sets (plan_shifted_sets), at the longest G1 run (and B2's).
+    const std::size_t ns[5] = {key.a.size(), key.b1.size(), nb, key.c.size(), key.h.size()};
+    const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, p);
+    for (int k = 0; k < sets_plan::sections; ++k) {
+      if (plan.sets[k] < 2) continue;
+      if (k == 2)
+        g2 = std::max(g2, msm_g2_scratch(make_msm_shape(nb, ctx.sms, plan.c[k], plan.sets[k], opt.msm_segment_length,
+                                                        opt.msm_affine_lanes)));
+      else
+        g1 = std::max(g1, msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, plan.c[k], plan.sets[k],
                                                         opt.msm_segment_length, opt.msm_affine_lanes)));
     }
     unsigned L = 0;
@@ -464,7 +490,7 @@ struct cuda_backend::impl {
     if (split) split_place(svs, work + gathered_bytes);
     // The device's part of B2 (points k2 on: the bases from there, the same shifted layout) gets
     // the side lane when its scratch fits whole next to the G1 lane's.
-    const msm_bases bb2d{static_cast<const unsigned char*>(bb2.ptr) + k2 * 192, bb2.stride, bb2.c};
+    const msm_bases bb2d{static_cast<const unsigned char*>(bb2.ptr) + k2 * 192, bb2.stride, bb2.c, bb2.sets};
     std::size_t c2 = d2 ? chunk_points<true>(d2, bb2d, ctx.side_scratch,
                                              std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity())
                         : 1;
@@ -633,10 +659,13 @@ struct cuda_backend::impl {
 
   // The benchmark's shifted sets of caller-owned device bases: made again when other bases (or
   // `make`) ask.
-  msm_bases bench_bases(int kind, const void* dev, std::size_t n, bool make) {
-    if (make || !bench.pts.dev.get() || bench.src != dev || bench.kind != kind || bench.pts.n != n) {
+  // sets_wanted: 0 for one set per window.
+  msm_bases bench_bases(int kind, const void* dev, std::size_t n, bool make, unsigned sets_wanted) {
+    if (make || !bench.pts.dev.get() || bench.src != dev || bench.kind != kind || bench.pts.n != n ||
+        bench.wanted != sets_wanted) {
       bench.pts = device_points{};
-      const unsigned c = shifted_window_bits(n), sets = msm_windows(c);
+      const unsigned c = shifted_window_bits(n, sets_wanted), sets = sets_wanted ? sets_wanted : msm_windows(c);
+      if (sets < 2 || sets > msm_windows(c)) throw std::invalid_argument("cuda msm: shifted sets must be 2 .. the windows");
       if (std::size_t(sets) * n >= (std::size_t(1) << 31))
         throw std::invalid_argument("cuda msm: too many points for shifted sets");
       const std::size_t pb = kind == 2 ? 192 : 96;
@@ -644,6 +673,8 @@ struct cuda_backend::impl {
       bench.pts.n = n;
       bench.pts.point_bytes = pb;
       bench.pts.shift_c = c;
+      bench.pts.sets = sets;
+      bench.wanted = sets_wanted;
       if (kind == 2) msm_g2_shift(dev, n, c, sets, bench.pts.dev.get(), ctx.compute);
       else msm_g1_shift(dev, n, c, sets, bench.pts.dev.get(), ctx.compute);
       bench.src = dev;
@@ -958,14 +989,14 @@ std::unique_ptr<zk::groth16::resident_key> cuda_backend::load_key(const zk::grot
   auto& I = *impl_;
   std::lock_guard lock(I.ctx.mu);
   CUZK_CUDA(cudaSetDevice(I.opt.device));
-  auto dk = std::make_unique<device_key>(I.ctx, key, sets ? I.policy() : shift_policy{}, pce);
+  auto dk = std::make_unique<device_key>(I.ctx, key, sets ? I.policy_for(key, pce) : shift_policy{}, pce);
   CUZK_CUDA(cudaStreamSynchronize(I.ctx.compute));  // loaded when this returns
   return dk;
 }
 
 std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key, bool sets,
                                            const zk::groth16::constraint_evaluator* pce) const {
-  const shift_policy p = sets ? impl_->policy() : shift_policy{};
+  const shift_policy p = sets ? impl_->policy_for(key, pce) : shift_policy{};
   return device_key_bytes(key, p, pce) + impl_->proof_scratch_bytes(key, p);
 }
 
@@ -980,24 +1011,26 @@ g1_jacobian cuda_backend::msm_g1(std::span<const g1_affine> bases, std::span<con
 g2_jacobian cuda_backend::msm_g2(std::span<const g2_affine> bases, std::span<const scalar> scalars) {
   return impl_->msm_host<true, g2_jacobian, g2_xyzz>(bases, scalars);
 }
-g1_jacobian cuda_backend::msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted) {
+g1_jacobian cuda_backend::msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted,
+                                         unsigned sets) {
   std::lock_guard lock(impl_->ctx.mu);
   CUZK_CUDA(cudaSetDevice(impl_->opt.device));
   msm_bases mb{bases};
-  if (shifted) mb = impl_->bench_bases(1, bases, n, false);
+  if (shifted) mb = impl_->bench_bases(1, bases, n, false, sets);
   return impl_->msm_resident<false, g1_jacobian, g1_xyzz>(mb, static_cast<const uint64_t*>(scalars), n);
 }
-g2_jacobian cuda_backend::msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted) {
+g2_jacobian cuda_backend::msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted,
+                                         unsigned sets) {
   std::lock_guard lock(impl_->ctx.mu);
   CUZK_CUDA(cudaSetDevice(impl_->opt.device));
   msm_bases mb{bases};
-  if (shifted) mb = impl_->bench_bases(2, bases, n, false);
+  if (shifted) mb = impl_->bench_bases(2, bases, n, false, sets);
   return impl_->msm_resident<true, g2_jacobian, g2_xyzz>(mb, static_cast<const uint64_t*>(scalars), n);
 }
-unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool g2) {
+unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool g2, unsigned sets) {
   std::lock_guard lock(impl_->ctx.mu);
   CUZK_CUDA(cudaSetDevice(impl_->opt.device));
-  auto mb = impl_->bench_bases(g2 ? 2 : 1, bases, n, true);
+  auto mb = impl_->bench_bases(g2 ? 2 : 1, bases, n, true, sets);
   CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute));
   return mb.c;
 }

@@ -307,6 +307,53 @@ TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[devi
   // precomputed shifted sets").
 }
 
+TEST_CASE("device MSM on S shifted sets shared by groups of windows equals the CPU backend",
+          "[device][msm][shifted][sets]") {
+  REQUIRE_DEVICE();
+  auto& be = shared_backend();
+  // S = 1 (plain), 2, 3, W - 1 and W (one set per window) on the same random scalars (no zeros),
+  // and S = 2 and W - 1 on 90% bits (the split's others on the sets, or on set 0).
+  auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too) {
+    using Curve = decltype(curve_tag);
+    constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
+    auto ps = gpu::testgen::progression<Curve>(D, seed, true);
+    std::vector<zk::affine_t<Curve>> bases(n);
+    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
+    device_vec db(n * sizeof(bases[0])), ds(n * 32);
+    gpu::copy_to_device(db.p, bases.data(), n * sizeof(bases[0]));
+    const unsigned c_all = be.shift_bases_device(db.p, n, g2), W = (255 + c_all) / c_all;
+    for (int mix = 0; mix < 2; ++mix) {
+      auto scalars = mix ? gpu::testgen::bit_scalars(n, seed + 9, 0.9) : gpu::testgen::random_scalars(n, seed + 1);
+      if (!mix)
+        for (const auto& s : scalars) REQUIRE(!s.is_zero());
+      gpu::copy_to_device(ds.p, scalars.data(), n * 32);
+      const auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
+      if (cpu_too) REQUIRE(want == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(bases), scalars));
+      std::vector<unsigned> Ss = mix ? std::vector<unsigned>{2, W - 1} : std::vector<unsigned>{1, 2, 3, W - 1, W};
+      for (unsigned S : Ss) {
+        INFO((g2 ? "g2" : "g1") << " n = " << n << ", S = " << S << " of W = " << W << (mix ? ", 90% bits" : ", random"));
+        zk::jacobian_t<Curve> got;
+        if (S == 1) {
+          if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n);
+          else got = be.msm_g1_device(db.p, ds.p, n);
+        } else {
+          const unsigned c = be.shift_bases_device(db.p, n, g2, S);
+          REQUIRE(S <= (255 + c) / c);
+          if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n, true, S);
+          else got = be.msm_g1_device(db.p, ds.p, n, true, S);
+        }
+        REQUIRE(got == want);
+      }
+    }
+    be.release_caches();
+  };
+  run(g1_curve{}, 3000, 999, 500, true);
+  run(g1_curve{}, (1 << 18) + 5, 1 << 14, 501, false);
+  run(g1_curve{}, (1 << 20) + 3, 1 << 16, 502, false);
+  run(g2_curve{}, 2000, 300, 503, true);
+  run(g2_curve{}, (1 << 16) + 3, 1 << 12, 504, false);
+}
+
 TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the rest) equals the CPU backend",
           "[device][msm][bits]") {
   REQUIRE_DEVICE();

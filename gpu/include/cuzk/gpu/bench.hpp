@@ -14,7 +14,8 @@ struct bench_options {
   std::string curve = "g1";      // msm: "g1" or "g2"
   std::vector<unsigned> log_sizes;
   bool resident = false;         // msm: bases and scalars already on the device
-  bool shifted = false;          // msm --resident: also on precomputed shifted bases
+  bool shifted = false;          // msm --resident: also on precomputed shifted bases (one set per window)
+  std::vector<unsigned> sets;    // msm --resident: also on S shifted sets shared by groups of windows, per S
   bool profile = false;          // msm --resident / ntt / h: more runs with an event after each stage or launch
   unsigned segment_length = 0;   // msm: buckets per reduction segment (0: the rule)
   // msm: "random", "bits90" / "bits99" (that share of 0 and 1), "ones"; comma-separated: one row

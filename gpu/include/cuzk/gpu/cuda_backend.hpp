@@ -154,9 +154,13 @@ class cuda_backend : public zk::groth16::backend {
   // Device-resident entry points (benchmarks, tests): pointers are device memory. `shifted` runs
   // on shifted sets of these bases, one set of bases at a time (made again when other bases come;
   // shift_bases_device makes them ahead and returns their window bits; release_caches drops them).
-  zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
-  zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false);
-  unsigned shift_bases_device(const void* bases, std::size_t n, bool g2);
+  // `sets`: how many shifted sets (2 .. the windows; groups of windows share them, msm.cuh), 0:
+  // one per window.
+  zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false,
+                                         unsigned sets = 0);
+  zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false,
+                                         unsigned sets = 0);
+  unsigned shift_bases_device(const void* bases, std::size_t n, bool g2, unsigned sets = 0);
   // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device,
   // with snarkjs's roots (root_generator 5) or bellperson's (7: sppark's too, cuzk_sppark_check).
   void ntt_device(void* data, unsigned log_n, bool inverse, std::uint64_t root_generator = 5);

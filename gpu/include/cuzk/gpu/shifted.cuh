@@ -1,7 +1,10 @@
-// Precomputed shifted copies of MSM bases: set j holds 2^(c j) P_i, so a scalar's window-j digit
-// can go into the same buckets as window 0's (sum_j d_j 2^(c j) P = sum_j d_j (2^(c j) P)). An MSM
-// over resident shifted sets then reduces one window's buckets instead of one per window, and
-// needs no Horner combination; it trades memory (one copy of the bases per window) for that.
+// Precomputed shifted copies of MSM bases: set s holds 2^(c s) P_i, so a scalar's window-j digit
+// can go into the same buckets as window 0's (sum_j d_j 2^(c j) P = sum_j d_j (2^(c j) P)). With
+// one set per window an MSM reduces one window's buckets instead of one per window and needs no
+// Horner combination; with S sets (fewer, where memory is short) the windows come in groups of S
+// that share a bucket array (window j: set j mod S, array j div S; msm.cuh), so ceil(W / S) arrays
+// are reduced and combined c S doublings apart. Memory: S copies of the bases (set 0 the plain
+// one); S x points < 2^31 (31-bit point indices in the sorted pairs).
 //
 // Each point's sets are made by one thread: c doublings per set in Jacobian coordinates, then one
 // field inversion for all of them (Montgomery's trick over the set's Z values). Written against
