@@ -66,14 +66,15 @@ TEST_CASE("shifted sets go to H first, as many as the budget allows, and device_
     for (int k : {A, B1, B2, C}) CHECK(plan.sets[k] == 1);
     check_bytes(p, plan);
   }
-  SECTION("4.5 sets' worth: H trimmed to 4 (5 gives the same 3 arrays), A takes 2 from what is left") {
+  SECTION("4.5 sets' worth: H trimmed to 4 (5 gives the same 3 arrays), then A 2 and B1 3 from what is left") {
     const shift_policy p{9 * h_set / 2};
     const sets_plan plan = key.plan(p);
     CHECK(plan.sets[H] == 4);
     CHECK(plan.sets[A] == 2);
     CHECK(plan.c[A] == 22);  // 12 windows in 6 arrays beat 11 in 6 at c = 24
-    CHECK(plan.extra == 3 * h_set + a_set);
-    for (int k : {B1, B2, C}) CHECK(plan.sets[k] == 1);
+    CHECK(plan.sets[B1] == 3);  // 6.9 GB left: two more sets of 3.2 GB
+    CHECK(plan.extra == 3 * h_set + a_set + 2 * key.n(B1) * 96);
+    for (int k : {B2, C}) CHECK(plan.sets[k] == 1);  // 0.5 GB left
     check_bytes(p, plan);
   }
   SECTION("as much as fits: every section one set per window (H: 11 at c = 24)") {
