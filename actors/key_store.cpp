@@ -204,8 +204,13 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
           // A compact evaluator (PoRep; a synthetic key's, built below) goes resident with the key on a
           // GPU, whose partitions then stage their witness only (a, b, c are the key's).
-          if (options.device_synthesis && ((ck->evaluator && ck->evaluator->compact()) || key->synthetic))
+          if (options.device_synthesis && ((ck->evaluator && ck->evaluator->compact()) || key->synthetic)) {
             h.device_witness_bytes = key->n_vars * fr_bytes;
+            // Its partitions are synthesized witness-only (the scheduler asks so whenever
+            // device_witness_bytes is set): they hold the circuit's values and the witness, not a,
+            // b, c (8.4 of 21.35 GB at 32 GiB), and so does a set kept with the key.
+            if (fil::circuit_for_params(path) || key->synthetic) h.synthesis_bytes = 2 * key->n_vars * fr_bytes;
+          }
           if (!ck->evaluator) {
             ck->evaluator_bytes = evaluator_bytes(*key);
           } else {

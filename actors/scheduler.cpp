@@ -427,6 +427,7 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
                 self->send(st.key_store, b2_plan_atom::value, t->key.path, std::move(r.b2));
               t->output = std::move(r.output);
               t->synth = t->device = -1;
+              t->witness = {};  // proved (B2's host part included): a kept witness goes back now, not at the job's end
               assemble(self, j, *t);
             }
             pump(self);

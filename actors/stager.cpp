@@ -31,7 +31,9 @@ using stager_ptr = stager_actor::stateful_pointer<stager_state>;
 
 // Checks the inputs against the key, then stages them. The handle keeps the witness alive (host
 // staging refers to it in place), and the synthesis' host-budget grant goes with the buffers:
-// kept while host staging holds them, released as soon as a device has its own copy.
+// kept while host staging holds them, released as soon as a device has its own copy. (A key with
+// kept buffers has its grant on the witness instead, the scheduler's doing: it goes with the
+// witness to the buffers, partition_buffers.hpp.)
 // The synthesis buffers are staged from the handle's own object when this is the last handle (the
 // normal case: the scheduler hands its handle over), so that they go back where they came from
 // (a PoRep key's kept buffers: the handle's deleter) as soon as a device has copied them, or, for
@@ -41,8 +43,13 @@ staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key
   if (!key.ptr || !key.ptr->zkey || !syn.ptr || !witness.ptr)
     throw std::runtime_error("staging: request without key, synthesis or witness");
   auto w = witness.ptr;
-  // A key's kept witness vectors are pinned for this stager's uploads (once per vector).
-  if (key.ptr->buffers) key.ptr->buffers->pin_witnesses(stager.pinner());
+  // A key's kept witness vectors are pinned for this stager's uploads (once per vector), and so is
+  // this partition's witness if it is a fresh one from the buffers (it is kept after its proof:
+  // pinning it now, ~130 ms for 4 GiB, beats a pageable copy on the pool synthesis keeps busy).
+  if (key.ptr->buffers) {
+    key.ptr->buffers->pin_witnesses(stager.pinner());
+    key.ptr->buffers->pin_witness(w->values);
+  }
   auto host_grant = syn.reservation.ptr;
   syn.reservation.ptr.reset();
   auto own = std::move(syn.ptr);

@@ -103,3 +103,38 @@ TEST_CASE("kept witness vectors are pinned once, reused pinned, unpinned before 
   CHECK(pinner->live.empty());
   CHECK(pinner->pins == pinner->unpins);
 }
+
+// A fresh witness is pinned before its first upload (the stager's pin_witness), only if the buffers
+// handed it out and it is still out; it stays pinned when kept, and is unpinned before it is freed.
+TEST_CASE("a fresh witness from the buffers is pinned for its first upload; no other vector is", "[buffers][pinned]") {
+  auto pinner = std::make_shared<recording_pinner>();
+  constexpr std::size_t n = 1000;
+  {
+    partition_buffers bufs(1);
+    auto a = bufs.take_witness(n), b = bufs.take_witness(n);
+    bufs.pin_witness(a);  // no pinner yet: nothing
+    CHECK(pinner->pins == 0);
+    bufs.pin_witnesses(pinner);
+    std::vector<zk::bigint<4>> stranger(n);
+    bufs.pin_witness(stranger);
+    CHECK(pinner->pins == 0);
+    bufs.pin_witness(a);
+    bufs.pin_witness(a);  // once
+    CHECK(pinner->pins == 1);
+    CHECK(pinner->live.count(a.data()) == 1);
+    bufs.give_witness(std::move(a));  // kept, still pinned
+    CHECK(pinner->pins == 1);
+    CHECK(bufs.pinned() == 1);
+    bufs.pin_witness(b);
+    CHECK(pinner->pins == 2);
+    bufs.give_witness(std::move(b));  // beyond keep: unpinned, then freed
+    CHECK(pinner->unpins == 1);
+    CHECK(bufs.pinned() == 1);
+    auto c = bufs.take_witness(n);  // the kept, pinned one: pinning it again does nothing
+    bufs.pin_witness(c);
+    CHECK(pinner->pins == 2);
+    bufs.give_witness(std::move(c));
+  }
+  CHECK(pinner->live.empty());
+  CHECK(pinner->pins == pinner->unpins);
+}

@@ -10,7 +10,9 @@
 // pinned once, when it is first kept, and unpinned before it is freed, so a GPU uploads the witness
 // (4.2 GB at 32 GiB) by DMA straight from it, with no copy through staging buffers. A pinned vector
 // must keep its memory while it is out: take_witness(n) hands out one whose capacity holds n values
-// (a smaller kept one is dropped), so the caller's resize(n) does not reallocate.
+// (a smaller kept one is dropped), so the caller's resize(n) does not reallocate. A witness handed
+// out and still out can be pinned before its first upload (pin_witness: a stager, for a fresh
+// vector that will be kept), so a partition that found no kept witness uploads by DMA as well.
 #pragma once
 
 #include <cstddef>
@@ -18,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <vector>
 
 #include "zk/bls12_381/fields.hpp"
@@ -50,17 +53,29 @@ class partition_buffers {
       v = {};
       v.reserve(n);
     }
+    if (v.capacity()) {
+      std::lock_guard lock(mu_);
+      lent_witness_.insert(v.data());
+    }
     return v;
   }
   void give_witness(std::vector<zk::bigint<4>>&& v) {
     if (v.capacity() == 0) return;
     std::lock_guard lock(mu_);
+    lent_witness_.erase(v.data());
     if (witness_.size() >= keep_) {
       unpin_locked(v);
       return;  // freed
     }
     pin_locked(v);
     witness_.push_back(std::move(v));
+  }
+  // Pins a witness vector these buffers handed out (take_witness) and that is still out, with the
+  // pinner given (pin_witnesses); nothing for any other vector or without a pinner. Pinned once: it
+  // stays pinned while kept, and is unpinned before it is freed.
+  void pin_witness(const std::vector<zk::bigint<4>>& v) {
+    std::lock_guard lock(mu_);
+    if (v.capacity() && lent_witness_.count(v.data())) pin_locked(const_cast<std::vector<zk::bigint<4>>&>(v));
   }
   // From now on kept witness vectors are pinned with `p` (those kept now at once). The first
   // pinner given stays (one device kind pins a key's buffers).
@@ -129,6 +144,7 @@ class partition_buffers {
   std::vector<cs::values> values_;
   std::vector<std::vector<zk::bigint<4>>> witness_;
   std::vector<std::vector<bls12_381::fr>> vectors_;
+  std::set<const void*> lent_witness_;  // witness vectors out (take_witness), by address
   std::uint64_t reused_ = 0, fresh_ = 0;
 };
 
