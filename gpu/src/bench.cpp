@@ -139,7 +139,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
         else be.msm_g1_device(db, ds, n, on_shifted, S);
         msm_profile_hook() = nullptr;
         CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
-        const char* names[] = {"digits", "sort+clear", "accumulate points", "accumulate slots", "bucket segments",
+        const char* names[] = {"clear+digits", "sort", "accumulate points", "slots+other arrays", "bucket segments",
                                "window sums+combine"};
         std::printf("  [msm %s 2^%u %s%s%s stages (ms):", curve, L, kind.c_str(),
                     on_shifted ? (" shifted S = " + std::to_string(S)).c_str() : "", vs.c_str());

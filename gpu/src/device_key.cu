@@ -102,9 +102,16 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     const unsigned sets = plan.sets[k], cbits = plan.c[k];
     if (sets < 2) continue;
     const std::size_t sb = std::size_t(sets) * bytes;
+    // Free once the plain copy goes (it does right after the shift): keep_free, both MSM lanes'
+    // scratch (this shape on its curve's lane, the other lane plain: B2 beside a G1 section, the
+    // longest G1 MSM beside B2) and two staged partitions (8 scalars a point).
     auto sh = make_msm_shape(s.n, ctx.sms, cbits, sets);
-    const std::size_t reserve = policy.keep_free + msm_g1_scratch(sh) + msm_g2_scratch(sh) + 8 * s.n * 32;
-    if (ctx.free_bytes() < sb + reserve) continue;
+    const std::size_t g1_len = std::max(key.c.size() + key.n_private_from, key.h.size());
+    const std::size_t lanes =
+        s.g2 ? msm_g2_scratch(sh) + (g1_len ? msm_g1_scratch(make_msm_shape(g1_len, ctx.sms)) : 0)
+             : msm_g1_scratch(sh) + (key.b2.size() ? msm_g2_scratch(make_msm_shape(key.b2.size(), ctx.sms)) : 0);
+    const std::size_t reserve = policy.keep_free + lanes + 8 * s.n * 32;
+    if (ctx.free_bytes() < sb || ctx.free_bytes() + bytes < sb + reserve) continue;
     dbuf<unsigned char> out = ctx.alloc(sb, "cuda load_key: shifted sets");
     if (s.g2) msm_g2_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);
     else msm_g1_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);

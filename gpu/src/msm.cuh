@@ -1,9 +1,13 @@
 // Pippenger MSM on the device, for G1 (Fp) and G2 (Fp2) alike (instantiated in msm_g1.cu and
 // msm_g2.cu so that the two compile in parallel).
 //
-// 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; the pair
-//    (key = window * nb + |digit|, value = point index | sign << 31) goes to one array.
-// 2. one CUB radix sort of all pairs by key: each (window, bucket) becomes a contiguous run.
+// Steps 1-3 run once per bucket array (window group, below: one window of plain bases), so that
+// the sort's scratch is one array's pairs, not all windows' (16 B x n per window: 2 GB a window at
+// 2^27), at the cost of one more read of the scalars per array (~1 ms at 2^27 on the H200); the
+// keys, local to the array, also take fewer radix bits (c instead of c + log2(arrays)).
+// 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; those of the
+//    array's windows give pairs (key = |digit|, value = point index | sign << 31).
+// 2. one CUB radix sort of the array's pairs by key: each bucket becomes a contiguous run.
 // 3. accumulation, balanced whatever the digit distribution: thread t adds up a fixed slice of K
 //    sorted pairs; a run wholly inside its slice is stored into its bucket; a run that continues
 //    into a neighbouring slice becomes a partial sum in one of two slots of the thread. The slots
@@ -38,7 +42,7 @@ struct msm_shape {
   unsigned c, nwin, nb;  // window bits, windows, buckets per window (2^(c-1) + 1, bucket 0 unused)
   unsigned sets;         // shifted sets the windows cycle through (1: plain bases)
   unsigned bucket_windows;  // bucket arrays: ceil(nwin / sets)
-  std::size_t M;         // n * nwin digit pairs
+  std::size_t M;         // n * sets digit pairs: one bucket array's (the last array may have fewer)
   unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
@@ -92,12 +96,13 @@ __device__ __forceinline__ void store16(T* p, const T& v) {
   for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
 }
 
-// Window w of entry i (scalar s = idx[i], point p = idx[i] - idx_base; without idx both are i):
-// key = (w div sets) * nb + |digit|, value = ((w mod sets) * set_stride + p) | sign << 31.
-// Plain bases: sets = 1, set_stride = 0.
+// Windows w0 <= w < w1 (one bucket array's: w0 = a sets) of entry i (scalar s = idx[i], point p =
+// idx[i] - idx_base; without idx both are i): pair (w - w0) * n + i gets key = |digit|, value =
+// ((w mod sets) * set_stride + p) | sign << 31. Plain bases: sets = 1, set_stride = 0. The windows
+// below w0 are recoded too (registers only) for their carry.
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
-                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned nwin, unsigned sets,
-                                  unsigned nb, std::size_t set_stride, uint32_t* keys, uint32_t* vals);
+                                  uint32_t idx_base, std::size_t n, unsigned c, unsigned w0, unsigned w1,
+                                  unsigned sets, std::size_t set_stride, uint32_t* keys, uint32_t* vals);
 
 // Sets j < sets of each base (shifted.cuh): sets[j * n + i] = 2^(c j) bases[i].
 template <class F>
@@ -464,7 +469,8 @@ constexpr std::size_t msm_sum_scratch_bytes(std::size_t n, std::size_t xyzz_byte
 constexpr unsigned msm_group = 8;
 
 // Device bytes one MSM of this shape needs beyond bases and scalars (its bucket method, or the sum
-// of the points whose scalar is 1 in the same arena, whichever is more).
+// of the points whose scalar is 1 in the same arena, whichever is more): one array's pairs sorted
+// (cub_temp: for sh.M pairs), every array's buckets and segment sums.
 template <class F>
 std::size_t msm_scratch_bytes(const msm_shape& sh, std::size_t cub_temp) {
   using X = xyzz_d<F>;
@@ -536,50 +542,64 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
     if (prof) CUZK_CUDA(cudaEventRecord(prof->ev[i], s));
   };
 
-  mark(0);
-  msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, sh.nwin, sh.sets,
-                                                          sh.nb, set_stride, k0, v0);
-  CUZK_LAUNCHED();
-  mark(1);
-  cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
-  std::size_t tb = cub_temp;
-  CUZK_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, keys, vals, sh.M, 0, int(end_bit), s));
-  CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(BW) * sh.nb * sizeof(X), s));
-  mark(2);
-
-  constexpr unsigned acc_threads = msm_acc_threads;
+  affine_d<F>* acc_st = nullptr;
+  F* pre_st = nullptr;
+  uint32_t *key_st = nullptr, *flag_st = nullptr;
   if (sh.affine_lanes) {
-    affine_d<F>* acc_st = ar.take<affine_d<F>>(sh.T1);
-    F* pre_st = ar.take<F>(sh.T1);
-    uint32_t* key_st = ar.take<uint32_t>(sh.T1);
-    uint32_t* flag_st = ar.take<uint32_t>(sh.T1);
-    std::size_t threads = (sh.T1 + sh.affine_lanes - 1) / sh.affine_lanes;
-    msm_accumulate_points_affine<F><<<blocks_for(threads, acc_threads), acc_threads, 0, s>>>(
-        keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb, bases, buckets, sk1, sp1, sh.T1, sh.affine_lanes, acc_st,
-        pre_st, key_st, flag_st);
-  } else {
-    if (sh.acc_blocks != 0 && sh.acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
-    auto kernel = msm_accumulate_points<F>;
-    if constexpr (std::is_same_v<F, fp_d>)
-      if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
-    kernel<<<blocks_for(sh.T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), sh.M, sh.K1, sh.nb,
-                                                                  bases, buckets, sk1, sp1);
+    acc_st = ar.take<affine_d<F>>(sh.T1);
+    pre_st = ar.take<F>(sh.T1);
+    key_st = ar.take<uint32_t>(sh.T1);
+    flag_st = ar.take<uint32_t>(sh.T1);
   }
-  CUZK_LAUNCHED();
-  mark(3);
-  if (sh.accumulated) CUZK_CUDA(cudaEventRecord(sh.accumulated, s));
-  std::size_t count = slots1;
-  uint32_t *ik = sk1, *ok = sk2;
-  X *ip = sp1, *op = sp2;
-  for (;;) {
-    std::size_t T = (count + sh.K2 - 1) / sh.K2;
-    msm_accumulate_slots<F><<<blocks_for(T, acc_threads), acc_threads, 0, s>>>(ik, ip, count, sh.K2, sh.nb, buckets, ok, op);
+  if (sh.affine_lanes == 0 && sh.acc_blocks != 0 && sh.acc_blocks != 4)
+    throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
+  constexpr unsigned acc_threads = msm_acc_threads;
+
+  mark(0);
+  CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(BW) * sh.nb * sizeof(X), s));
+  // One bucket array at a time: its windows' digits, their sort, their accumulation into its
+  // buckets (the scratch of the pairs and slots is the next array's).
+  for (unsigned a = 0; a < BW; ++a) {
+    const unsigned w0 = a * sh.sets, w1 = std::min(w0 + sh.sets, sh.nwin);
+    const std::size_t M = sh.n * (w1 - w0), T1 = (M + sh.K1 - 1) / sh.K1;
+    X* arr = buckets + std::size_t(a) * sh.nb;
+    msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, w0, w1, sh.sets,
+                                                            set_stride, k0, v0);
     CUZK_LAUNCHED();
-    if (T == 1) break;
-    count = 2 * T;
-    std::swap(ik, ok);
-    std::swap(ip, op);
+    if (a == 0) mark(1);
+    cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);
+    std::size_t tb = cub_temp;
+    CUZK_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, keys, vals, M, 0, int(end_bit), s));
+    if (a == 0) mark(2);
+    if (sh.affine_lanes) {
+      std::size_t threads = (T1 + sh.affine_lanes - 1) / sh.affine_lanes;
+      msm_accumulate_points_affine<F><<<blocks_for(threads, acc_threads), acc_threads, 0, s>>>(
+          keys.Current(), vals.Current(), M, sh.K1, sh.nb, bases, arr, sk1, sp1, T1, sh.affine_lanes, acc_st, pre_st,
+          key_st, flag_st);
+    } else {
+      auto kernel = msm_accumulate_points<F>;
+      if constexpr (std::is_same_v<F, fp_d>)
+        if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
+      kernel<<<blocks_for(T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), M, sh.K1, sh.nb,
+                                                                 bases, arr, sk1, sp1);
+    }
+    CUZK_LAUNCHED();
+    if (a == 0) mark(3);
+    std::size_t count = 2 * T1;
+    uint32_t *ik = sk1, *ok = sk2;
+    X *ip = sp1, *op = sp2;
+    for (;;) {
+      std::size_t T = (count + sh.K2 - 1) / sh.K2;
+      msm_accumulate_slots<F><<<blocks_for(T, acc_threads), acc_threads, 0, s>>>(ik, ip, count, sh.K2, sh.nb, arr, ok,
+                                                                                 op);
+      CUZK_LAUNCHED();
+      if (T == 1) break;
+      count = 2 * T;
+      std::swap(ik, ok);
+      std::swap(ip, op);
+    }
   }
+  if (sh.accumulated) CUZK_CUDA(cudaEventRecord(sh.accumulated, s));
   mark(4);
 
   if (sh.seg_split) {

@@ -38,8 +38,9 @@ std::size_t msm_g1_scratch(const msm_shape& sh);
 std::size_t msm_g2_scratch(const msm_shape& sh);
 
 // Stage timing for benchmarks: while the hook points at one, msm_run records ev[0] at its start and
-// ev[i] after stage i: 1 digits, 2 sort (+ bucket clear), 3 accumulate points, 4 accumulate slots,
-// 5 bucket segments, 6 window sums and combination. Null (the default): nothing is recorded.
+// ev[i] after stage i: 1 bucket clear and the first bucket array's digits, 2 its sort, 3 its points'
+// accumulation, 4 its slots' and the other arrays' whole (digits to slots: msm_run goes array by
+// array), 5 bucket segments, 6 window sums and combination. Null (the default): nothing is recorded.
 struct msm_profile {
   static constexpr int stages = 6;
   cudaEvent_t ev[stages + 1] = {};
