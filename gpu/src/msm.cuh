@@ -1,13 +1,17 @@
 // Pippenger MSM on the device, for G1 (Fp) and G2 (Fp2) alike (instantiated in msm_g1.cu and
 // msm_g2.cu so that the two compile in parallel).
 //
-// Steps 1-3 run once per bucket array (window group, below: one window of plain bases), so that
-// the sort's scratch is one array's pairs, not all windows' (16 B x n per window: 2 GB a window at
-// 2^27), at the cost of one more read of the scalars per array (~1 ms at 2^27 on the H200); the
-// keys, local to the array, also take fewer radix bits (c instead of c + log2(arrays)).
+// Steps 1-3 run once per group of bucket arrays (an array: one window of plain bases, S windows
+// with S shifted sets, below), so that the sort's scratch is one group's pairs, not all windows'
+// (16 B x points per window: 2.1 GB a window at 2^27), at the cost of one more read of the scalars
+// per group (~1 ms at 2^27 on the H200). A group holds msm_group_pairs pairs (4 windows of 2^27
+// points, one array of 4 sets; every window below 2^27 / 4 points: one group, as before): one
+// window at a time measured +4% at 2^27 and +21% at 2^24 (launches and the accumulation's tail
+// per window, docs/benchmarks.md). The keys, local to the group, take fewer radix bits.
 // 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; those of the
-//    array's windows give pairs (key = |digit|, value = point index | sign << 31).
-// 2. one CUB radix sort of the array's pairs by key: each bucket becomes a contiguous run.
+//    group's windows give pairs (key = array in the group * nb + |digit|, value = point index |
+//    sign << 31).
+// 2. one CUB radix sort of the group's pairs by key: each (array, bucket) becomes a contiguous run.
 // 3. accumulation, balanced whatever the digit distribution: thread t adds up a fixed slice of K
 //    sorted pairs; a run wholly inside its slice is stored into its bucket; a run that continues
 //    into a neighbouring slice becomes a partial sum in one of two slots of the thread. The slots
@@ -42,7 +46,8 @@ struct msm_shape {
   unsigned c, nwin, nb;  // window bits, windows, buckets per window (2^(c-1) + 1, bucket 0 unused)
   unsigned sets;         // shifted sets the windows cycle through (1: plain bases)
   unsigned bucket_windows;  // bucket arrays: ceil(nwin / sets)
-  std::size_t M;         // n * sets digit pairs: one bucket array's (the last array may have fewer)
+  unsigned group_arrays;  // bucket arrays sorted together (msm_group_pairs pairs, or all arrays)
+  std::size_t M;         // digit pairs of one group: n x its windows (the last group may have fewer)
   unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
   std::size_t T1;        // first-level threads
   unsigned seg_len, nseg;
@@ -96,13 +101,15 @@ __device__ __forceinline__ void store16(T* p, const T& v) {
   for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
 }
 
-// Windows w0 <= w < w1 (one bucket array's: w0 = a sets) of entry i (scalar s = idx[i], point p =
-// idx[i] - idx_base; without idx both are i): pair (w - w0) * n + i gets key = |digit|, value =
-// ((w mod sets) * set_stride + p) | sign << 31. Plain bases: sets = 1, set_stride = 0. The windows
-// below w0 are recoded too (registers only) for their carry.
+// Windows w0 <= w < w1 (a group of bucket arrays: w0 a multiple of sets) of entry i (scalar s =
+// idx[i], point p = idx[i] - idx_base; without idx both are i): pair (w - w0) * n + i gets key =
+// ((w - w0) div sets) * nb + |digit|, value = ((w mod sets) * set_stride + p) | sign << 31. Plain
+// bases: sets = 1, set_stride = 0. The windows below w0 are recoded too (registers only) for
+// their carry.
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
                                   uint32_t idx_base, std::size_t n, unsigned c, unsigned w0, unsigned w1,
-                                  unsigned sets, std::size_t set_stride, uint32_t* keys, uint32_t* vals);
+                                  unsigned sets, unsigned nb, std::size_t set_stride, uint32_t* keys,
+                                  uint32_t* vals);
 
 // Sets j < sets of each base (shifted.cuh): sets[j * n + i] = 2^(c j) bases[i].
 template <class F>
@@ -114,6 +121,8 @@ __global__ void msm_shift_bases_kernel(const affine_d<F>* __restrict__ bases, st
 }
 
 constexpr uint32_t no_key = 0xffffffffu;
+// Digit pairs sorted together (make_msm_shape's group of bucket arrays).
+constexpr std::size_t msm_group_pairs = std::size_t(1) << 29;
 
 // Each thread's pairs are added in order; a point is loaded when its turn comes. (Software
 // pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%
@@ -557,14 +566,14 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
 
   mark(0);
   CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(BW) * sh.nb * sizeof(X), s));
-  // One bucket array at a time: its windows' digits, their sort, their accumulation into its
-  // buckets (the scratch of the pairs and slots is the next array's).
-  for (unsigned a = 0; a < BW; ++a) {
-    const unsigned w0 = a * sh.sets, w1 = std::min(w0 + sh.sets, sh.nwin);
+  // One group of bucket arrays at a time: its windows' digits, their sort, their accumulation
+  // into its arrays' buckets (the scratch of the pairs and slots is the next group's).
+  for (unsigned a = 0; a < BW; a += sh.group_arrays) {
+    const unsigned w0 = a * sh.sets, w1 = std::min(w0 + sh.group_arrays * sh.sets, sh.nwin);
     const std::size_t M = sh.n * (w1 - w0), T1 = (M + sh.K1 - 1) / sh.K1;
     X* arr = buckets + std::size_t(a) * sh.nb;
     msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, w0, w1, sh.sets,
-                                                            set_stride, k0, v0);
+                                                            sh.nb, set_stride, k0, v0);
     CUZK_LAUNCHED();
     if (a == 0) mark(1);
     cub::DoubleBuffer<uint32_t> keys(k0, k1), vals(v0, v1);

@@ -15,7 +15,8 @@ msm_profile*& msm_profile_hook() {
 
 __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const uint32_t* __restrict__ idx,
                                   uint32_t idx_base, std::size_t n, unsigned c, unsigned w0, unsigned w1,
-                                  unsigned sets, std::size_t set_stride, uint32_t* keys, uint32_t* vals) {
+                                  unsigned sets, unsigned nb, std::size_t set_stride, uint32_t* keys,
+                                  uint32_t* vals) {
   std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const std::size_t src = idx ? idx[i] : i;
@@ -26,7 +27,7 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const ui
   uint64_t s2 = b.x | uint64_t(b.y) << 32, s3 = b.z | uint64_t(b.w) << 32;
   const uint32_t half = 1u << (c - 1), mask = (c == 32 ? 0u : (1u << c)) - 1;
   uint32_t carry = 0;
-  unsigned set = 0;  // w mod sets
+  unsigned set = 0, array = 0;  // w mod sets, (w - w0) div sets from w0 on
   for (unsigned w = 0; w < w1; ++w) {
     unsigned pos = w * c, li = pos / 64, sh = pos % 64;
     uint64_t lo = li == 0 ? s0 : li == 1 ? s1 : li == 2 ? s2 : li == 3 ? s3 : 0;
@@ -46,10 +47,10 @@ __global__ void msm_digits_kernel(const uint64_t* __restrict__ scalars, const ui
       carry = 0;
     }
     if (w >= w0) {
-      keys[std::size_t(w - w0) * n + i] = mag;
+      keys[std::size_t(w - w0) * n + i] = array * nb + mag;
       vals[std::size_t(w - w0) * n + i] = uint32_t(set * set_stride + point) | (neg << 31);
     }
-    if (++set == sets) set = 0;
+    if (++set == sets) set = 0, array += w >= w0;
   }
 }
 
@@ -150,7 +151,11 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned 
   if (sh.sets > sh.nwin) throw std::invalid_argument("cuda msm: more shifted sets than windows");
   sh.nb = (1u << (sh.c - 1)) + 1;
   sh.bucket_windows = (sh.nwin + sh.sets - 1) / sh.sets;
-  sh.M = n * sh.sets;  // one bucket array's pairs (msm_run sorts one array at a time)
+  // Bucket arrays sorted together (msm_run goes one such group at a time): enough for
+  // msm_group_pairs pairs a group, all of them when there are fewer.
+  const std::size_t per_array = std::max<std::size_t>(n * sh.sets, 1);
+  sh.group_arrays = unsigned(std::clamp<std::size_t>((msm_group_pairs + per_array - 1) / per_array, 1, sh.bucket_windows));
+  sh.M = n * std::min(sh.group_arrays * sh.sets, sh.nwin);
   std::size_t per = sh.M / (std::size_t(std::max(num_sms, 1)) * 1024);
   sh.K1 = unsigned(std::clamp<std::size_t>(per, 8, 256));
   sh.affine_lanes = affine_lanes;
@@ -201,7 +206,7 @@ unsigned shifted_window_bits(std::size_t n, unsigned sets) {
 }
 
 unsigned msm_key_bits(const msm_shape& sh) {
-  uint32_t maxkey = sh.nb - 1;  // keys are local to a bucket array
+  uint32_t maxkey = sh.group_arrays * sh.nb - 1;  // keys are local to a group of arrays
   unsigned bits = 1;
   while (bits < 32 && (maxkey >> bits)) ++bits;
   return bits;
