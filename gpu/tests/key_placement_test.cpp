@@ -77,6 +77,19 @@ TEST_CASE("shifted sets go to H first, as many as the budget allows, and device_
     for (int k : {B2, C}) CHECK(plan.sets[k] == 1);  // 0.5 GB left
     check_bytes(p, plan);
   }
+  SECTION("the H200's auto budget at 32 GiB once the MSMs sort 2^29 pairs at a time (87 GB): H 6 sets, A 2, B1 4") {
+    // policy_for's budget: the device's 150 GB beside the plain key, a proof's scratch (G1 at 2^27:
+    // 14 GB with 4 windows sorted at a time, not 33 GB with all 12) and two staged partitions
+    // (docs/benchmarks.md, "MSM sorts one group of bucket arrays at a time": 87.3 GB of sets).
+    const shift_policy p{std::size_t(87) * 1000000000};
+    const sets_plan plan = key.plan(p);
+    CHECK(plan.sets[H] == 6);
+    CHECK(plan.c[H] == 24);  // 11 windows in 2 arrays
+    CHECK(plan.sets[A] == 2);
+    CHECK(plan.sets[B1] == 4);
+    for (int k : {B2, C}) CHECK(plan.sets[k] == 1);
+    check_bytes(p, plan);
+  }
   SECTION("as much as fits: every section one set per window (H: 11 at c = 24)") {
     const shift_policy p{SIZE_MAX};
     const sets_plan plan = key.plan(p);
