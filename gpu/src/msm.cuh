@@ -5,9 +5,9 @@
 // with S shifted sets, below), so that the sort's scratch is one group's pairs, not all windows'
 // (16 B x points per window: 2.1 GB a window at 2^27), at the cost of one more read of the scalars
 // per group (~1 ms at 2^27 on the H200). A group holds msm_group_pairs pairs (4 windows of 2^27
-// points, one array of 4 sets; every window below 2^27 / 4 points: one group, as before): one
-// window at a time measured +4% at 2^27 and +21% at 2^24 (launches and the accumulation's tail
-// per window, docs/benchmarks.md). The keys, local to the group, take fewer radix bits.
+// points, one array of 4 sets; an MSM of fewer than 2^29 / windows points: one group, as before):
+// one window at a time measured +4% at 2^27 and +21% at 2^24 (launches and the accumulation's
+// tail per window, docs/benchmarks.md). The keys, local to the group, take fewer radix bits.
 // 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; those of the
 //    group's windows give pairs (key = array in the group * nb + |digit|, value = point index |
 //    sign << 31).
