@@ -20,7 +20,7 @@ constexpr std::size_t align256(std::size_t x) { return (x + 255) & ~std::size_t(
 // The sections' order in sets_plan: A, B1, B2, C, H (key order); sets go to H first.
 constexpr int plan_order[sets_plan::sections] = {4, 0, 1, 2, 3};
 
-// The five sections in the order their MSMs run (and get their sets, while the budget lasts).
+// The five sections, in key order (A, B1, B2, C, H).
 struct section_ref {
   device_points* dst;
   const void* src;
@@ -79,8 +79,9 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     CUZK_CUDA(cudaMemsetAsync(bad.get(), 0xff, 5 * sizeof(unsigned long long), ctx.compute));
     return reinterpret_cast<unsigned long long*>(bad.get());
   }();
-  const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
-  const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, policy);
+  // Every section's plain points first, in key order; then the sets, in the plan's order (H
+  // first), so that the section the plan favours is not refused the room that sections made
+  // before it took.
   for (int k = 0; k < 5; ++k) {
     auto& s = secs[k];
     device_points& d = *s.dst;
@@ -99,18 +100,25 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     } else {
       ctx.upload_async(d.dev.get(), s.src, bytes);
     }
+  }
+  const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
+  const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, policy);
+  for (int k : plan_order) {
+    auto& s = secs[k];
+    device_points& d = *s.dst;
+    const std::size_t bytes = s.n * s.point_bytes;
     const unsigned sets = plan.sets[k], cbits = plan.c[k];
-    if (sets < 2) continue;
+    if (!bytes || sets < 2) continue;
     const std::size_t sb = std::size_t(sets) * bytes;
     // Free once the plain copy goes (it does right after the shift): keep_free, both MSM lanes'
     // scratch (this shape on its curve's lane, the other lane plain: B2 beside a G1 section, the
-    // longest G1 MSM beside B2) and two staged partitions (8 scalars a point).
+    // longest G1 MSM beside B2) and two staged partitions (the policy's, else 8 scalars a point).
     auto sh = make_msm_shape(s.n, ctx.sms, cbits, sets);
     const std::size_t g1_len = std::max(key.c.size() + key.n_private_from, key.h.size());
     const std::size_t lanes =
         s.g2 ? msm_g2_scratch(sh) + (g1_len ? msm_g1_scratch(make_msm_shape(g1_len, ctx.sms)) : 0)
              : msm_g1_scratch(sh) + (key.b2.size() ? msm_g2_scratch(make_msm_shape(key.b2.size(), ctx.sms)) : 0);
-    const std::size_t reserve = policy.keep_free + lanes + 8 * s.n * 32;
+    const std::size_t reserve = policy.keep_free + lanes + (policy.staged ? policy.staged : 8 * s.n * 32);
     if (ctx.free_bytes() < sb || ctx.free_bytes() + bytes < sb + reserve) continue;
     dbuf<unsigned char> out = ctx.alloc(sb, "cuda load_key: shifted sets");
     if (s.g2) msm_g2_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);

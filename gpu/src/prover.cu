@@ -85,14 +85,14 @@ struct cuda_backend::impl {
   // what is free now: the same for resident_bytes and load_key, so that the grant is the key.
   shift_policy policy_for(const zk::groth16::key_points& key, const zk::groth16::constraint_evaluator* pce) const {
     shift_policy p = policy();
+    const std::size_t nv = key.c.size() + key.n_private_from, n = key.h.size();
+    p.staged = 2 * (nv + (pce && pce->compact() ? 0 : 3 * n)) * 32;
     if (p.budget != SIZE_MAX || p.window_forced) return p;
     std::size_t free_now = 0, total = 0;
     CUZK_CUDA(cudaSetDevice(opt.device));
     CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
-    const std::size_t nv = key.c.size() + key.n_private_from, n = key.h.size();
-    const std::size_t staged = 2 * (nv + (pce && pce->compact() ? 0 : 3 * n)) * 32;
     const std::size_t plain = device_key_bytes(key, shift_policy{}, pce) + proof_scratch_bytes(key, shift_policy{}) +
-                              staged + ctx.safety_margin + p.keep_free;
+                              p.staged + ctx.safety_margin + p.keep_free;
     p.budget = total > plain ? total - plain : 0;
     // The sets' MSM shapes may need more scratch than the plain ones: the difference comes off.
     const std::size_t more = proof_scratch_bytes(key, p) - proof_scratch_bytes(key, shift_policy{});

@@ -17,6 +17,10 @@ struct shift_policy {
   std::size_t budget = 0;
   std::size_t keep_free = 0;
   bool window_forced = false;
+  // What two staged partitions of the key take beside it (their witnesses, and a, b, c unless a
+  // compact evaluator makes them on the device), for the room check at load; 0: not known, the
+  // check assumes 8 scalars a point of the section.
+  std::size_t staged = 0;
 };
 
 // The placement of shifted sets over a key's five sections (key order: A, B1, B2, C, H), a pure
