@@ -1,6 +1,8 @@
 #include "device_key.cuh"
 
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "file_points.cuh"
 #include "msm.cuh"
@@ -29,6 +31,14 @@ struct section_ref {
   std::uint32_t sec;  // a synthetic key's section (synthetic_srs_rng.hpp)
 };
 
+// The fewest sets that give as few bucket arrays as `most` sets do, and their best window.
+std::pair<unsigned, unsigned> fewest_sets(std::size_t pts, unsigned most) {
+  unsigned S = most, c = shifted_window_bits(pts, S);
+  const unsigned arrays = (msm_windows(c) + S - 1) / S;
+  S = (msm_windows(c) + arrays - 1) / arrays;
+  return {S, shifted_window_bits(pts, S)};
+}
+
 }  // namespace
 
 sets_plan plan_shifted_sets(const std::size_t (&n)[sets_plan::sections],
@@ -43,11 +53,7 @@ sets_plan plan_shifted_sets(const std::size_t (&n)[sets_plan::sections],
     most = std::min(most, ((std::size_t(1) << 31) - 1) / pts);  // 31-bit point indices
     most = std::min(most, 1 + left / set_bytes);
     if (most < 2) continue;
-    // The fewest sets that give as few bucket arrays as `most` does, at their best window.
-    unsigned S = unsigned(most), c = shifted_window_bits(pts, S);
-    const unsigned arrays = (msm_windows(c) + S - 1) / S;
-    S = (msm_windows(c) + arrays - 1) / arrays;
-    c = shifted_window_bits(pts, S);
+    const auto [S, c] = fewest_sets(pts, unsigned(most));
     plan.sets[k] = S;
     plan.c[k] = c;
     plan.extra += std::size_t(S - 1) * set_bytes;
@@ -107,19 +113,25 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     auto& s = secs[k];
     device_points& d = *s.dst;
     const std::size_t bytes = s.n * s.point_bytes;
-    const unsigned sets = plan.sets[k], cbits = plan.c[k];
-    if (!bytes || sets < 2) continue;
-    const std::size_t sb = std::size_t(sets) * bytes;
+    if (!bytes || plan.sets[k] < 2) continue;
     // Free once the plain copy goes (it does right after the shift): keep_free, both MSM lanes'
     // scratch (this shape on its curve's lane, the other lane plain: B2 beside a G1 section, the
     // longest G1 MSM beside B2) and two staged partitions (the policy's, else 8 scalars a point).
-    auto sh = make_msm_shape(s.n, ctx.sms, cbits, sets);
+    // The plan's sets when they fit, else the most fewer that do (the grant, device_key_bytes,
+    // covers the plan's: an upper bound).
     const std::size_t g1_len = std::max(key.c.size() + key.n_private_from, key.h.size());
-    const std::size_t lanes =
-        s.g2 ? msm_g2_scratch(sh) + (g1_len ? msm_g1_scratch(make_msm_shape(g1_len, ctx.sms)) : 0)
-             : msm_g1_scratch(sh) + (key.b2.size() ? msm_g2_scratch(make_msm_shape(key.b2.size(), ctx.sms)) : 0);
-    const std::size_t reserve = policy.keep_free + lanes + (policy.staged ? policy.staged : 8 * s.n * 32);
-    if (ctx.free_bytes() < sb || ctx.free_bytes() + bytes < sb + reserve) continue;
+    const std::size_t other_lane = s.g2 ? (g1_len ? msm_g1_scratch(make_msm_shape(g1_len, ctx.sms)) : 0)
+                                        : (key.b2.size() ? msm_g2_scratch(make_msm_shape(key.b2.size(), ctx.sms)) : 0);
+    const std::size_t reserve_base = policy.keep_free + other_lane + (policy.staged ? policy.staged : 8 * s.n * 32);
+    auto fits = [&](unsigned S, unsigned c) {
+      const auto sh = make_msm_shape(s.n, ctx.sms, c, S);
+      const std::size_t sb = std::size_t(S) * bytes, lane = s.g2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh);
+      return ctx.free_bytes() >= sb && ctx.free_bytes() + bytes >= sb + reserve_base + lane;
+    };
+    unsigned sets = plan.sets[k], cbits = plan.c[k];
+    while (sets >= 2 && !fits(sets, cbits)) std::tie(sets, cbits) = fewest_sets(s.n, sets - 1);
+    if (sets < 2) continue;
+    const std::size_t sb = std::size_t(sets) * bytes;
     dbuf<unsigned char> out = ctx.alloc(sb, "cuda load_key: shifted sets");
     if (s.g2) msm_g2_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);
     else msm_g1_shift(d.dev.get(), s.n, cbits, sets, out.get(), ctx.compute);
