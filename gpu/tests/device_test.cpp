@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <utility>
 
 #include "cuzk/gpu/cuda_backend.hpp"
 #include "cuzk/gpu/testgen.hpp"
@@ -38,7 +39,28 @@ gpu::cuda_backend& shared_backend() {
 struct device_vec {
   void* p;
   explicit device_vec(std::size_t bytes) : p(gpu::device_alloc(bytes)) {}
+  device_vec(device_vec&& o) noexcept : p(std::exchange(o.p, nullptr)) {}
+  device_vec(const device_vec&) = delete;
+  device_vec& operator=(const device_vec&) = delete;
   ~device_vec() { gpu::device_free(p); }
+};
+
+// n bases that repeat a progression of D distinct points (testgen::expected knows each one's
+// discrete log), with infinity among them.
+template <class Curve>
+struct repeated_bases {
+  gpu::testgen::point_set<Curve> ps;
+  std::vector<zk::affine_t<Curve>> pts;
+  repeated_bases(std::size_t n, std::size_t D, std::uint64_t seed)
+      : ps(gpu::testgen::progression<Curve>(D, seed, true)), pts(n) {
+    for (std::size_t i = 0; i < n; ++i) pts[i] = ps.pts[i % D];
+  }
+  // A device copy of the bases.
+  device_vec upload() const {
+    device_vec d(pts.size() * sizeof(pts[0]));
+    gpu::copy_to_device(d.p, pts.data(), pts.size() * sizeof(pts[0]));
+    return d;
+  }
 };
 
 std::vector<fr> random_frs(std::size_t n, std::uint64_t seed) {
@@ -70,10 +92,9 @@ void check_ntt_round_trip(gpu::cuda_backend& be, unsigned L, std::uint64_t seed)
 template <class Curve>
 void check_msm(gpu::cuda_backend& be, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too,
                std::vector<bigint<4>> scalars = {}) {
-  auto ps = gpu::testgen::progression<Curve>(D, seed, true);
+  const repeated_bases<Curve> rb(n, D, seed);
+  const auto& [ps, bases] = rb;
   if (scalars.empty()) scalars = gpu::testgen::random_scalars(n, seed + 1);
-  std::vector<zk::affine_t<Curve>> bases(n);
-  for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
   auto want = gpu::testgen::expected(ps, scalars);
   zk::jacobian_t<Curve> got;
   if constexpr (std::is_same_v<Curve, g1_curve>) got = be.msm_g1(bases, scalars);
@@ -279,12 +300,10 @@ TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[devi
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, std::vector<bigint<4>> scalars) {
     using Curve = decltype(curve_tag);
     constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
-    auto ps = gpu::testgen::progression<Curve>(D, seed, true);
+    const repeated_bases<Curve> rb(n, D, seed);
+    const auto& ps = rb.ps;
     if (scalars.empty()) scalars = gpu::testgen::random_scalars(n, seed + 1);
-    std::vector<zk::affine_t<Curve>> bases(n);
-    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
-    device_vec db(n * sizeof(bases[0])), ds(n * 32);
-    gpu::copy_to_device(db.p, bases.data(), n * sizeof(bases[0]));
+    device_vec db = rb.upload(), ds(n * 32);
     gpu::copy_to_device(ds.p, scalars.data(), n * 32);
     zk::jacobian_t<Curve> got;
     if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n, true);
@@ -316,11 +335,9 @@ TEST_CASE("device MSM on S shifted sets shared by groups of windows equals the C
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too) {
     using Curve = decltype(curve_tag);
     constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
-    auto ps = gpu::testgen::progression<Curve>(D, seed, true);
-    std::vector<zk::affine_t<Curve>> bases(n);
-    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
-    device_vec db(n * sizeof(bases[0])), ds(n * 32);
-    gpu::copy_to_device(db.p, bases.data(), n * sizeof(bases[0]));
+    const repeated_bases<Curve> rb(n, D, seed);
+    const auto& [ps, bases] = rb;
+    device_vec db = rb.upload(), ds(n * 32);
     const unsigned c_all = be.shift_bases_device(db.p, n, g2), W = (255 + c_all) / c_all;
     for (int mix = 0; mix < 2; ++mix) {
       auto scalars = mix ? gpu::testgen::bit_scalars(n, seed + 9, 0.9) : gpu::testgen::random_scalars(n, seed + 1);
@@ -370,11 +387,9 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too) {
     using Curve = decltype(curve_tag);
     constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
-    auto ps = gpu::testgen::progression<Curve>(D, seed, true);
-    std::vector<zk::affine_t<Curve>> bases(n);
-    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
-    device_vec db(n * sizeof(bases[0])), ds(n * 32);
-    gpu::copy_to_device(db.p, bases.data(), n * sizeof(bases[0]));
+    const repeated_bases<Curve> rb(n, D, seed);
+    const auto& [ps, bases] = rb;
+    device_vec db = rb.upload(), ds(n * 32);
     for (const mix& m : mixes) {
       auto scalars = gpu::testgen::bit_scalars(n, seed + 7, m.bits, m.ones_only);
       INFO((g2 ? "g2" : "g1") << " n = " << n << ", D = " << D << ", scalars: " << m.name);
