@@ -283,6 +283,7 @@ int run_bench(const bench_options& opt) {
   co.force_window_bits = opt.window_bits;
   co.ntt_threads = opt.ntt_threads;
   co.ntt_uniform_roots = opt.ntt_uniform_roots;
+  co.ntt_compiled_shapes = opt.ntt_compiled_shapes;
   cuda_backend be(co);
   std::vector<row> rows;
   if ((opt.shifted || !opt.sets.empty()) && !(opt.what == "msm" && opt.resident))

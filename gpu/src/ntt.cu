@@ -84,15 +84,23 @@ struct dif_epilogue {
 // factor): ~17 SASS instructions less per product. The pass that ends the transform (reduce_out)
 // reduces them on its store; the epilogue's product reduces anyway.
 //
+// KT: the tile shape k << 4 | t compiled in (0: k and t from the arguments), for the shapes of the
+// sizes that matter (2^24 and 2^27: (8|9, 0|2)) at 256 threads when the engine is made with
+// compiled_shapes: the stage loop's shifts, masks and the shared-memory halves' offsets become
+// constants (`LDS.128 [R+0x4000]`); SASS of the DIF stage loop (both branch paths) 335 -> 308
+// instructions at (8|9, 2), 304 at (8|9, 0); DIT 355 -> 323 / 311.
+//
 // MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
 // registers, 40 warps; 4 blocks by its ~55 registers otherwise): on the H200 2^24 / 2^27 took
 // 1.4% / 0.8% less than with the plain bound (docs/benchmarks.md, "Issue 19 item 4: pass variants
 // and Fr's Montgomery step"); 512 threads keep the plain bound.
-template <bool DIT, unsigned MAXT>
+template <bool DIT, unsigned MAXT, unsigned KT>
 __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
-    ntt_pass(fr_d* data, unsigned r, unsigned k, unsigned t, const fr_d* __restrict__ small,
+    ntt_pass(fr_d* data, unsigned r, unsigned k_, unsigned t_, const fr_d* __restrict__ small,
              const fr_d* __restrict__ tw, dif_epilogue ep, int jmax, bool reduce_out) {
   extern __shared__ uint4 shraw[];
+  const unsigned k = KT ? KT >> 4 : k_, t = KT ? KT & 15 : t_;
+  const unsigned nthr = KT ? min(MAXT, 1u << (k - 1 + t)) : blockDim.x;  // as launch_pass_t launches it
   const unsigned T = 1u << (k + t), H = 1u << (k - 1);
   uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
   const size_t S = size_t(1) << (r - k);
@@ -100,10 +108,10 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
   const size_t hi = blockIdx.x / lblocks;
   const size_t l0 = (blockIdx.x % lblocks) << t;
   fr_d* base = data + (hi << r) + l0;
-  const unsigned tmask = (1u << t) - 1, nthr = blockDim.x;
+  const unsigned tmask = (1u << t) - 1;
 
-  for (unsigned x = threadIdx.x; x < H; x += blockDim.x) sh_st(rl, rh, x, ld(small + (size_t(x) << (small_log - k))));
-  for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
+  for (unsigned x = threadIdx.x; x < H; x += nthr) sh_st(rl, rh, x, ld(small + (size_t(x) << (small_log - k))));
+  for (unsigned e = threadIdx.x; e < T; e += nthr) {
     size_t off = size_t(e >> t) * S + (e & tmask);
     fr_d v = ld(base + off);
     if (DIT && tw) v = lazy::mul(ld(tw + off + l0), v);
@@ -139,7 +147,7 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
     }
     __syncthreads();
   }
-  for (unsigned e = threadIdx.x; e < T; e += blockDim.x) {
+  for (unsigned e = threadIdx.x; e < T; e += nthr) {
     size_t off = size_t(e >> t) * S + (e & tmask);
     fr_d v = sh_ld(sl, sh, e);
     if (!DIT && tw) v = lazy::mul(ld(tw + off + l0), v);
@@ -153,26 +161,41 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
   }
 }
 
-template <bool DIT, unsigned MAXT>
+template <bool DIT, unsigned MAXT, unsigned KT>
 void launch_pass_t(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
                    const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool reduce_out, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
-  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT, KT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
   unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
   // j-major stages need a warp's 32 butterflies to share j (t + k - 1 - hbits >= 5), and only
   // pay where the tile has 4 adjacent columns (t = 2: a two-way conflict; t = 0 would be worse).
   const int jmax = uniform_roots && t >= 2 ? std::min(3, int(t + k) - 6) : -1;
-  ntt_pass<DIT, MAXT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax, reduce_out);
+  ntt_pass<DIT, MAXT, KT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax, reduce_out);
   CUZK_LAUNCHED();
 }
 
-// reduce_out: the pass that ends the transform (its values leave reduced).
+// reduce_out: the pass that ends the transform (its values leave reduced). shapes: the compiled
+// tile shapes where one fits (256 threads).
 template <bool DIT>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool reduce_out, cudaStream_t s) {
-  if (max_threads <= 256) launch_pass_t<DIT, 256>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
-  else launch_pass_t<DIT, ntt_threads>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
+                 const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool shapes, bool reduce_out,
+                 cudaStream_t s) {
+  if (max_threads > 256) {
+    launch_pass_t<DIT, ntt_threads, 0>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
+    return;
+  }
+  auto go = [&](auto kt) {
+    launch_pass_t<DIT, 256, decltype(kt)::value>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
+  };
+  using std::integral_constant;
+  switch (shapes ? (k << 4) | t : 0) {
+    case 0x80: go(integral_constant<unsigned, 0x80>{}); break;
+    case 0x82: go(integral_constant<unsigned, 0x82>{}); break;
+    case 0x90: go(integral_constant<unsigned, 0x90>{}); break;
+    case 0x92: go(integral_constant<unsigned, 0x92>{}); break;
+    default: go(integral_constant<unsigned, 0>{});
+  }
 }
 
 // tw[p * S + l] = base^(l * bitrev_k(p)), base = omega_{2^r}.
@@ -270,8 +293,8 @@ __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n
 
 }  // namespace
 
-ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots)
-    : gen_(root_generator), threads_(threads), uniform_(uniform_roots) {
+ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots, bool compiled_shapes)
+    : gen_(root_generator), threads_(threads), uniform_(uniform_roots), shapes_(compiled_shapes) {
   if (threads != 256 && threads != 512) throw std::invalid_argument("cuda ntt: threads per block must be 256 or 512");
 }
 
@@ -373,7 +396,7 @@ void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const
     const fr_d* tw = last ? nullptr : (inverse ? tb.inv[i] : tb.fwd[i]).get();
     dif_epilogue ep;
     if (last && lo) ep = {lo, hi, L, canonical};
-    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, last, s);
+    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, shapes_, last, s);
     mark(inverse ? "dif pass (inverse roots)" : "dif pass", s);
   }
 }
@@ -388,7 +411,7 @@ void ntt_engine::dit(fr_d* d, unsigned L, bool inverse, cudaStream_t s) {
   for (std::size_t i = ps.size(); i-- > 0;) {
     auto [r, k, t] = ps[i];
     const fr_d* tw = i + 1 < ps.size() ? (inverse ? tb.inv[i] : tb.fwd[i]).get() : nullptr;
-    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, i == 0, s);
+    launch_pass<true>(d, L, r, k, t, small, tw, dif_epilogue{}, threads_, uniform_, shapes_, i == 0, s);
     mark("dit pass", s);
   }
 }

@@ -32,8 +32,10 @@ class ntt_engine {
  public:
   // root_generator: 5 (snarkjs, the default) or 7 (bellperson); see zk/ntt/domain.hpp.
   // threads: per block of a shared-memory pass (256 or 512). uniform_roots: the stages with few
-  // roots give each warp one root (ntt.cu, ntt_pass).
-  explicit ntt_engine(std::uint64_t root_generator = 5, unsigned threads = 256, bool uniform_roots = true);
+  // roots give each warp one root (ntt.cu, ntt_pass). compiled_shapes: the passes of 2^24 and
+  // 2^27's tile shapes at 256 threads run kernels with the shape as a constant (ntt.cu, ntt_pass's KT).
+  explicit ntt_engine(std::uint64_t root_generator = 5, unsigned threads = 256, bool uniform_roots = true,
+                      bool compiled_shapes = false);
   // natural order in and out; inverse includes 1/n.
   void forward(fr_d* d, unsigned log_n, cudaStream_t s);
   void inverse(fr_d* d, unsigned log_n, cudaStream_t s);
@@ -88,6 +90,7 @@ class ntt_engine {
   std::uint64_t gen_;
   unsigned threads_;
   bool uniform_;
+  bool shapes_;
   std::mutex mu_;
   std::map<unsigned, std::unique_ptr<size_tables>> tables_;
   dbuf<fr_d> small_fwd_, small_inv_;  // omega_1024^x, x < 512

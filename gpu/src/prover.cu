@@ -59,8 +59,8 @@ struct cuda_backend::impl {
   explicit impl(cuda_options o)
       : opt(o),
         ctx(o.device, o.staging_bytes, o.safety_margin),
-        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots),
-        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots) {
+        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes),
+        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
     CUZK_CUDA(cudaEventCreate(&abc_ev));
     CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <tuple>
 #include <utility>
 
 #include "cuzk/gpu/cuda_backend.hpp"
@@ -118,13 +119,16 @@ TEST_CASE("device NTT and inverse NTT match zk/ntt", "[device][ntt]") {
 TEST_CASE("device NTT, compute_h and compute_h_coset match the CPU in every pass configuration", "[device][ntt]") {
   REQUIRE_DEVICE();
   zk::groth16::cpu_backend cpu;
-  for (auto [threads, uniform] : {std::pair{256u, false}, std::pair{512u, true}, std::pair{512u, false}}) {
+  // threads, uniform roots, compiled shapes (2^16 and 2^18 have 2^24's and 2^27's pass shapes).
+  for (auto [threads, uniform, shapes] : {std::tuple{256u, false, false}, std::tuple{512u, true, false},
+                                          std::tuple{512u, false, false}, std::tuple{256u, true, true}}) {
     gpu::cuda_options o;
     o.ntt_threads = threads;
     o.ntt_uniform_roots = uniform;
+    o.ntt_compiled_shapes = shapes;
     gpu::cuda_backend be(o);
     for (unsigned L : {3u, 11u, 12u, 14u, 16u, 17u, 18u, 20u}) {
-      INFO("threads " << threads << ", uniform roots " << uniform << ", log n = " << L);
+      INFO("threads " << threads << ", uniform roots " << uniform << ", compiled shapes " << shapes << ", log n = " << L);
       std::size_t n = std::size_t(1) << L;
       check_ntt_round_trip(be, L, 7000 + L + threads + uniform);
       auto a = random_frs(n, 1 + L), b = random_frs(n, 2 + L), c = random_frs(n, 3 + L);

@@ -67,6 +67,10 @@ struct cuda_options {
   unsigned ntt_threads = 256;
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
   bool ntt_uniform_roots = true;
+  // The NTT passes of 2^24's and 2^27's tile shapes (at 256 threads) as kernels with the shape
+  // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT). Off until timed
+  // on the GPU (docs/benchmarks.md, "Issue 19 item 4: the bit reversal and the compiled shapes").
+  bool ntt_compiled_shapes = false;
   // Where a proof's B2 (the G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the second stream
   // beside the G1 MSMs, or after them when its scratch does not fit), "host" (b2_host_threads of
   // the host's cores, concurrent with the device), "split" (points [0, k) on the host, the rest on
