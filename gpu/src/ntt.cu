@@ -87,7 +87,7 @@ struct dif_epilogue {
 // KT: the tile shape k << 4 | t compiled in (0: k and t from the arguments), for the shapes of the
 // sizes that matter (2^24 and 2^27: (8|9, 0|2)) at 256 threads when the engine is made with
 // compiled_shapes: the stage loop's shifts, masks and the shared-memory halves' offsets become
-// constants (`LDS.128 [R+0x4000]`); SASS of the DIF stage loop (both branch paths) 335 -> 308
+// constants (`LDS.128 [R+0x4000]`); SASS of the DIF stage loop (both branch paths) 335 -> 311
 // instructions at (8|9, 2), 304 at (8|9, 0); DIT 355 -> 323 / 311.
 //
 // MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
