@@ -23,7 +23,9 @@
 // absent: once per sector size, counted in the status), so its "build" is nothing and every job and
 // partition of that sector size shares the one mapping. Its grant covers the mapped file and the
 // buffers of key_load_options::kept_partitions partitions (default one) kept between partitions
-// (circuit_key::buffers); the buffers go when it does.
+// (circuit_key::buffers); beyond those, the buffers keep one set per partition grant they hold
+// (the scheduler hands each partition's grant to them with its set); the buffers and the grants
+// they hold go when the key does (eviction returns them to the host budget).
 // A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
 // from, and so gets kept partition buffers too.
 // A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
@@ -215,7 +217,8 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
             ck->evaluator_bytes = evaluator_bytes(*key);
           } else {
             // One partition's buffers kept between partitions, reserved with the key (a partition in
-            // flight is accounted by its own reservation; a kept set by this one).
+            // flight is accounted by its own reservation; a kept set by this one, or by a partition's
+            // grant that the buffers hold: partition_buffers.hpp, counting a kept set once).
             const std::size_t kept = std::max<std::size_t>(1, options.kept_partitions);
             ck->buffers = std::make_shared<zk::groth16::partition_buffers>(kept);
             ck->evaluator_bytes += kept * h.synthesis_bytes;
@@ -757,6 +760,8 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
           if (e.handle.ptr && e.handle.ptr->buffers) {
             k.buffers_reused = e.handle.ptr->buffers->reused();
             k.buffers_fresh = e.handle.ptr->buffers->fresh();
+            k.buffers_held_grants = e.handle.ptr->buffers->grants_held();
+            k.buffers_held_bytes = e.handle.ptr->buffers->held_bytes();
           }
           if (e.handle.ptr) k.b2_host_bytes = e.handle.ptr->b2_host_bytes;
           for (auto& [d, p] : e.b2_plans) k.b2_plans.push_back(p);

@@ -149,6 +149,14 @@ struct job_t {
 
 using order_key = std::tuple<int, std::uint64_t, job_id, std::uint32_t>;  // (-priority, seq, job, index)
 
+// One step of a partition's attempt (a request to a worker), as its answer names it: the answer
+// still counts while the partition's ticket and step are unchanged. A new step makes the answers
+// to earlier ones stale.
+struct step_ref {
+  job_id job = 0;
+  std::uint32_t index = 0;
+  std::uint64_t ticket = 0, step = 0;
+};
 struct scheduler_state {
   scheduler_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
   engine_settings settings;
@@ -156,6 +164,11 @@ struct scheduler_state {
   budget_actor host_budget;
   assembler_actor assembler;
   bool key_store_alive = true, host_alive = true, assembler_alive = true;
+  // Kept buffers of the keys whose partitions reserved host memory (reserve_host): their held
+  // grants go back when another key's partition has to ask the host budget.
+  std::vector<std::weak_ptr<zk::groth16::partition_buffers>> kept_buffers;
+  std::vector<step_ref> grant_waiters;  // partitions parked for a grant of their key's (reserve_host)
+  bool grant_tick = false;
   std::vector<slot_t> synths, devices, stagers;  // stagers[d] stages for devices[d]
   std::vector<std::set<order_key>> staged;       // per device: partitions staged there, waiting
   std::vector<budget_actor> vram;
@@ -194,14 +207,6 @@ bool retryable(const caf::error& e) {
   return c != errc::bad_input && c != errc::over_budget && c != errc::invalid_request;
 }
 
-// One step of a partition's attempt (a request to a worker), as its answer names it: the answer
-// still counts while the partition's ticket and step are unchanged. A new step makes the answers
-// to earlier ones stale.
-struct step_ref {
-  job_id job = 0;
-  std::uint32_t index = 0;
-  std::uint64_t ticket = 0, step = 0;
-};
 step_ref next_step(job_id job, task_t& t, stage now) {
   t.st = now;
   return {job, t.index, t.ticket, ++t.step};
@@ -427,7 +432,7 @@ void prove(sched_ptr self, job_t& j, task_t& t, int d) {
                 self->send(st.key_store, b2_plan_atom::value, t->key.path, std::move(r.b2));
               t->output = std::move(r.output);
               t->synth = t->device = -1;
-              t->witness = {};  // proved (B2's host part included): a kept witness goes back now, not at the job's end
+              t->witness = {};  // proved (B2's host part included): a kept set goes home now, not at the job's end
               assemble(self, j, *t);
             }
             pump(self);
@@ -530,6 +535,18 @@ void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
           });
 }
 
+// `p` holding a copy of `grant`: when the last copy of the result goes, p's object goes first, then
+// the grant copy (a kept set's grant goes home after the part of the set that p is).
+template <class T>
+std::shared_ptr<T> with_grant(std::shared_ptr<T> p, const keepalive& grant) {
+  struct both {
+    keepalive grant;       // destroyed second
+    std::shared_ptr<T> p;  // destroyed first
+  };
+  auto* raw = p.get();
+  return std::shared_ptr<T>(std::make_shared<both>(both{grant, std::move(p)}), raw);
+}
+
 void synthesize(sched_ptr self, job_t& j, task_t& t) {
   auto& st = self->state;
   const auto at = next_step(j.id, t, stage::synthesizing);
@@ -552,8 +569,17 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
               t->timing.stage_names = r.stage_names;
               t->timing.stage_ms = r.stage_ms;
               t->synthesis = std::move(r.synthesis);
-              t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
               t->witness = std::move(r.witness);
+              if (t->key.ptr && t->key.ptr->buffers && t->witness.ptr) {
+                // A key's kept set: its grant goes home once the witness and a, b, c have both gone
+                // back (partition_buffers.hpp: the buffers then hold the grant and keep the set under
+                // it; the circuit's values went back when the synthesis ended).
+                t->witness.ptr = with_grant(std::move(t->witness.ptr), t->host_reservation);
+                if (t->synthesis.ptr) t->synthesis.ptr = with_grant(std::move(t->synthesis.ptr), t->host_reservation);
+                t->host_reservation = {};
+              } else {
+                t->synthesis.reservation = std::move(t->host_reservation);  // accounts for these buffers
+              }
               t->st = stage::device_wait;
               st.device_queue.insert(order_of(j, at.index));
             }
@@ -567,16 +593,31 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
           });
 }
 
-void reserve_host(sched_ptr self, job_t& j, task_t& t) {
-  auto& st = self->state;
-  const auto at = next_step(j.id, t, stage::reserving);
-  auto budget = st.host_budget;
-  reserve_request req{t.key.synthesis_bytes, caf::actor_cast<caf::actor_addr>(st.synths[t.synth].handle),
-                      "synthesis of partition " + std::to_string(at.index) + " of job " + std::to_string(at.job)};
+// A key with kept buffers first offers a grant they hold (a previous partition's, handed over with
+// its set): no request to the host budget then. A grant from the budget is adopted by the buffers,
+// so that it comes back to them with this partition's set. The budget is asked without waiting
+// first; refused, the idle sets that other keys keep under held grants are freed and their grants
+// given back (a key that is not proving now makes room for one that is). Still refused: a partition
+// of a key with kept buffers is parked and tries again every grant_retry (a held grant, then the
+// budget without waiting): queued at the budget it could wait for grants of its own key's that go
+// to the buffers instead. Any other partition waits in the budget's queue.
+constexpr auto grant_retry = std::chrono::milliseconds(10);
+
+void take_home_grant_or_ask(sched_ptr self, step_ref at, bool after_release);
+
+void ask_host_budget(sched_ptr self, step_ref at, bool no_wait) {
+  auto* t = current(self, at);
+  if (!t) return;
+  auto budget = self->state.host_budget;
+  auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr;
+  reserve_request req{t->key.synthesis_bytes, caf::actor_cast<caf::actor_addr>(self->state.synths[t->synth].handle),
+                      "synthesis of partition " + std::to_string(at.index) + " of job " + std::to_string(at.job),
+                      no_wait};
   self->request(budget, caf::infinite, std::move(req))
       .then(
-          [self, at, budget](reservation& grant) {
+          [self, at, budget, bufs](reservation& grant) {
             auto token = make_reservation_token(budget, grant);
+            if (bufs) token.ptr = bufs->adopt(std::move(token.ptr), grant.bytes);
             auto* t = current(self, at);
             if (!t) {  // abandoned: the token returns the grant
               release_ticket(self, at.ticket);
@@ -586,10 +627,71 @@ void reserve_host(sched_ptr self, job_t& j, task_t& t) {
             t->host_reservation = std::move(token);
             synthesize(self, self->state.jobs.at(at.job), *t);
           },
-          [self, at, budget](caf::error& e) {
+          [self, at, budget, no_wait](caf::error& e) {
+            if (no_wait && e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::over_budget) {
+              take_home_grant_or_ask(self, at, true);
+              return;
+            }
             if (is_receiver_down(e) && self->state.host_budget == budget) self->state.host_alive = false;
             step_failed(self, at, "host budget", e);
           });
+}
+
+void park_for_grant(sched_ptr self, step_ref at) {
+  auto& st = self->state;
+  st.grant_waiters.push_back(at);
+  if (!st.grant_tick) {
+    st.grant_tick = true;
+    self->delayed_send(self, grant_retry, tick_atom::value);
+  }
+}
+
+// The partition at `at` (reserving): a held grant of its key, else the budget (see above).
+void take_home_grant_or_ask(sched_ptr self, step_ref at, bool refused) {
+  auto& st = self->state;
+  auto* t = current(self, at);
+  if (!t) return;
+  auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr;
+  if (bufs) {
+    if (auto held = bufs->take_grant(t->key.synthesis_bytes)) {
+      t->host_reservation = keepalive{std::move(held)};
+      synthesize(self, st.jobs.at(at.job), *t);
+      return;
+    }
+  }
+  if (!refused) {
+    ask_host_budget(self, at, true);
+    return;
+  }
+  std::size_t freed = 0;
+  std::erase_if(st.kept_buffers, [&](const std::weak_ptr<zk::groth16::partition_buffers>& w) {
+    auto b = w.lock();
+    if (!b) return true;
+    if (b != bufs) freed += b->release_held();
+    return false;
+  });
+  if (freed) ask_host_budget(self, at, true);  // the room they made, if it is enough
+  else if (bufs) park_for_grant(self, at);
+  else ask_host_budget(self, at, false);
+}
+
+void reserve_host(sched_ptr self, job_t& j, task_t& t) {
+  auto& st = self->state;
+  const auto at = next_step(j.id, t, stage::reserving);
+  if (auto bufs = t.key.ptr ? t.key.ptr->buffers : nullptr;
+      bufs && std::none_of(st.kept_buffers.begin(), st.kept_buffers.end(),
+                           [&](const std::weak_ptr<zk::groth16::partition_buffers>& w) { return w.lock() == bufs; }))
+    st.kept_buffers.push_back(bufs);
+  take_home_grant_or_ask(self, at, false);
+}
+
+// Parked partitions try again: a grant of their key's may have come home.
+void retry_parked(sched_ptr self) {
+  auto& st = self->state;
+  st.grant_tick = false;
+  auto waiters = std::move(st.grant_waiters);
+  st.grant_waiters.clear();
+  for (auto& at : waiters) take_home_grant_or_ask(self, at, false);
 }
 
 void mark_dispatched(sched_ptr self, job_t& j, task_t& t) {
@@ -948,6 +1050,7 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         pump(self);
       },
       [self](worker_replaced& r) { on_replaced(self, r); },
+      [self](tick_atom) { retry_parked(self); },
       [self](node_joined& n) {
         auto& slot = self->state.nodes[n.id];
         slot.name = n.name;

@@ -98,6 +98,7 @@ using scheduler_actor = caf::typed_actor<                         //
     caf::replies_to<job_ticket>::with<job_outcome>,               //
     caf::reacts_to<cancel_atom, job_id>,                          //
     caf::reacts_to<worker_replaced>,                              //
+    caf::reacts_to<tick_atom>,                                    // retries partitions parked for a grant
     caf::reacts_to<node_joined>,                                  //
     caf::reacts_to<node_lost_atom, std::uint64_t, std::string>,   //
     caf::replies_to<status_atom>::with<scheduler_status>>;

@@ -135,8 +135,9 @@ struct config {
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
   // A PoRep (or synthetic) key keeps this many partitions' buffers between partitions, each reserved
-  // with the key (on top of the partitions in flight, which reserve their own): more sets, fewer
-  // fresh allocations when several partitions are in flight, fewer partitions the budget admits.
+  // with the key. Beyond them it keeps one set per partition grant its buffers hold: a partition's
+  // grant comes back to the key with its set, and the next partition takes both (counting a kept set
+  // once, zk/groth16/partition_buffers.hpp), so 1 already keeps a set per partition in flight.
   unsigned kept_partitions = 1;
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons

@@ -209,7 +209,7 @@ void register_fil_bench(CLI::App* bench) {
                   "--shape: cache of compact recorded evaluators (default ~/.cache/cuzk/evaluators; recorded once)");
   fil->add_option("--synthesizers", o->synthesizers, "--shape: synthesizer actors")->capture_default_str();
   fil->add_option("--kept-partitions", o->kept_partitions,
-                  "--shape: partitions' buffers the key keeps between partitions (each reserved with it)")
+                  "--shape: partitions' buffers the key keeps reserved with it (beyond them: one per partition grant it holds)")
       ->capture_default_str();
   fil->add_option("--device-depth", o->device_depth,
                   "--shape: prove requests the device holds at once (2: the next waits in its mailbox; 1: sent on "

@@ -138,3 +138,87 @@ TEST_CASE("a fresh witness from the buffers is pinned for its first upload; no o
   CHECK(pinner->live.empty());
   CHECK(pinner->pins == pinner->unpins);
 }
+
+// Counting a kept set once: a partition's grant, adopted by the buffers, comes back to them when its
+// last holder lets go, and the set it covered is kept under it; the next partition takes the grant
+// (and the set) instead of asking the budget; held grants go back with release_held or with the
+// buffers, their sets freed first. A counter stands in for the host budget.
+TEST_CASE("partition grants held by the kept buffers: each kept set counted once", "[buffers][kept]") {
+  constexpr std::size_t n = 1000;
+  int granted = 0;  // grants outstanding in the stand-in budget
+  auto from_budget = [&] {
+    ++granted;
+    return partition_buffers::grant(new int(0), [&granted](const void* p) {
+      --granted;
+      delete static_cast<const int*>(p);
+    });
+  };
+  auto pinner = std::make_shared<recording_pinner>();
+  {
+    auto bufs = std::make_shared<partition_buffers>(1);
+    bufs->pin_witnesses(pinner);
+    CHECK_FALSE(bufs->take_grant(100));  // none held yet: the partition asks the budget
+    // Two partitions in flight, both with grants from the budget and fresh witnesses.
+    auto g1 = bufs->adopt(from_budget(), 100), g2 = bufs->adopt(from_budget(), 100);
+    auto w1 = bufs->take_witness(n), w2 = bufs->take_witness(n);
+    CHECK(bufs->fresh() == 2);
+    CHECK(bufs->grants_out() == 2);
+    // A witness handed out is pinned before its upload (a stager); a vector not from the buffers is not.
+    bufs->pin_witness(w1);
+    std::vector<zk::bigint<4>> stranger(n);
+    bufs->pin_witness(stranger);
+    CHECK(pinner->pins == 1);
+    CHECK(pinner->live.count(w1.data()) == 1);
+    // Both end: witness, then grant. Keep is 1, but each grant covers one more set: both kept.
+    bufs->give_witness(std::move(w1));
+    g1.reset();
+    bufs->give_witness(std::move(w2));
+    g2.reset();
+    CHECK(granted == 2);  // held, not released
+    CHECK(bufs->grants_held() == 2);
+    CHECK(bufs->held_bytes() == 200);
+    CHECK(bufs->grants_out() == 0);
+    CHECK(pinner->pins == 2);  // the second pinned as it was kept
+    // Steady state: each partition takes a held grant and a kept set; nothing made, nothing asked.
+    for (int round = 0; round < 3; ++round) {
+      auto h1 = bufs->take_grant(100), h2 = bufs->take_grant(100);
+      REQUIRE(h1);
+      REQUIRE(h2);
+      CHECK_FALSE(bufs->take_grant(100));
+      auto a = bufs->take_witness(n), b = bufs->take_witness(n);
+      bufs->give_witness(std::move(b));
+      h2.reset();
+      bufs->give_witness(std::move(a));
+      h1.reset();
+    }
+    CHECK(bufs->fresh() == 2);
+    CHECK(bufs->reused() == 6);
+    CHECK(granted == 2);
+    CHECK(bufs->grants_held() == 2);
+    CHECK_FALSE(bufs->take_grant(101));  // none large enough
+    // A partition that failed before its witness: its grant comes back alone (covered, harmless).
+    {
+      auto h = bufs->take_grant(100);
+      REQUIRE(h);
+    }
+    CHECK(bufs->grants_held() == 2);
+    // Another key needs the memory: the grants go back, and the sets beyond keep are freed first.
+    CHECK(bufs->release_held() == 2);
+    CHECK(granted == 0);
+    CHECK(bufs->grants_held() == 0);
+    CHECK(pinner->unpins == 1);  // one of the two pinned kept witnesses freed, the reserved one kept
+    CHECK(bufs->pinned() == 1);
+    // A grant adopted and held when the buffers go: it goes back with them.
+    auto g3 = bufs->adopt(from_budget(), 100);
+    g3.reset();
+    CHECK(granted == 1);
+    // An adopted grant that outlives the buffers goes straight back to the budget.
+    auto g4 = bufs->adopt(from_budget(), 100);
+    CHECK(granted == 2);
+    bufs.reset();
+    CHECK(granted == 1);
+    g4.reset();
+    CHECK(granted == 0);
+  }
+  CHECK(pinner->live.empty());
+}

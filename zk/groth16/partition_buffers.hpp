@@ -11,8 +11,19 @@
 // (4.2 GB at 32 GiB) by DMA straight from it, with no copy through staging buffers. A pinned vector
 // must keep its memory while it is out: take_witness(n) hands out one whose capacity holds n values
 // (a smaller kept one is dropped), so the caller's resize(n) does not reallocate. A witness handed
-// out and still out can be pinned before its first upload (pin_witness: a stager, for a fresh
-// vector that will be kept), so a partition that found no kept witness uploads by DMA as well.
+// out can be pinned before its first upload (pin_witness: a stager, for a fresh vector), so even a
+// partition that found no kept set uploads by DMA.
+//
+// Counting a kept set once: beyond the `keep` sets reserved with the key, the buffers keep one more
+// set for each partition grant they hold. A partition's host grant goes through adopt() (or comes
+// from take_grant()): the handle it gets back, when its last holder lets go (the partition's
+// witness, which goes last: values at the end of synthesis, a, b, c once a device has them), hands
+// the grant to these buffers instead of releasing it, and the set that partition used is kept under
+// it. The next partition takes that grant (take_grant) instead of asking the host budget, and its
+// set with it. So the key keeps as many sets as it has had partitions in flight, each counted once
+// (by the held grant: idle kept sets stay visible in the host budget), and no partition allocates
+// once the first ones' sets are back. Held grants go with the buffers (the key's eviction),
+// which returns them to the budget. Sets kept: at most keep + grants held + grants out.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +32,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <utility>
 #include <vector>
 
 #include "zk/bls12_381/fields.hpp"
@@ -29,8 +41,11 @@
 
 namespace cuzk::zk::groth16 {
 
-class partition_buffers {
+class partition_buffers : public std::enable_shared_from_this<partition_buffers> {
  public:
+  // A host-budget grant as these buffers hold it (a keepalive: releases when the last copy goes).
+  using grant = std::shared_ptr<const void>;
+
   explicit partition_buffers(std::size_t keep = 1) : keep_(keep) {}
   ~partition_buffers() {
     for (auto& [p, bytes] : pinned_) pinner_->unpin(p);
@@ -40,7 +55,7 @@ class partition_buffers {
 
   // A constraint system's value vectors (two per partition: inputs, aux).
   cs::values take_values() { return take(values_); }
-  void give_values(cs::values&& v) { give(values_, std::move(v), 2 * keep_); }
+  void give_values(cs::values&& v) { give(values_, std::move(v), 2); }
   // A witness's canonical values; with n > 0, memory for n values (resize(n) keeps its place).
   std::vector<zk::bigint<4>> take_witness(std::size_t n = 0) {
     auto v = take(witness_);
@@ -63,7 +78,7 @@ class partition_buffers {
     if (v.capacity() == 0) return;
     std::lock_guard lock(mu_);
     lent_witness_.erase(v.data());
-    if (witness_.size() >= keep_) {
+    if (witness_.size() >= sets_locked()) {
       unpin_locked(v);
       return;  // freed
     }
@@ -76,6 +91,81 @@ class partition_buffers {
   void pin_witness(const std::vector<zk::bigint<4>>& v) {
     std::lock_guard lock(mu_);
     if (v.capacity() && lent_witness_.count(v.data())) pin_locked(const_cast<std::vector<zk::bigint<4>>&>(v));
+  }
+
+  // A partition's grant of `bytes` from the host budget, adopted: the handle returned holds it, and
+  // when the handle's last copy goes the grant comes to these buffers (held) instead of going back
+  // to the budget; if the buffers are gone by then, it goes back. Null in, null out.
+  grant adopt(grant g, std::uint64_t bytes) {
+    if (!g) return g;
+    {
+      std::lock_guard lock(mu_);
+      ++grants_out_;
+    }
+    auto held = std::make_shared<lent>();
+    held->home = weak_from_this();
+    held->inner = std::move(g);
+    held->bytes = bytes;
+    return held;
+  }
+  // A held grant of at least `bytes`, adopted again for the next partition (the smallest that fits);
+  // null when none is held.
+  grant take_grant(std::uint64_t bytes) {
+    grant g;
+    std::uint64_t got = 0;
+    {
+      std::lock_guard lock(mu_);
+      auto best = held_.end();
+      for (auto it = held_.begin(); it != held_.end(); ++it)
+        if (it->second >= bytes && (best == held_.end() || it->second < best->second)) best = it;
+      if (best == held_.end()) return {};
+      g = std::move(best->first);
+      got = best->second;
+      held_.erase(best);
+    }
+    return adopt(std::move(g), got);
+  }
+  // Gives every held grant back to the budget, and frees the sets kept under them (down to keep +
+  // grants out): another key's partitions need the host memory. Returns the grants given back.
+  std::size_t release_held() {
+    std::vector<std::pair<grant, std::uint64_t>> back;
+    std::vector<cs::values> values;
+    std::vector<std::vector<zk::bigint<4>>> witness;
+    std::vector<std::vector<bls12_381::fr>> vectors;
+    {
+      std::lock_guard lock(mu_);
+      back.swap(held_);
+      const std::size_t sets = sets_locked();
+      while (witness_.size() > sets) {
+        unpin_locked(witness_.back());
+        witness.push_back(std::move(witness_.back()));
+        witness_.pop_back();
+      }
+      while (values_.size() > 2 * sets) {
+        values.push_back(std::move(values_.back()));
+        values_.pop_back();
+      }
+      while (vectors_.size() > 3 * sets) {
+        vectors.push_back(std::move(vectors_.back()));
+        vectors_.pop_back();
+      }
+    }
+    return back.size();  // the sets and then the grants go here, outside the lock
+  }
+  // Grants held now (idle: their sets are kept here), their bytes, and grants out with partitions.
+  std::size_t grants_held() const {
+    std::lock_guard lock(mu_);
+    return held_.size();
+  }
+  std::uint64_t held_bytes() const {
+    std::lock_guard lock(mu_);
+    std::uint64_t n = 0;
+    for (auto& [g, b] : held_) n += b;
+    return n;
+  }
+  std::size_t grants_out() const {
+    std::lock_guard lock(mu_);
+    return grants_out_;
   }
   // From now on kept witness vectors are pinned with `p` (those kept now at once). The first
   // pinner given stays (one device kind pins a key's buffers).
@@ -93,7 +183,7 @@ class partition_buffers {
   }
   // a, b or c (three per partition).
   std::vector<bls12_381::fr> take_vector() { return take(vectors_); }
-  void give_vector(std::vector<bls12_381::fr>&& v) { give(vectors_, std::move(v), 3 * keep_); }
+  void give_vector(std::vector<bls12_381::fr>&& v) { give(vectors_, std::move(v), 3); }
 
   // Takes that found a kept vector (with memory), and those that did not.
   std::uint64_t reused() const {
@@ -119,11 +209,28 @@ class partition_buffers {
     return v;
   }
   template <class V>
-  void give(std::vector<V>& kept, V&& v, std::size_t limit) {
+  void give(std::vector<V>& kept, V&& v, std::size_t per_set) {
     if (v.capacity() == 0) return;
     std::lock_guard lock(mu_);
-    if (kept.size() < limit) kept.push_back(std::move(v));
+    if (kept.size() < per_set * sets_locked()) kept.push_back(std::move(v));
   }
+  // Sets these buffers may keep: the key's reserved ones and one per partition grant they hold or
+  // have lent out.
+  std::size_t sets_locked() const { return keep_ + held_.size() + grants_out_; }
+
+  // An adopted grant: its end hands the grant home.
+  struct lent {
+    std::weak_ptr<partition_buffers> home;
+    grant inner;
+    std::uint64_t bytes = 0;
+    ~lent() {
+      if (auto b = home.lock()) {
+        std::lock_guard lock(b->mu_);
+        --b->grants_out_;
+        b->held_.emplace_back(std::move(inner), bytes);
+      }
+    }
+  };
 
   void pin_locked(std::vector<zk::bigint<4>>& v) {
     if (!pinner_ || pinned_.count(v.data())) return;
@@ -144,7 +251,9 @@ class partition_buffers {
   std::vector<cs::values> values_;
   std::vector<std::vector<zk::bigint<4>>> witness_;
   std::vector<std::vector<bls12_381::fr>> vectors_;
-  std::set<const void*> lent_witness_;  // witness vectors out (take_witness), by address
+  std::set<const void*> lent_witness_;                  // witness vectors out (take_witness), by address
+  std::vector<std::pair<grant, std::uint64_t>> held_;  // partition grants held, with their bytes
+  std::size_t grants_out_ = 0;                          // adopted grants not back yet
   std::uint64_t reused_ = 0, fresh_ = 0;
 };
 
