@@ -762,6 +762,7 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
             k.buffers_fresh = e.handle.ptr->buffers->fresh();
             k.buffers_held_grants = e.handle.ptr->buffers->grants_held();
             k.buffers_held_bytes = e.handle.ptr->buffers->held_bytes();
+            k.buffers_grants_out = e.handle.ptr->buffers->grants_out();
           }
           if (e.handle.ptr) k.b2_host_bytes = e.handle.ptr->b2_host_bytes;
           for (auto& [d, p] : e.b2_plans) k.b2_plans.push_back(p);

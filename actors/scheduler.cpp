@@ -555,14 +555,22 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
   synth_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, t.key, j.spec.partitions[at.index]};
   req.witness_only = st.settings.device_synthesis && t.key.device_witness_bytes > 0;
   auto t0 = now_us();
+  // The answer's handlers hold a copy of the partition's host grant: a partition abandoned while its
+  // synthesizer computes (a cancelled job, a retried attempt) keeps its grant out until the answer,
+  // so that the grant goes home (to the budget, or to the key's buffers) after the set it covers,
+  // not while a synthesizer still fills that set.
   self->request(worker, st.settings.step_timeout, std::move(req))
       .then(
-          [self, at, s, t0](synth_result& r) {
+          [self, at, s, t0, grant = t.host_reservation](synth_result& r) {
             auto& st = self->state;
             if (static_cast<std::size_t>(s) < st.synths.size() && st.synths[s].ticket == at.ticket)
               st.synths[s].busy_us += now_us() - t0;
             release_slot(st.synths, s, at.ticket);
-            if (auto* t = current(self, at)) {
+            auto* t = current(self, at);
+            if (!t) {  // abandoned: its set goes back now, its grant with these handlers, after it
+              r.synthesis = {};
+              r.witness = {};
+            } else {
               auto& j = st.jobs.at(at.job);
               j.timings.synthesis_us += r.elapsed_us;
               t->timing.synth_end = now_us();
@@ -585,7 +593,7 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
             }
             pump(self);
           },
-          [self, at, s, worker](caf::error& e) {
+          [self, at, s, worker, grant = t.host_reservation](caf::error& e) {
             auto& st = self->state;
             release_slot(st.synths, s, at.ticket);
             mark_gone(st.synths, s, caf::actor_cast<caf::actor>(worker), e);

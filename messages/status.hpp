@@ -214,8 +214,9 @@ struct key_status {
   // ones kept, and taken fresh (allocated anew); 0 and 0 for keys without.
   std::uint64_t buffers_reused = 0, buffers_fresh = 0;
   // Partition grants its buffers hold (each keeps one idle set beyond the reserved ones; in the host
-  // budget, not in bytes), and their bytes.
-  std::uint64_t buffers_held_grants = 0, buffers_held_bytes = 0;
+  // budget, not in the key's bytes), their bytes, and the grants its partitions have out (each comes
+  // back to the buffers when its partition's set does).
+  std::uint64_t buffers_held_grants = 0, buffers_held_bytes = 0, buffers_grants_out = 0;
   // Of bytes: the host copy of its B2 points (reserved with the key, filled by its first proof with
   // B2 on the host); 0 when B2 reads the key's own points or stays on the devices.
   std::uint64_t b2_host_bytes = 0;

@@ -9,7 +9,9 @@
 // the host budget, and they go back with the key when it is evicted, letting a waiting key in.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <filesystem>
+#include <sstream>
 #include <thread>
 
 #include <unistd.h>
@@ -25,6 +27,8 @@
 #include "cube_circuit.hpp"
 #include "fixture.hpp"
 #include "zk/cs/constraint_system.hpp"
+#include "zk/groth16/backend_registry.hpp"
+#include "zk/groth16/cpu_backend.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/groth16/synthetic_srs.hpp"
 #include "zk/groth16/verifier.hpp"
@@ -186,6 +190,7 @@ struct porep_2k {
   std::filesystem::path dir;
   std::string pce;
   std::shared_ptr<fil::job_input> input = std::make_shared<fil::job_input>();
+  std::uint64_t set = 0;  // one partition's synthesis for a CPU device: a, b, c and the witness twice
   explicit porep_2k(const char* name) {
     const auto* proof = fil::find_seal_proof("StackedDrg2KiBV1_1");
     REQUIRE(proof);
@@ -193,6 +198,8 @@ struct porep_2k {
     std::filesystem::create_directories(dir);
     pce = (dir / "porep-2k.cuzk-pce").string();
     fil::record_porep_evaluator(*proof, pce, 2);
+    const auto e = zk::groth16::pce_compact::open(pce, zk::groth16::pce_compact::stored_key(pce));
+    set = 3 * e.domain_size() * sizeof(fr) + 2 * (e.n_inputs() + e.n_aux()) * sizeof(fr);
     input->kind = fil::proof_kind::porep_seal_commit;
     input->registered_proof = std::string(proof->name);
     input->miner_id = 1000;
@@ -209,87 +216,222 @@ const msg::key_status* key_of(const engine::status_report& s, const std::string&
   return nullptr;
 }
 
-}  // namespace
+// A CPU device that computes no sums: the proof of a synthetic key is never verified, and what these
+// tests follow is each partition's host grant and set through the engine, not the MSMs (a 2 KiB
+// PoRep proof on the host takes seconds to tens of seconds on a loaded CI machine). Its "resident"
+// key stands for the points a GPU would make, so a synthetic key's points are never made on the
+// host. Proofs wait while `hold` is set (the cancellation case); `proving` counts those waiting.
+struct sumless_resident final : zk::groth16::resident_key {
+  std::uint64_t bytes() const override { return 0; }
+};
+struct sumless final : zk::groth16::cpu_backend {
+  std::string name() const override { return "sumless"; }
+  std::unique_ptr<zk::groth16::resident_key> load_key(const zk::groth16::key_points&,
+                                                      const zk::groth16::constraint_evaluator*, bool) override {
+    return std::make_unique<sumless_resident>();
+  }
+  zk::groth16::proof_sums prove_sums(const zk::groth16::key_points&, zk::groth16::staged_inputs&,
+                                     zk::groth16::prove_timings*) override {
+    ++proving;
+    while (hold) std::this_thread::sleep_for(1ms);
+    --proving;
+    return {};
+  }
+  static inline std::atomic<bool> hold{false};
+  static inline std::atomic<int> proving{0};
+};
 
-TEST_CASE("a PoRep key's kept sets are counted once: its partitions' grants come back with their sets",
-          "[engine][synthetic][fil][kept]") {
-  porep_2k setup("cuzk-kept-sets");
-  const auto key_path = zk::groth16::synthetic_key_path({5, true, setup.pce});
-  // One partition's synthesis on the CPU device (a, b, c and the witness twice), and the key's
-  // grant: its evaluator file and the one set kept with it (kept_partitions = 1, the default).
-  const auto key = actors::load_proving_key(key_path, nullptr);
-  const std::uint64_t set = 3 * std::uint64_t{key->domain_size} * sizeof(fr) + 2 * key->n_vars * sizeof(fr);
-  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + set;
-  // Room for the key and two partitions in flight, no more: the sets ever made are at most two.
-  auto cfg = test::small_config();
-  cfg.host_budget = std::to_string(key_grant + 2 * set);
-  cfg.device_budget = "1GiB";
-  auto e = engine::engine::start(cfg);
-  e.preload_key(key_path);
+void register_sumless() {
+  zk::groth16::register_backend("sumless", [](int, const zk::groth16::backend_settings&) {
+    return std::unique_ptr<zk::groth16::backend>(new sumless);
+  });
+}
 
-  constexpr int sectors = 8;
+// The engine's view of a key's kept sets and grants, for a failure message.
+std::string grants_line(engine::engine& e, const std::string& key_path) {
+  auto s = e.status();
+  const auto* k = key_of(s, key_path);
+  std::ostringstream o;
+  o << "host budget in use " << s.host.in_use << " of " << s.host.capacity << " (" << s.host.reservations
+    << " grants, " << s.host.queued << " queued); key: " << (k ? k->bytes : 0) << " bytes, partition grants out "
+    << (k ? k->buffers_grants_out : 0) << ", held " << (k ? k->buffers_held_grants : 0) << "; vectors fresh "
+    << (k ? k->buffers_fresh : 0) << ", reused " << (k ? k->buffers_reused : 0) << "; tasks queued "
+    << s.scheduler.tasks_queued << ", running " << s.scheduler.tasks_running;
+  return o.str();
+}
+
+// Every job's result within `limit`, or a failure that says where the partition grants are (a grant
+// that never comes home shows as grants out with no task running).
+std::vector<engine::job_outcome> await_all(engine::engine& e, const std::vector<engine::job_id>& ids,
+                                           const std::string& key_path, std::chrono::seconds limit = 180s) {
+  std::vector<engine::job_outcome> out;
+  for (auto id : ids) {
+    auto r = e.await(id, limit);
+    if (!r) FAIL("job " << id << " not done after " << limit.count() << " s: " << grants_line(e, key_path));
+    out.push_back(std::move(*r));
+  }
+  return out;
+}
+
+// Waits until `pred(status)` holds (5 s at most); whether it did.
+template <class Pred>
+bool eventually(engine::engine& e, Pred pred) {
+  for (int i = 0; i < 1000; ++i) {
+    if (pred(e.status())) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return pred(e.status());
+}
+
+std::vector<engine::job_id> submit_sectors(engine::engine& e, const porep_2k& setup, const std::string& key_path,
+                                           int sectors, const std::string& name) {
   std::vector<engine::job_id> ids;
   for (int s = 0; s < sectors; ++s) {
     engine::filecoin_request r;
-    r.request_id = "kept-" + std::to_string(s);
+    r.request_id = name + "-" + std::to_string(s);
     r.input = *setup.input;
     r.synthetic_key = key_path;
     ids.push_back(e.submit(std::move(r)));
   }
-  std::size_t partitions = 0;
-  for (auto id : ids) {
-    auto r = e.await(id, 20s);
-    if (!r) {
-      auto s2 = e.status();
-      const auto* k2 = key_of(s2, key_path);
-      std::fprintf(stderr, "DEBUG host in_use %lu queued %u cap %lu; held %lu fresh %lu reused %lu\n", s2.host.in_use, s2.host.queued, s2.host.capacity,
-                   k2 ? k2->buffers_held_grants : 0, k2 ? k2->buffers_fresh : 0, k2 ? k2->buffers_reused : 0);
-      std::fprintf(stderr, "DEBUG tasks queued %lu running %lu\n", s2.scheduler.tasks_queued, s2.scheduler.tasks_running);
+  return ids;
+}
+
+}  // namespace
+
+TEST_CASE("a PoRep key's kept sets are counted once: its partitions' grants come back with their sets",
+          "[engine][synthetic][fil][kept]") {
+  register_sumless();
+  sumless::hold = false;
+  porep_2k setup("cuzk-kept-sets");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  // The key's grant: its evaluator file and the one set reserved with it (kept_partitions = 1).
+  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
+  for (std::uint64_t admits : {1, 2, 3}) {
+    CAPTURE(admits);
+    // Room for the key and `admits` partitions in flight, no more.
+    auto cfg = test::small_config();
+    cfg.devices = {"sumless"};
+    cfg.host_budget = std::to_string(key_grant + admits * setup.set);
+    cfg.device_budget = "1GiB";
+    auto e = engine::engine::start(cfg);
+    REQUIRE(e.preload_key(key_path).bytes == key_grant);
+    const int sectors = int(admits) + 3;
+    const auto results = await_all(e, submit_sectors(e, setup, key_path, sectors, "kept"), key_path);
+    std::size_t partitions = 0;
+    for (auto& r : results) {
+      REQUIRE(r.state == engine::job_state::succeeded);
+      CHECK(r.unverified);
+      partitions += r.partitions.size();
     }
-    REQUIRE(r);
-    REQUIRE(r->state == engine::job_state::succeeded);
-    CHECK(r->unverified);
-    partitions += r->partitions.size();
+    REQUIRE(partitions == std::size_t(sectors));
+    // Every grant home (none out), each partition's set under one: the budget holds the key's grant
+    // and the held ones, nothing else.
+    REQUIRE(eventually(e, [&](const engine::status_report& s) {
+      const auto* k = key_of(s, key_path);
+      return k && k->buffers_grants_out == 0 && s.host.in_use == k->bytes + k->buffers_held_bytes;
+    }));
+    auto st = e.status();
+    const auto* k = key_of(st, key_path);
+    REQUIRE(k);
+    INFO(grants_line(e, key_path));
+    // Each partition takes six vectors: two of values, the witness, a, b, c. Sets are made only for
+    // the first partitions (at most `admits`, one per grant; a later one may find the values of one
+    // whose synthesis has ended): after those, no partition allocates (before: every partition that
+    // overlapped another made its set anew and freed it).
+    CHECK(k->buffers_fresh + k->buffers_reused == 6 * partitions);
+    CHECK(k->buffers_fresh >= 6);
+    CHECK(k->buffers_fresh <= 6 * admits);
+    CHECK(k->buffers_held_grants >= 1);
+    CHECK(k->buffers_held_grants <= admits);
+    CHECK(k->buffers_held_bytes == k->buffers_held_grants * setup.set);
+    CHECK(k->bytes == key_grant);
+    // The key goes: its grant and the held ones go back; the budgets are back to zero.
+    REQUIRE(e.evict_key(key_path));
+    CHECK(test::budgets_drain(e));
+    st = e.status();
+    CHECK(st.host.in_use == 0);
+    CHECK(st.host.reservations == 0);
   }
-  REQUIRE(partitions >= std::size_t(sectors));
-  auto st = e.status();
-  const auto* k = key_of(st, key_path);
-  REQUIRE(k);
-  INFO("fresh " << k->buffers_fresh << ", reused " << k->buffers_reused << ", grants held " << k->buffers_held_grants);
-  // Each partition takes six vectors: two of values, a, b, c, the witness. The CPU backend frees a,
-  // b, c once it has h (backend::prove_sums), so every partition takes those three fresh; the values
-  // and the witness were made for the first partitions only: at most the two sets the budget admits
-  // at once (before, every partition that overlapped another made its set anew, and freed it).
-  CHECK(k->buffers_fresh + k->buffers_reused == 6 * partitions);
-  CHECK(k->buffers_fresh <= 3 * partitions + 3 * 2);
-  // Every set made is still kept, each beyond the reserved one under a grant the buffers hold.
-  CHECK(k->buffers_fresh <= 3 * partitions + 3 * (1 + k->buffers_held_grants));
-  CHECK(k->buffers_held_grants >= 1);  // two synthesizers: the first two partitions overlap
-  CHECK(k->buffers_held_grants <= 2);
-  CHECK(k->buffers_held_bytes == k->buffers_held_grants * set);
-  // The held grants are in the host budget, with the key's own.
-  CHECK(st.host.in_use == k->bytes + k->buffers_held_bytes);
-  CHECK(k->bytes == key_grant);
-  // The key goes: its grant and the held ones go back; the budget is back to zero.
+}
+
+TEST_CASE("a cancelled or failed PoRep partition's grant comes home to its key's buffers",
+          "[engine][synthetic][fil][kept]") {
+  register_sumless();
+  porep_2k setup("cuzk-kept-cancel");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
+  auto cfg = test::small_config();
+  cfg.devices = {"sumless"};
+  cfg.host_budget = std::to_string(key_grant + 2 * setup.set);  // two partitions in flight
+  cfg.device_budget = "1GiB";
+  auto e = engine::engine::start(cfg);
+  e.preload_key(key_path);
+  auto key_now = [&] {
+    auto s = e.status();
+    const auto* k = key_of(s, key_path);
+    REQUIRE(k);
+    return *k;
+  };
+
+  SECTION("cancelled while proving, staged and waiting for a grant") {
+    sumless::hold = true;
+    const auto ids = submit_sectors(e, setup, key_path, 4, "cancel");
+    // One partition proving (held), one staged behind it, the others waiting for a grant: the
+    // budget admits two.
+    REQUIRE(eventually(e, [&](const engine::status_report& s) {
+      const auto* k = key_of(s, key_path);
+      return sumless::proving == 1 && k && k->buffers_grants_out == 2;
+    }));
+    INFO(grants_line(e, key_path));
+    for (auto id : ids) CHECK(e.cancel(id));
+    sumless::hold = false;
+    for (auto id : ids) {
+      auto r = e.await(id, 60s);
+      REQUIRE(r);
+      CHECK(r->state == engine::job_state::canceled);
+    }
+    // Both grants out came home with their sets (the proving one once its device let go).
+    REQUIRE(eventually(e, [&](const engine::status_report& s) {
+      const auto* k = key_of(s, key_path);
+      return k && k->buffers_grants_out == 0 && k->buffers_held_grants == 2 && s.host.in_use == key_grant + 2 * setup.set;
+    }));
+  }
+  SECTION("failed on its device (retried, then the job fails)") {
+    REQUIRE(e.fail_next_allocations(0, 2));  // the first partition's attempts 1 and 2 (of 3)
+    const auto results = await_all(e, submit_sectors(e, setup, key_path, 3, "fail"), key_path);
+    for (auto& r : results) CHECK(r.state == engine::job_state::succeeded);
+    CHECK(e.status().scheduler.retries >= 2);
+    REQUIRE(eventually(e, [&](const engine::status_report& s) {
+      const auto* k = key_of(s, key_path);
+      return k && k->buffers_grants_out == 0 && s.host.in_use == k->bytes + k->buffers_held_bytes;
+    }));
+  }
+  // The grants that came home are taken again: the next sector allocates nothing and asks nothing.
+  const auto before = key_now();
+  INFO(grants_line(e, key_path));
+  const auto results = await_all(e, submit_sectors(e, setup, key_path, 2, "after"), key_path);
+  for (auto& r : results) CHECK(r.state == engine::job_state::succeeded);
+  REQUIRE(eventually(e, [&](const engine::status_report& s) {
+    const auto* k = key_of(s, key_path);
+    return k && k->buffers_grants_out == 0;
+  }));
+  const auto after = key_now();
+  CHECK(after.buffers_fresh == before.buffers_fresh);
+  CHECK(after.buffers_reused == before.buffers_reused + 12);
   REQUIRE(e.evict_key(key_path));
-  for (int i = 0; i < 200 && e.status().host.in_use != 0; ++i) std::this_thread::sleep_for(10ms);
-  st = e.status();
-  CHECK(st.host.in_use == 0);
-  CHECK(st.host.reservations == 0);
+  CHECK(test::budgets_drain(e));
 }
 
 TEST_CASE("a key's held partition grants go back when it is evicted: a key waiting on the budget gets in",
           "[engine][synthetic][fil][kept]") {
   porep_2k setup("cuzk-kept-evict");
-  const auto key_path = zk::groth16::synthetic_key_path({5, true, setup.pce});
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
   caf::actor_system_config cfg;
   msg::register_messages(cfg);
   {
     caf::actor_system sys{cfg};
-    const auto loaded = actors::load_proving_key(key_path, nullptr);
-    const std::uint64_t set = 3 * std::uint64_t{loaded->domain_size} * sizeof(fr) + 2 * loaded->n_vars * sizeof(fr);
-    const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + set;
-    const std::uint64_t capacity = key_grant + 2 * set;
+    // Room for the key and two partitions (at most a, b, c and the witness twice each).
+    const std::uint64_t capacity = std::filesystem::file_size(setup.pce) + 3 * setup.set;
     auto budget = actors::spawn_budget(sys, "host", capacity);
     auto store = actors::spawn_key_store(sys, budget, 0);
     caf::scoped_actor self{sys};
@@ -304,7 +446,9 @@ TEST_CASE("a key's held partition grants go back when it is evicted: a key waiti
         .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
     REQUIRE(key.ptr);
     REQUIRE(key.ptr->buffers);
-    REQUIRE(key.synthesis_bytes == set);
+    const std::uint64_t set = key.synthesis_bytes;
+    REQUIRE(set > 0);
+    REQUIRE(set <= setup.set);
     // Two partitions' grants, as the scheduler takes them, adopted by the key's buffers and handed
     // back to them when the partitions end.
     for (int i = 0; i < 2; ++i) {
@@ -318,10 +462,13 @@ TEST_CASE("a key's held partition grants go back when it is evicted: a key waiti
               [&](caf::error& e) { FAIL(sys.render(e)); });
     }
     CHECK(key.ptr->buffers->grants_held() == 2);
-    CHECK(status().in_use == capacity);  // the key's grant and the two held ones
+    CHECK(key.ptr->buffers->grants_out() == 0);
+    const std::uint64_t in_use = status().in_use;
+    CHECK(in_use == key.ptr->evaluator_bytes + 2 * set);  // the key's grant and the two held ones
     // Another key's grant waits for the room the held grants take.
-    auto waiter = sys.spawn([budget, set](caf::event_based_actor* a) -> caf::behavior {
-      a->request(budget, caf::infinite, msg::reserve_request{set, caf::actor_cast<caf::actor_addr>(a), "other key"})
+    const std::uint64_t wants = capacity - in_use + set;
+    auto waiter = sys.spawn([budget, wants](caf::event_based_actor* a) -> caf::behavior {
+      a->request(budget, caf::infinite, msg::reserve_request{wants, caf::actor_cast<caf::actor_addr>(a), "other key"})
           .then([a, budget](msg::reservation& g) { a->send(budget, msg::release_atom::value, g.id); });
       return {[](int) {}};
     });
