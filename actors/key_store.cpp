@@ -25,7 +25,8 @@
 // buffers of key_load_options::kept_partitions partitions (default one) kept between partitions
 // (circuit_key::buffers); beyond those, the buffers keep one set per partition grant they hold
 // (the scheduler hands each partition's grant to them with its set); the buffers and the grants
-// they hold go when the key does (eviction returns them to the host budget).
+// they hold go when the key does (eviction returns them to the host budget), or when another key is
+// built (its grant is asked for after every other key's held grants went back).
 // A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
 // from, and so gets kept partition buffers too.
 // A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
@@ -381,6 +382,12 @@ void reserve_and_build(store_ptr self, const std::string& path) {
   e.st = key_entry::stage::reserving;
   auto ticket = e.ticket = st.next_ticket++;
   auto budget = st.host_budget;
+  // A key's room comes before the idle sets that other keys keep under held partition grants
+  // (partition_buffers.hpp, counting a kept set once): those grants go back to the budget now.
+  // Held, they return to it only with their key, so this request could otherwise wait behind them
+  // for as long as that key stays hot (a WindowPoSt key's load behind an idle PoRep key's sets).
+  for (auto& [other_path, other] : st.keys)
+    if (other_path != path && other.handle.ptr && other.handle.ptr->buffers) other.handle.ptr->buffers->release_held();
   reserve_request req{e.handle.ptr->evaluator_bytes, caf::actor_cast<caf::actor_addr>(self), "evaluator of " + path};
   self->request(budget, caf::infinite, std::move(req))
       .then(

@@ -489,3 +489,50 @@ TEST_CASE("a key's held partition grants go back when it is evicted: a key waiti
     self->send_exit(budget, caf::exit_reason::user_shutdown);
   }
 }
+
+TEST_CASE("a key's held partition grants go back when another key is built: its load does not wait behind them",
+          "[engine][synthetic][fil][kept]") {
+  porep_2k setup("cuzk-kept-load");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  const auto other_path = zk::groth16::synthetic_key_path({6, false, setup.pce});
+  caf::actor_system_config cfg;
+  msg::register_messages(cfg);
+  {
+    caf::actor_system sys{cfg};
+    // Room for two keys and one set: once the first key holds two partition grants, the second
+    // key fits only if they go back.
+    const std::uint64_t capacity = 2 * std::filesystem::file_size(setup.pce) + 3 * setup.set;
+    auto budget = actors::spawn_budget(sys, "host", capacity);
+    auto store = actors::spawn_key_store(sys, budget, 0);
+    caf::scoped_actor self{sys};
+    auto acquire = [&](const std::string& path) {
+      msg::key_handle key;
+      self->request(store, std::chrono::seconds(60), msg::acquire_atom::value, path)
+          .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(path << ": " << sys.render(e)); });
+      return key;
+    };
+    auto key = acquire(key_path);
+    REQUIRE(key.ptr);
+    REQUIRE(key.ptr->buffers);
+    const std::uint64_t set = key.synthesis_bytes;
+    REQUIRE(set <= setup.set);
+    for (int i = 0; i < 2; ++i) {
+      self->request(budget, caf::infinite, msg::reserve_request{set, caf::actor_cast<caf::actor_addr>(self), "partition"})
+          .receive(
+              [&](msg::reservation& g) {
+                auto token = actors::make_reservation_token(budget, g);
+                auto adopted = key.ptr->buffers->adopt(std::move(token.ptr), g.bytes);
+              },
+              [&](caf::error& e) { FAIL(sys.render(e)); });
+    }
+    REQUIRE(key.ptr->buffers->grants_held() == 2);
+    // The second key's grant would not fit beside the held ones; it is built, and they went back.
+    auto other = acquire(other_path);
+    CHECK(other.ptr);
+    CHECK(key.ptr->buffers->grants_held() == 0);
+    key = {};
+    other = {};
+    self->send_exit(store, caf::exit_reason::user_shutdown);
+    self->send_exit(budget, caf::exit_reason::user_shutdown);
+  }
+}
