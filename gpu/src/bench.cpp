@@ -48,10 +48,10 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 
 // A --variants entry: "xyzz" (the first kernels: acc_blocks 0, one segment kernel) or tokens
 // joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
-// window bits). The defaults are "acc4+split".
+// window bits), "g2smem" (G2 on shared-memory slots). The defaults are "acc4+split".
 struct msm_variant {
   unsigned acc_blocks = 0, window_bits = 0;
-  bool split = false;
+  bool split = false, g2_smem = false;
 };
 msm_variant parse_variant(const std::string& v) {
   msm_variant r;
@@ -63,11 +63,12 @@ msm_variant parse_variant(const std::string& v) {
     const std::string t = v.substr(at, end - at);
     if (t == "acc4") r.acc_blocks = 4;
     else if (t == "split") r.split = true;
+    else if (t == "g2smem") r.g2_smem = true;
     else if (t.size() >= 2 && t.size() <= 3 && t[0] == 'c' && std::isdigit((unsigned char)t[1]) &&
              std::isdigit((unsigned char)t.back()))
       r.window_bits = unsigned(std::stoul(t.substr(1)));
     else
-      throw std::invalid_argument("bench msm: --variants entry '" + v + "': xyzz, or acc4 / split / cNN joined by +");
+      throw std::invalid_argument("bench msm: --variants entry '" + v + "': xyzz, or acc4 / split / cNN / g2smem joined by +");
     at = end + 1;
   }
   return r;
@@ -120,7 +121,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
       std::string vs = variant.empty() ? "" : " [" + variant + "]";
       if (!variant.empty()) {
         const msm_variant mv = parse_variant(variant);
-        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits);
+        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem);
       }
       times = be.time_ms(warmup, reps, [&] {
         if constexpr (g2) got = be.msm_g2_device(db, ds, n);

@@ -57,6 +57,9 @@ struct msm_shape {
   // accumulation ignores it (its Fp2 state would spill at 128 registers).
   unsigned acc_blocks;
   bool seg_split;  // bucket reduction in two kernels (msm_bucket_segment_sums / _starts)
+  // G2's first level and bucket segments on shared-memory slots (msm_g2.cu, xyzz_slots.cuh; G1
+  // ignores it): cuda_options::msm_g2_smem.
+  bool g2_smem = false;
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
@@ -131,7 +134,32 @@ constexpr std::size_t msm_group_pairs = std::size_t(1) << 29;
 // msm_accumulate_points_4 caps the registers so that 4 blocks of msm_acc_threads fit an SM (more
 // warps per scheduler to hide the products' latency, at the cost of ~80 bytes of spills): G1's
 // default (msm_shape::acc_blocks = 4), 0.5-1.6% faster than the uncapped kernel on the H200.
+// The first level's accumulator of one thread: an XYZZ point in registers. A curve whose point
+// state does not fit the registers beside its products may name another type in msm_point_acc_of
+// (msm_g2.cu: G2's on shared-memory slots, msm_shape::g2_smem), which takes smem_bytes of the
+// block's dynamic shared memory (msm_smem) per thread, threads a block and max_regs registers.
 template <class F>
+struct msm_reg_acc {
+  static constexpr unsigned smem_bytes = 0;
+  xyzz_d<F> a;
+  __device__ __forceinline__ explicit msm_reg_acc(uint4*) : a(xyzz_d<F>::identity()) {}
+  __device__ __forceinline__ void reset() { a = xyzz_d<F>::identity(); }
+  // a += (neg ? -p : p); points at infinity are skipped.
+  __device__ __forceinline__ void add(const affine_d<F>* __restrict__ p, bool neg) {
+    affine_d<F> q = load16(p);
+    if (q.is_identity()) return;
+    if (neg) q.y = -q.y;
+    a.add_affine(q.x, q.y);
+  }
+  __device__ __forceinline__ xyzz_d<F> value() const { return a; }
+};
+template <class F>
+struct msm_point_acc_of {
+  using type = msm_reg_acc<F>;
+};
+extern __shared__ uint4 msm_smem[];
+
+template <class F, class Acc>
 __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __restrict__ keys,
                                                            const uint32_t* __restrict__ vals, std::size_t M, unsigned K,
                                                            unsigned nb, const affine_d<F>* __restrict__ bases,
@@ -144,50 +172,57 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
   uint32_t prev = begin ? keys[begin - 1] : no_key, next = end < M ? keys[end] : no_key;
   uint32_t first_key = keys[begin], cur = first_key;
   bool first = true, slot0_used = false, slot1_used = false;
-  X acc = X::identity();
+  Acc acc(msm_smem);
   auto flush = [&](bool last) {
     bool cont = (first && cur == prev) || (last && cur == next);
     if (cont) {
       std::size_t s = first ? 2 * t : 2 * t + 1;
       (first ? slot0_used : slot1_used) = true;
       slot_keys[s] = cur;
-      store16(slot_pts + s, acc);
+      store16(slot_pts + s, acc.value());
     } else if (cur % nb) {
-      store16(buckets + cur, acc);
+      store16(buckets + cur, acc.value());
     }
   };
   for (std::size_t i = begin; i < end; ++i) {
     uint32_t k = keys[i];
     if (k != cur) {
       flush(false);
-      acc = X::identity();
+      acc.reset();
       cur = k;
       first = false;
     }
     if (k % nb == 0) continue;
     uint32_t v = vals[i];
-    affine_d<F> p = load16(bases + (v & 0x7fffffffu));
-    if (p.is_identity()) continue;
-    if (v >> 31) p.y = -p.y;
-    acc.add_affine(p.x, p.y);
+    acc.add(bases + (v & 0x7fffffffu), v >> 31);
   }
   flush(true);
   // Unused slots carry a neighbouring key and the identity, keeping the slot keys sorted.
   if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
   if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
 }
-template <class F>
+template <class F, class Acc = msm_reg_acc<F>>
 __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
                                       std::size_t M, unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases,
                                       xyzz_d<F>* buckets, uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
-  msm_accumulate_points_body<F>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
+  msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
+}
+// The accumulation with a curve's own accumulator in shared memory (msm_shape::g2_smem):
+// Acc::threads a block, registers capped at Acc::max_regs (so that Acc's slots, not registers,
+// bound the blocks per SM).
+template <class F, class Acc>
+__global__ void __maxnreg__(Acc::max_regs)
+    msm_accumulate_points_smem(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
+                               unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
+                               uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+  msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
 }
 template <class F>
 __global__ void __launch_bounds__(msm_acc_threads, 4)
     msm_accumulate_points_4(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
                             unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
                             uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
-  msm_accumulate_points_body<F>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
+  msm_accumulate_points_body<F, msm_reg_acc<F>>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
 }
 
 // The first level again, with affine accumulators whose additions share one inversion per batch
@@ -347,6 +382,28 @@ __global__ void msm_accumulate_slots(const uint32_t* __restrict__ keys, const xy
   if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
 }
 
+// A bucket segment's running sum and sum of running sums: XYZZ points in registers (G1); a curve
+// may name another type in msm_seg_acc_of (msm_g2.cu: G2's live in shared memory), as
+// msm_point_acc_of.
+template <class F>
+struct msm_reg_seg {
+  static constexpr unsigned smem_bytes = 0;
+  xyzz_d<F> running, total;
+  __device__ __forceinline__ explicit msm_reg_seg(uint4*)
+      : running(xyzz_d<F>::identity()), total(xyzz_d<F>::identity()) {}
+  // running += *b; total += running.
+  __device__ __forceinline__ void step(const xyzz_d<F>* __restrict__ b) {
+    running.add(load16(b));
+    total.add(running);
+  }
+  __device__ __forceinline__ xyzz_d<F> run() const { return running; }
+  __device__ __forceinline__ xyzz_d<F> tot() const { return total; }
+};
+template <class F>
+struct msm_seg_acc_of {
+  using type = msm_reg_seg<F>;
+};
+
 // Segment s of window w: buckets [1 + s L, 1 + (s+1) L) -> sum_b b * B_b.
 template <class F>
 __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
@@ -379,7 +436,7 @@ __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsig
 // spills at 255): segment sums only (total without the start's share, and running), then the
 // start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split (the
 // default: 2^23 shifted buckets 29.2 -> 23.1 ms, 13 windows of 2^19 19.5 -> 18.4 ms on the H200).
-template <class F>
+template <class F, class Seg = msm_reg_seg<F>>
 __global__ void msm_bucket_segment_sums(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
                                         unsigned nseg, xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
   using X = xyzz_d<F>;
@@ -388,13 +445,10 @@ __global__ void msm_bucket_segment_sums(const xyzz_d<F>* __restrict__ buckets, u
   unsigned w = unsigned(id / nseg), s = unsigned(id % nseg);
   unsigned lo = 1 + s * L, hi = lo + L < nb ? lo + L : nb;
   const X* B = buckets + std::size_t(w) * nb;
-  X running = X::identity(), total = X::identity();
-  for (unsigned b = hi; b-- > lo;) {
-    running.add(load16(B + b));
-    total.add(running);
-  }
-  store16(total_out + id, total);
-  store16(running_out + id, running);
+  Seg sg(msm_smem);
+  for (unsigned b = hi; b-- > lo;) sg.step(B + b);
+  store16(total_out + id, sg.tot());
+  store16(running_out + id, sg.run());
 }
 template <class F>
 __global__ void msm_bucket_segment_starts(xyzz_d<F>* total, const xyzz_d<F>* __restrict__ running, unsigned nwin,
@@ -524,6 +578,14 @@ unsigned msm_key_bits(const msm_shape& sh);
 // sum scalars[i] * bases[i] over device arrays; the result (XYZZ) is written to out_dev. With a
 // shape of S > 1 sets, bases[s * set_stride + i] must hold 2^(c s) P_i for every s < S.
 // idx (optional): entry j is scalar idx[j] and point idx[j] - idx_base (msm_digits_kernel).
+// A kernel that takes `bytes` of dynamic shared memory (beyond the default 48 KB), with the
+// carveout at its most shared memory.
+template <class K>
+void msm_smem_attributes(K* kernel, std::size_t bytes) {
+  CUZK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  CUZK_CUDA(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared));
+}
+
 template <class F>
 void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride,
              arena& ar, xyzz_d<F>* out_dev, cudaStream_t s, const uint32_t* idx = nullptr, uint32_t idx_base = 0) {
@@ -586,11 +648,22 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
           keys.Current(), vals.Current(), M, sh.K1, sh.nb, bases, arr, sk1, sp1, T1, sh.affine_lanes, acc_st, pre_st,
           key_st, flag_st);
     } else {
+      using Acc = typename msm_point_acc_of<F>::type;
       auto kernel = msm_accumulate_points<F>;
+      unsigned thr = acc_threads;
+      std::size_t smem = 0;
+      if constexpr (Acc::smem_bytes != 0) {
+        if (sh.g2_smem) {
+          kernel = msm_accumulate_points_smem<F, Acc>;
+          thr = Acc::threads;
+          smem = std::size_t(Acc::smem_bytes) * thr;
+          msm_smem_attributes(kernel, smem);
+        }
+      }
       if constexpr (std::is_same_v<F, fp_d>)
         if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
-      kernel<<<blocks_for(T1, acc_threads), acc_threads, 0, s>>>(keys.Current(), vals.Current(), M, sh.K1, sh.nb,
-                                                                 bases, arr, sk1, sp1);
+      kernel<<<blocks_for(T1, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, sh.K1, sh.nb, bases, arr, sk1,
+                                                    sp1);
     }
     CUZK_LAUNCHED();
     if (a == 0) mark(3);
@@ -613,7 +686,17 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
 
   if (sh.seg_split) {
     const std::size_t segs = std::size_t(BW) * sh.nseg;
-    msm_bucket_segment_sums<F><<<blocks_for(segs, 64), 64, 0, s>>>(buckets, BW, sh.nb, sh.seg_len, sh.nseg, seg_a, seg_b);
+    using Seg = typename msm_seg_acc_of<F>::type;
+    auto seg_kernel = msm_bucket_segment_sums<F>;
+    std::size_t seg_smem = 0;
+    if constexpr (Seg::smem_bytes != 0) {
+      if (sh.g2_smem) {
+        seg_kernel = msm_bucket_segment_sums<F, Seg>;
+        seg_smem = std::size_t(Seg::smem_bytes) * 64;
+        msm_smem_attributes(seg_kernel, seg_smem);
+      }
+    }
+    seg_kernel<<<blocks_for(segs, 64), 64, seg_smem, s>>>(buckets, BW, sh.nb, sh.seg_len, sh.nseg, seg_a, seg_b);
     CUZK_LAUNCHED();
     msm_bucket_segment_starts<F><<<blocks_for(segs, 64), 64, 0, s>>>(seg_a, seg_b, BW, sh.seg_len, sh.nseg);
   } else {

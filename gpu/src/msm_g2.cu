@@ -10,6 +10,7 @@
 // inlined kernels also take nvcc's front end many minutes.
 #include "msm.cuh"
 #include "msm_entry.hpp"
+#include "cuzk/gpu/xyzz_slots.cuh"
 
 namespace cuzk::gpu {
 
@@ -46,6 +47,116 @@ struct fp2_product<fp_call> {
     fp2_dev r = fp2_mul_call({a.c0.f, a.c1.f}, {b.c0.f, b.c1.f});
     return {{r.c0}, {r.c1}};
   }
+};
+
+namespace {
+
+// Fp2 values in memory: 6 x 16 bytes, part k at p[k * s] (a base point's coordinate: s = 1; a
+// thread's shared-memory slot: s = the block's threads, so that a warp's threads read consecutive
+// 16-byte words).
+__device__ __forceinline__ fp2_dev ld2(const uint4* p, unsigned s) {
+  fp2_dev r;
+  uint4* d = reinterpret_cast<uint4*>(&r);
+#pragma unroll
+  for (int k = 0; k < 6; ++k) d[k] = p[k * s];
+  return r;
+}
+__device__ __forceinline__ void st2(uint4* p, unsigned s, const fp2_dev& v) {
+  const uint4* d = reinterpret_cast<const uint4*>(&v);
+#pragma unroll
+  for (int k = 0; k < 6; ++k) p[k * s] = d[k];
+}
+// r = a b and r = a^2 on operands in memory (r may be a or b): the caller holds no Fp2 value
+// across the call.
+__device__ __noinline__ void fp2_mul_at(const uint4* a, unsigned sa, const uint4* b, unsigned sb, uint4* r,
+                                        unsigned sr) {
+  st2(r, sr, fp2_dev::mul_lazy(ld2(a, sa), ld2(b, sb)));
+}
+__device__ __noinline__ void fp2_sqr_at(const uint4* a, unsigned sa, uint4* r, unsigned sr) {
+  st2(r, sr, ld2(a, sa).sqr());
+}
+__device__ __forceinline__ fp2_call to_call(const fp2_dev& v) { return {{v.c0}, {v.c1}}; }
+
+// Memory for xyzz_slots: a handle is an Fp2 value's first part and its stride; the slots are
+// this thread's in shared memory (slot i's part k at msm_smem[(6 i + k) S + thread], S the block's
+// threads: a warp reads consecutive words).
+struct g2_mem {
+  using F = fp2_call;
+  struct H {
+    uint4* p;
+    unsigned s;
+  };
+  uint4* b;
+  unsigned S;
+  __device__ __forceinline__ H slot(int i) const { return {b + 6 * i * S, S}; }
+  __device__ __forceinline__ F get(H h) const { return to_call(ld2(h.p, h.s)); }
+  __device__ __forceinline__ void put(H h, const F& v) const { st2(h.p, h.s, {v.c0.f, v.c1.f}); }
+  __device__ __forceinline__ void mul(H r, H a, H c) const { fp2_mul_at(a.p, a.s, c.p, c.s, r.p, r.s); }
+  __device__ __forceinline__ void sqr(H r, H a) const { fp2_sqr_at(a.p, a.s, r.p, r.s); }
+  // Coordinate k of a point in global memory (affine: x, y; XYZZ: X, Y, ZZ, ZZZ).
+  static __device__ __forceinline__ H at(const void* pt, int k) {
+    return {const_cast<uint4*>(reinterpret_cast<const uint4*>(pt)) + 6 * k, 1};
+  }
+};
+
+// G2's first-level accumulator on shared-memory slots (cuda_options::msm_g2_smem): X, Y, ZZ, ZZZ
+// and three temporaries, 7 x 96 B a thread, 64 threads a block, registers capped at 200 so that 5
+// blocks (43 KB of slots each) fit an SM: 10 warps, against 8 at 255 registers for the accumulator
+// in registers. (SASS, sm_90: a mixed addition's hot path ~2 STL / ~20 LDL instead of 74 / 143,
+// the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, issue 19, G2 on
+// shared-memory slots.)
+struct g2_smem_acc {
+  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200;
+  g2_mem m;
+  bool inf = true;
+  __device__ __forceinline__ explicit g2_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
+  __device__ __forceinline__ void reset() { inf = true; }
+  __device__ __forceinline__ xyzz_d<fp2_call> value() const {
+    if (inf) return xyzz_d<fp2_call>::identity();
+    return {m.get(m.slot(0)), m.get(m.slot(1)), m.get(m.slot(2)), m.get(m.slot(3))};
+  }
+  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
+    if (load16(p).is_identity()) return;
+    xyzz_slots::add_affine(m, 0, 4, inf, g2_mem::at(p, 0), g2_mem::at(p, 1), neg);
+  }
+};
+
+// G2's bucket segments on shared-memory slots: the running sum (slots 0-3), the sum of running
+// sums (4-7) and three temporaries, 11 x 96 B a thread (3 blocks of 64 an SM); a bucket's
+// coordinates are read from global memory by the products.
+struct g2_smem_seg {
+  static constexpr unsigned smem_bytes = 11 * 96;
+  g2_mem m;
+  bool run_inf = true, tot_inf = true;
+  __device__ __forceinline__ explicit g2_smem_seg(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
+  __device__ __forceinline__ xyzz_d<fp2_call> point(int p0, bool inf) const {
+    if (inf) return xyzz_d<fp2_call>::identity();
+    return {m.get(m.slot(p0)), m.get(m.slot(p0 + 1)), m.get(m.slot(p0 + 2)), m.get(m.slot(p0 + 3))};
+  }
+  __device__ __forceinline__ void step(const xyzz_d<fp2_call>* __restrict__ bucket) {
+    if (!m.get(g2_mem::at(bucket, 2)).is_zero()) {  // ZZ = 0: an empty bucket
+      const g2_mem::H q[4] = {g2_mem::at(bucket, 0), g2_mem::at(bucket, 1), g2_mem::at(bucket, 2),
+                              g2_mem::at(bucket, 3)};
+      xyzz_slots::add(m, 0, 8, run_inf, q);
+    }
+    if (!run_inf) {
+      const g2_mem::H r[4] = {m.slot(0), m.slot(1), m.slot(2), m.slot(3)};
+      xyzz_slots::add(m, 4, 8, tot_inf, r);
+    }
+  }
+  __device__ __forceinline__ xyzz_d<fp2_call> run() const { return point(0, run_inf); }
+  __device__ __forceinline__ xyzz_d<fp2_call> tot() const { return point(4, tot_inf); }
+};
+
+}  // namespace
+
+template <>
+struct msm_point_acc_of<fp2_call> {
+  using type = g2_smem_acc;
+};
+template <>
+struct msm_seg_acc_of<fp2_call> {
+  using type = g2_smem_seg;
 };
 
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,

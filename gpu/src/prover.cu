@@ -106,6 +106,7 @@ struct cuda_backend::impl {
                                               opt.msm_affine_lanes);
     sh.acc_blocks = opt.msm_acc_blocks;
     sh.seg_split = opt.msm_segment_split;
+    sh.g2_smem = opt.msm_g2_smem;
     return sh;
   }
   template <bool G2>
@@ -1089,7 +1090,8 @@ std::vector<std::pair<std::string, double>> cuda_backend::ntt_profile_device(con
   return out;
 }
 void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(impl_->ctx.compute)); }
-void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits) {
+void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits, bool g2_smem) {
+  impl_->opt.msm_g2_smem = g2_smem;
   if (acc_blocks != 0 && acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
   if (window_bits == 1 || window_bits > 24) throw std::invalid_argument("cuda msm: window bits must be 2..24 (0: by size)");
   impl_->opt.msm_acc_blocks = acc_blocks;

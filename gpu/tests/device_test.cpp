@@ -251,6 +251,24 @@ TEST_CASE("device G2 MSM: random inputs and special cases", "[device][msm]") {
   check_msm<g2_curve>(be, 3000, 3, 96, true, std::vector<bigint<4>>(3000));
 }
 
+TEST_CASE("device G2 MSM on shared-memory slots (msm_g2_smem) equals the CPU backend", "[device][msm][variants]") {
+  REQUIRE_DEVICE();
+  gpu::cuda_options o;
+  o.msm_g2_smem = true;
+  gpu::cuda_backend be(o);
+  // Random, with infinity and repeats (P + P, P + (-P) in the buckets, empty buckets in the
+  // segments), every scalar r - 1, every scalar 0, more points than one slice.
+  check_msm<g2_curve>(be, 1, 1, 190, true);
+  check_msm<g2_curve>(be, 1 << 10, 1 << 10, 191, true);
+  check_msm<g2_curve>(be, 4097, 512, 192, true);
+  check_msm<g2_curve>(be, 5000, 3, 193, true);
+  check_msm<g2_curve>(be, (1 << 18) + 5, 1 << 12, 194, false);
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  check_msm<g2_curve>(be, 3000, 3, 195, true, std::vector<bigint<4>>(3000, r_minus_1));
+  check_msm<g2_curve>(be, 3000, 3, 196, true, std::vector<bigint<4>>(3000));
+}
+
 TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload; new contents or size do not", "[device][msm]") {
   REQUIRE_DEVICE();
   gpu::cuda_backend be;

@@ -9,6 +9,7 @@
 #include "cuzk/gpu/curve.cuh"
 #include "cuzk/gpu/lazy.cuh"
 #include "cuzk/gpu/shifted.cuh"
+#include "cuzk/gpu/xyzz_slots.cuh"
 #include "zk/bls12_381/curves.hpp"
 
 using namespace cuzk;
@@ -108,6 +109,18 @@ void check_xyzz() {
   neg.add(d);  // P + (-P)
   REQUIRE(neg.is_identity());
 }
+
+// Host memory for xyzz_slots: a handle points at an Fp2 value.
+struct host_slots {
+  using F = gpu::fp2_dev;
+  using H = F*;
+  F* s;
+  H slot(int i) const { return s + i; }
+  F get(H h) const { return *h; }
+  void put(H h, const F& v) const { *h = v; }
+  void mul(H r, H a, H b) const { *r = *a * *b; }
+  void sqr(H r, H a) const { *r = a->sqr(); }
+};
 
 }  // namespace
 
@@ -281,4 +294,57 @@ TEST_CASE("emulated batch-affine additions (one inversion per batch) match zk/cu
   };
   run(g1_curve{});
   run(g2_curve{});
+}
+
+TEST_CASE("emulated XYZZ additions on memory slots (G2's shared-memory accumulators) match the formulas",
+          "[gpu][emulated]") {
+  using namespace zk::bls12_381;
+  using F = gpu::fp2_dev;
+  using dxyzz = gpu::xyzz_d<F>;
+  using hxyzz = zk::xyzz_t<g2_curve>;
+  using jac = zk::jacobian_t<g2_curve>;
+  namespace xs = gpu::xyzz_slots;
+  auto g = jac(g2_curve::generator());
+  std::vector<jac> js;
+  for (int i = 1; i <= 4; ++i) js.push_back(g.mul(zk::bigint<1>{{std::uint64_t(i * 7919 + 3)}}));
+  auto pts = batch_normalize(js);
+  // msm_g2.cu's segment: slots 0-3 the running sum (the first level's accumulator alike), 4-7 the
+  // sum of running sums, 8-10 the temporaries. Steps: point index (-1: an empty bucket) and sign;
+  // P + P, P + (-P) (infinity, then a point again), total + running with total = running (2 P).
+  const std::pair<int, bool> steps[] = {{0, false}, {-1, false}, {0, false}, {1, false}, {2, true}, {-1, false},
+                                        {3, false}, {3, true},  {1, true},  {1, true},  {2, false}, {0, false}};
+  std::vector<F> mem(11, F::zero());
+  host_slots m{mem.data()};
+  bool run_inf = true, tot_inf = true;
+  dxyzz run = dxyzz::identity(), tot = dxyzz::identity();
+  auto slots_point = [&](int p0, bool inf) {
+    return inf ? dxyzz::identity() : dxyzz{mem[p0], mem[p0 + 1], mem[p0 + 2], mem[p0 + 3]};
+  };
+  auto same = [](const dxyzz& a, const dxyzz& b) {
+    return to_host<hxyzz>(a).to_jacobian() == to_host<hxyzz>(b).to_jacobian();
+  };
+  for (auto [i, neg] : steps) {
+    INFO("point " << i << (neg ? " negated" : ""));
+    if (i >= 0) {
+      F x = to_dev<F>(pts[i].x), y = to_dev<F>(pts[i].y);
+      xs::add_affine(m, 0, 8, run_inf, &x, &y, neg);
+      run.add_affine(x, neg ? -y : y);
+    }
+    REQUIRE(run_inf == run.is_identity());
+    REQUIRE(same(slots_point(0, run_inf), run));
+    if (!run_inf) {
+      F* q[4] = {m.slot(0), m.slot(1), m.slot(2), m.slot(3)};
+      xs::add(m, 4, 8, tot_inf, q);
+      tot.add(run);
+    }
+    REQUIRE(tot_inf == tot.is_identity());
+    REQUIRE(same(slots_point(4, tot_inf), tot));
+  }
+  // p + (-p) through the full addition: infinity.
+  F q0[4] = {mem[0], -mem[1], mem[2], mem[3]};
+  F* q[4] = {&q0[0], &q0[1], &q0[2], &q0[3]};
+  bool inf = run_inf;
+  REQUIRE(!inf);
+  xs::add(m, 0, 8, inf, q);
+  REQUIRE(inf);
 }

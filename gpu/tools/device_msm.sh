@@ -9,7 +9,8 @@
 #   run(command="cd .device/msm && tar -xJf payload.tar.xz && bash device_msm.sh", carry=[".device/msm"], timeout_s=270)
 #   (device_msm.sh check: the defaults only, ~80 s: tests, G1 2^24 / 2^26 shifted, G2 2^24)
 #   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the MSM tests and TESTS (default
-#    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile,
+#    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile (G2: registers and the
+#    shared-memory slots, cuda_options::msm_g2_smem),
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s)
 #   (device_msm.sh bits: scalars that are bits, random against 90% bits, one call within END: the
 #    [bits] MSM tests and the proofs, then G1 2^24 / 2^26 and G2 2^24 on plain and shifted bases
@@ -50,7 +51,8 @@ fi
 if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same call
   tests tests_g2 "${G2TESTLIM:-60}" "${2:-[prove]~[bellperson]}"
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
-  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5
+  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
+    --variants acc4+split,acc4+split+g2smem
   for b in bin/cuzk_*; do
     [[ -x $b && $b != *tests ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
   done

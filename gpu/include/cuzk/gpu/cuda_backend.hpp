@@ -57,6 +57,10 @@ struct cuda_options {
   // measured best on the H200 (docs/benchmarks.md, issue 19 run 3).
   unsigned msm_acc_blocks = 4;
   bool msm_segment_split = true;
+  // G2's first-level accumulation and bucket segments on shared-memory slots instead of registers
+  // (msm_g2.cu: no state parked around the Fp2 product calls, 10 warps per SM instead of 8). Off
+  // until measured on the device (docs/benchmarks.md, issue 19: G2 on shared-memory slots).
+  bool msm_g2_smem = false;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
   // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the
@@ -181,9 +185,9 @@ class cuda_backend : public zk::groth16::backend {
   // Drops the benchmark's shifted sets, scratch and work vectors (device memory back).
   void release_caches();
   // The MSM variants of cuda_options (msm_acc_blocks, msm_segment_split, force_window_bits for
-  // plain bases) switched between runs, so that a benchmark compares them on the same bases and
+  // plain bases, msm_g2_smem) switched between runs, so that a benchmark compares them on the same bases and
   // shifted sets.
-  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0);
+  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, bool g2_smem = false);
 
   struct impl;
 
