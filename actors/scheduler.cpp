@@ -66,6 +66,7 @@ struct stage_stamps {
   std::uint64_t staged = 0, dispatch = 0;  // the stager's answer; the prove request sent
   std::vector<std::string> stage_names;  // the synthesizer's stages, "staging", then the device's
   std::vector<double> stage_ms;
+  bool synth_alone = false;  // synthesized with the pool to itself (engine_settings::alone_below)
 };
 
 struct slot_t {
@@ -267,7 +268,8 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
                                                      unix_us(t.timing.synth_start), unix_us(t.timing.synth_end),
                                                      unix_us(t.timing.device_start), unix_us(t.timing.device_end),
                                                      t.timing.stage_names, t.timing.stage_ms,
-                                                     unix_us(t.timing.staged), unix_us(t.timing.dispatch)});
+                                                     unix_us(t.timing.staged), unix_us(t.timing.dispatch),
+                                                     t.timing.synth_alone});
   out.reasons = j.reasons;
   out.attempts = j.attempts;
   j.timings.total_us = now_us() - j.t_submit;
@@ -712,7 +714,7 @@ void mark_dispatched(sched_ptr self, job_t& j, task_t& t) {
   }
 }
 
-void start(sched_ptr self, job_t& j, task_t& t, int s) {
+void start(sched_ptr self, job_t& j, task_t& t, int s, bool alone = false) {
   auto& st = self->state;
   mark_dispatched(self, j, t);
   t.synth = s;
@@ -723,6 +725,7 @@ void start(sched_ptr self, job_t& j, task_t& t, int s) {
   t.timing = stage_stamps{};
   t.timing.synthesizer = "synth:" + std::to_string(s);
   t.timing.synth_start = now_us();
+  t.timing.synth_alone = alone;
   const auto at = next_step(j.id, t, stage::keying);
   auto t0 = now_us();
   auto store = st.key_store;
@@ -839,6 +842,32 @@ std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std
   return best;
 }
 
+// Latency before throughput when the devices are short of work (engine_settings::alone_below): the
+// local synthesizers share one pool (synthesizer_threads 0), so two partitions started together are
+// each ready after about twice one partition's time alone (the pair's throughput is no better: on
+// the H200 host a 32 GiB partition's C1 + witness takes ~1.1 s alone, 2.1-3.4 s as one of two).
+// While fewer than alone_below partitions per device are synthesized and not yet proved, at most
+// one local synthesis runs, so the next partition reaches the device in one partition's time: the
+// first partition of an idle engine (the device waits for it) and, with 2, the one after it (the
+// device proves the first meanwhile). With that many ahead every free synthesizer starts, sharing
+// the pool as before. Synthesizers with pools of their own (synthesizer_threads > 0) share nothing
+// and are not held back. Answers how many syntheses may start now, at most `free`; `alone` when
+// the one allowed runs alone.
+std::uint32_t local_starts_allowed(const scheduler_state& st, std::uint32_t free, bool& alone) {
+  alone = false;
+  if (st.settings.alone_below == 0 || st.settings.synthesizer_threads > 0 || free == 0) return free;
+  const std::size_t enough = std::size_t(st.settings.alone_below) * std::max<std::size_t>(1, st.devices.size());
+  std::size_t ahead = 0;  // synthesized, not yet proved
+  for (auto& [id, j] : st.jobs)
+    for (auto& t : j.tasks)
+      if (t.st >= stage::device_wait && t.st <= stage::proving && ++ahead >= enough) return free;
+  const std::size_t local = std::min<std::size_t>(st.settings.synthesizers, st.synths.size());
+  for (std::size_t s = 0; s < local; ++s)
+    if (st.synths[s].ticket) return 0;  // one is synthesizing alone
+  alone = true;
+  return 1;
+}
+
 void pump(sched_ptr self) {
   auto& st = self->state;
   auto local_free = [&]() -> std::uint32_t {
@@ -856,7 +885,8 @@ void pump(sched_ptr self) {
   // Queued partitions in priority order, each to whichever place has the most free capacity. A
   // partition that cannot go anywhere yet (no node has its key) does not hold back the others.
   std::vector<order_key> placed;
-  std::uint32_t free_here = local_free();
+  bool alone = false;
+  std::uint32_t free_here = local_starts_allowed(st, local_free(), alone);
   bool nodes_free = node_free();
   for (auto& key : st.queue) {
     if (free_here == 0 && !nodes_free) break;
@@ -874,10 +904,10 @@ void pump(sched_ptr self) {
         auto& slot = st.synths[s];
         if (!slot.handle || !slot.alive || slot.ticket) continue;
         placed.push_back(key);
-        start(self, j, j.tasks[index], static_cast<int>(s));
+        start(self, j, j.tasks[index], static_cast<int>(s), alone && s < st.settings.synthesizers);
         break;
       }
-      free_here = local_free();
+      free_here = local_starts_allowed(st, local_free(), alone);
     }
   }
   for (auto& key : placed) st.queue.erase(key);

@@ -53,7 +53,7 @@ template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, partition_timing& x) {
   return f(caf::meta::type_name("partition_timing"), x.partition, x.synthesizer, x.device,
            x.synth_start_unix_us, x.synth_end_unix_us, x.device_start_unix_us, x.device_end_unix_us, x.stage_names,
-           x.stage_ms, x.staged_unix_us, x.dispatch_unix_us);
+           x.stage_ms, x.staged_unix_us, x.dispatch_unix_us, x.synth_alone);
 }
 
 template <class Inspector>

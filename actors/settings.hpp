@@ -47,6 +47,13 @@ struct engine_settings {
   // the previous one's answer arrives.
   unsigned device_depth = 2;
   unsigned synthesizers = 1;
+  // While fewer than alone_below partitions per device are on their way to a device or on one
+  // (synthesized and waiting, staging, staged, proving), one local synthesis at a time on the
+  // shared pool: the first partitions of an idle engine (and the next one of a device about to run
+  // dry) get the pool to themselves and are ready in one partition's synthesis time instead of two
+  // sharing the cores; with that many ahead, every free synthesizer starts as before (the steady
+  // state). 1: only while the devices have nothing; 0: off (every free synthesizer at once).
+  unsigned alone_below = 2;
   unsigned synthesizer_threads = 0;  // threads of each synthesizer's witness and a, b, c (0: the process pool)
   std::vector<remote_endpoint> remote_synthesizers;
   unsigned max_attempts = 3;

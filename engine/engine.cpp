@@ -310,6 +310,7 @@ engine engine::start(const config& c) {
   s.device_depth = std::max(1u, c.device_depth);
   s.synthesizer_threads = c.synthesizer_threads;
   s.kept_partitions = std::max(1u, c.kept_partitions);
+  s.alone_below = c.alone_below;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
     s.synthesizers = std::max(1u, std::thread::hardware_concurrency());
   if (cl.coordinator_only) s.synthesizers = 0;

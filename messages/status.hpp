@@ -87,6 +87,9 @@ struct partition_timing {
   // ready) and when the scheduler sent it to the device. A dispatch before the previous partition's
   // device_end on the same device waited in the device's mailbox (engine_settings::device_depth).
   std::uint64_t staged_unix_us = 0, dispatch_unix_us = 0;
+  // Synthesized with the synthesizers' pool to itself: no other synthesis ran beside it, the devices
+  // having fewer partitions ahead than engine_settings::alone_below.
+  bool synth_alone = false;
   bool operator==(const partition_timing&) const = default;
 };
 

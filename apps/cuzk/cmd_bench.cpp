@@ -215,6 +215,10 @@ void register_fil_bench(CLI::App* bench) {
                   "--shape: prove requests the device holds at once (2: the next waits in its mailbox; 1: sent on "
                   "the previous one's answer)")
       ->capture_default_str();
+  fil->add_option("--alone-below", o->alone_below,
+                  "--shape: one synthesis at a time while fewer than this many partitions per device are synthesized "
+                  "and not yet proved (1: only while the device has nothing; 0: every synthesizer at once)")
+      ->capture_default_str();
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
   fil->add_flag("!--host-abc", o->device_synthesis,
                 "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");

@@ -231,6 +231,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   cfg.synthesizers = o.synthesizers;
   cfg.kept_partitions = o.kept_partitions;
   cfg.device_depth = o.device_depth;
+  cfg.alone_below = o.alone_below;
   cfg.step_timeout = std::chrono::minutes(30);
   cfg.host_margin_bytes = std::uint64_t{8} << 30;  // the mapped evaluator, pinned staging, the page cache
   auto e = engine::engine::start(cfg);
@@ -360,7 +361,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
                             {"device_start_ms", ds},
                             {"device_end_ms", de},
                             {"staged_ms", rel(double(p.staged_unix_us) / 1000)},
-                            {"dispatch_ms", rel(double(p.dispatch_unix_us) / 1000)}});
+                            {"dispatch_ms", rel(double(p.dispatch_unix_us) / 1000)},
+                            {"synth_alone", p.synth_alone}});
       json st = json::object();
       for (std::size_t k = 0; k < p.stage_names.size() && k < p.stage_ms.size(); ++k) {
         const auto& name = p.stage_names[k];
@@ -426,6 +428,26 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   int cur = 0, max_inflight = 0;
   for (auto& [t, d] : ev) max_inflight = std::max(max_inflight, cur += d);
   const double first_sector_s = end_ms.empty() ? 0 : (end_ms[0] - submit_ms[0]) / 1000;
+  // The first sector's path to its first proof, from its submission: the first partition to reach
+  // the device (its synthesis start and end, staged, device start and end), then the last proof's
+  // end and the sector's answer.
+  json first_path = json::object();
+  if (!jobs.empty() && !end_ms.empty() && !jobs[0]["partition_timings"].empty()) {
+    const auto& pts = jobs[0]["partition_timings"];
+    const json* p0 = nullptr;
+    double last_end = 0;
+    for (auto& p : pts) {
+      if (!p0 || p["device_start_ms"].get<double>() < (*p0)["device_start_ms"].get<double>()) p0 = &p;
+      last_end = std::max(last_end, p["device_end_ms"].get<double>());
+    }
+    const double t = submit_ms[0];
+    auto at = [&](const char* k) { return (*p0)[k].get<double>() - t; };
+    first_path = {{"partition", (*p0)["partition"]},     {"synth_alone", (*p0)["synth_alone"]},
+                  {"synth_start_ms", at("synth_start_ms")}, {"synth_end_ms", at("synth_end_ms")},
+                  {"staged_ms", at("staged_ms")},         {"device_start_ms", at("device_start_ms")},
+                  {"device_end_ms", at("device_end_ms")}, {"last_proof_end_ms", last_end - t},
+                  {"sector_done_ms", end_ms[0] - t}};
+  }
   const double steady_s_per_sector =
       end_ms.size() >= 2 ? (end_ms.back() - end_ms[0]) / 1000 / double(end_ms.size() - 1) : first_sector_s;
   const double per_hour = steady_s_per_sector > 0 ? 3600 / steady_s_per_sector : 0;
@@ -457,6 +479,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
            {"completed", std::count_if(results.begin(), results.end(),
                                        [](auto& r) { return r.state == engine::job_state::succeeded; })},
            {"first_sector_s", first_sector_s},
+           {"first_sector_path_ms", first_path},
            {"steady_s_per_sector", steady_s_per_sector},
            {"proofs_per_hour", per_hour},
            {"gpu_busy_pct", busy_pct},
@@ -485,7 +508,16 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   for (auto& name : stage_order) std::cout << "  " << name << " " << fmt(median(by_stage[name]), 1);
   std::cout << "\nsectors: first " << fmt(first_sector_s, 1) << " s; steady " << fmt(steady_s_per_sector, 1)
             << " s/sector = " << fmt(per_hour, 0) << " proofs/hour; GPU busy " << fmt(busy_pct, 1) << "% (after sector 1: "
-            << fmt(busy_steady_pct, 1) << "%); partitions in flight max " << max_inflight << "\n"
+            << fmt(busy_steady_pct, 1) << "%); partitions in flight max " << max_inflight << "\n";
+  if (!first_path.empty()) {
+    auto ms = [&](const char* k) { return fmt(first_path[k].get<double>(), 0); };
+    std::cout << "first sector from its submit (ms): partition " << first_path["partition"].get<unsigned>()
+              << " synthesis " << ms("synth_start_ms") << " -> " << ms("synth_end_ms")
+              << (first_path["synth_alone"].get<bool>() ? " (alone)" : " (shared)") << ", staged " << ms("staged_ms")
+              << ", proof " << ms("device_start_ms") << " -> " << ms("device_end_ms") << "; last proof end "
+              << ms("last_proof_end_ms") << ", answer " << ms("sector_done_ms") << "\n";
+  }
+  std::cout
             << "device idle between partitions: median " << fmt(median(between), 1) << " ms, max " << fmt(between_max, 1)
             << " ms, total " << fmt(between_total, 0) << " ms; back to back " << (du1.gaps - du0.gaps) << " (gap "
             << fmt(double(du1.gap_us - du0.gap_us) / 1000, 1) << " ms in all), sent ahead " << (du1.ahead - du0.ahead)

@@ -240,6 +240,7 @@ void core::start() {
   ec.synthesizers = cfg_.synthesis.threads;
   ec.synthesizer_threads = cfg_.synthesis.pool_threads;
   ec.kept_partitions = cfg_.synthesis.kept_partitions;
+  ec.alone_below = cfg_.synthesis.alone_below;
   ec.max_attempts = cfg_.scheduler.max_attempts;
   ec.step_timeout = cfg_.scheduler.step_timeout;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;

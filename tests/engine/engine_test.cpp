@@ -599,3 +599,62 @@ TEST_CASE("a device holds the next partition in its mailbox while it proves one 
     REQUIRE(budgets_drain(e));
   }
 }
+
+TEST_CASE("an idle engine's first partitions synthesize alone (alone_below); with enough ahead the synthesizers share the "
+          "pool as before",
+          "[engine][first]") {
+  register_gated_cpu();
+  test::direct_prover direct;
+  for (unsigned below : {2u, 1u, 0u}) {
+    CAPTURE(below);
+    auto c = small_config();  // two synthesizers on the shared process pool
+    c.devices = {"gatedcpu"};
+    c.alone_below = below;
+    auto e = engine::engine::start(c);
+    std::mt19937_64 rng(30 + below);
+    for (int round = 0; round < 2; ++round) {  // the engine is idle again before the second job
+      CAPTURE(round);
+      gated_cpu::reset();
+      auto req = sample_request(rng, 5);
+      req.randomness = test::fixed_randomness(11);
+      auto id = e.submit(req);
+      // The device holds the first proof until every partition has left the queue: the partitions
+      // ahead of the synthesizers do not drain meanwhile, so which synthesis starts beside which
+      // follows from the rule alone.
+      bool started = false;
+      for (int i = 0; i < 6000 && !started; ++i) {
+        started = gated_cpu::held && e.status().scheduler.tasks_queued == 0;
+        if (!started) std::this_thread::sleep_for(10ms);
+      }
+      REQUIRE(started);
+      gated_cpu::open = true;
+      auto r = e.await(id, 60s);
+      REQUIRE(r);
+      require_verifies(direct.key, *r, 5);
+      for (std::size_t i = 0; i < 5; ++i)
+        REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
+      auto p = r->partition_timings;
+      REQUIRE(p.size() == 5);
+      std::sort(p.begin(), p.end(), [](auto& a, auto& b) { return a.partition < b.partition; });
+      for (auto& t : p) REQUIRE(t.synth_start_unix_us <= t.synth_end_unix_us);
+      // Partitions 0 .. below-1 ran alone, each started when the one before it was synthesized;
+      // then two started together on the two synthesizers, each before the other ended (shared).
+      const std::size_t solo = below;
+      for (std::size_t i = 0; i < p.size(); ++i) {
+        CAPTURE(i);
+        REQUIRE(p[i].synth_alone == (i < solo));
+        if (i >= 1 && i <= solo) REQUIRE(p[i].synth_start_unix_us >= p[i - 1].synth_end_unix_us);
+      }
+      const auto& x = p[solo];
+      const auto& y = p[solo + 1];
+      REQUIRE(x.synthesizer != y.synthesizer);
+      REQUIRE(y.synth_start_unix_us <= x.synth_end_unix_us);
+      REQUIRE(x.synth_start_unix_us <= y.synth_end_unix_us);
+      if (solo) REQUIRE(y.synth_start_unix_us >= p[solo - 1].synth_end_unix_us);
+      REQUIRE(budgets_drain(e));
+      auto s = e.status();
+      REQUIRE(s.scheduler.tasks_running == 0);
+      REQUIRE(s.scheduler.tasks_queued == 0);
+    }
+  }
+}
