@@ -843,16 +843,19 @@ std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std
 }
 
 // Latency before throughput when the devices are short of work (engine_settings::alone_below): the
-// local synthesizers share one pool (synthesizer_threads 0), so two partitions started together are
-// each ready after about twice one partition's time alone (the pair's throughput is no better: on
-// the H200 host a 32 GiB partition's C1 + witness takes ~1.1 s alone, 2.1-3.4 s as one of two).
-// While fewer than alone_below partitions per device are synthesized and not yet proved, at most
-// one local synthesis runs, so the next partition reaches the device in one partition's time: the
-// first partition of an idle engine (the device waits for it) and, with 2, the one after it (the
-// device proves the first meanwhile). With that many ahead every free synthesizer starts, sharing
-// the pool as before. Synthesizers with pools of their own (synthesizer_threads > 0) share nothing
-// and are not held back. Answers how many syntheses may start now, at most `free`; `alone` when
-// the one allowed runs alone.
+// local synthesizers share one pool (synthesizer_threads 0), so a partition started beside another
+// is ready later than one alone (the first two of a 32 GiB sector took 2.1-3.1 s side by side on
+// the H200 host, fresh buffers in both). While fewer than alone_below partitions per device are
+// synthesized and not yet proved, at most one local synthesis runs: the first partition of an idle
+// engine (the device waits for it) has the pool to itself, and with more, the next ones while the
+// device proves those. With that many ahead every free synthesizer starts, sharing the pool as
+// before. With 1 (the default) a synthesizer is held back only while the devices have nothing at
+// all, which never holds back a steady state (a synthesis that ends gives the devices work); with
+// 2 or more, a partition alone that takes longer than a proof keeps the devices short and the
+// synthesizers one at a time for good (docs/benchmarks.md, "the first sector's path": a model).
+// Synthesizers with pools of their own (synthesizer_threads > 0) share nothing and are not held
+// back. Answers how many syntheses may start now, at most `free`; `alone` when the one allowed
+// runs alone.
 std::uint32_t local_starts_allowed(const scheduler_state& st, std::uint32_t free, bool& alone) {
   alone = false;
   if (st.settings.alone_below == 0 || st.settings.synthesizer_threads > 0 || free == 0) return free;

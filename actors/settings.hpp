@@ -52,8 +52,11 @@ struct engine_settings {
   // shared pool: the first partitions of an idle engine (and the next one of a device about to run
   // dry) get the pool to themselves and are ready in one partition's synthesis time instead of two
   // sharing the cores; with that many ahead, every free synthesizer starts as before (the steady
-  // state). 1: only while the devices have nothing; 0: off (every free synthesizer at once).
-  unsigned alone_below = 2;
+  // state). 1 (default): only while the devices have nothing, which never holds back a steady
+  // state; 2-3 shorten an idle engine's first sector further when one partition alone is
+  // synthesized faster than the device proves one, but lock the synthesizers into one at a time
+  // when it is not; 0: off (every free synthesizer at once).
+  unsigned alone_below = 1;
   unsigned synthesizer_threads = 0;  // threads of each synthesizer's witness and a, b, c (0: the process pool)
   std::vector<remote_endpoint> remote_synthesizers;
   unsigned max_attempts = 3;

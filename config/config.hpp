@@ -99,7 +99,7 @@ struct synthesis_section {
   std::uint32_t threads = 0;         // synthesizers (partitions synthesized at once); 0: all cores
   std::uint32_t pool_threads = 0;    // threads each synthesizer computes a partition on; 0: all cores, shared
   std::uint32_t kept_partitions = 1;  // PoRep keys: partitions' buffers kept between partitions (engine.hpp)
-  std::uint32_t alone_below = 2;     // one synthesis at a time below this many partitions ahead (engine.hpp)
+  std::uint32_t alone_below = 1;     // one synthesis at a time below this many partitions ahead (engine.hpp)
 };
 
 struct keys_section {

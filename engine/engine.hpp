@@ -141,9 +141,9 @@ struct config {
   unsigned kept_partitions = 1;
   // One synthesis at a time on the shared pool while fewer than this many partitions per device
   // are synthesized and not yet proved (actors/settings.hpp alone_below): an idle engine's first
-  // partitions get every core and reach the device sooner. 1: only while the devices have
-  // nothing; 0: off (every free synthesizer starts at once).
-  unsigned alone_below = 2;
+  // partitions get every core and reach the device sooner. 1 (default): only while the devices
+  // have nothing; 0: off (every free synthesizer starts at once).
+  unsigned alone_below = 1;
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons
   std::size_t max_active_jobs = 1024;

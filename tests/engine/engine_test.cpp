@@ -605,7 +605,7 @@ TEST_CASE("an idle engine's first partitions synthesize alone (alone_below); wit
           "[engine][first]") {
   register_gated_cpu();
   test::direct_prover direct;
-  for (unsigned below : {2u, 1u, 0u}) {
+  for (unsigned below : {3u, 2u, 1u, 0u}) {
     CAPTURE(below);
     auto c = small_config();  // two synthesizers on the shared process pool
     c.devices = {"gatedcpu"};
