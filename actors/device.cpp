@@ -104,10 +104,29 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
                                   pt.b2_device_rate, pt.b2_host_rate,     pt.msm_b2 * 1e3,      pt.b2_host * 1e3,
                                   pt.main_lane * 1e3, 0,                  pt.b2_plan};
           }
+          if (pt.sums_wall > 0) {
+            // Where the dispatch-to-answer time goes beside the lanes' events (the device's wait
+            // before the first event, the host's wall of prove_sums, the rest of this handler: the
+            // proof's host finish, the release of the staged inputs) and the MSMs' paths.
+            const std::pair<const char*, double> gap[] = {{"before lane (device)", pt.before_lane * 1000},
+                                                          {"prove_sums (host wall)", pt.sums_wall * 1000},
+                                                          {"MSM H sets", double(pt.msm_h_sets)},
+                                                          {"G1 lane chunks", double(pt.g1_chunks)},
+                                                          {"B2 chunks", double(pt.b2_chunks)}};
+            for (auto [name, v] : gap) {
+              r.stage_names.emplace_back(name);
+              r.stage_ms.push_back(v);
+            }
+          }
+          const auto sums_us = std::uint64_t(pt.sums_wall * 1e6);
           req.resident = {};  // the lease goes back now
           r.output.publics = zk::groth16::public_inputs(key, *req.witness.ptr);
           req.staged = {};  // the device memory and its VRAM grant go back now
           r.elapsed_us = now_us() - t0;
+          if (pt.sums_wall > 0) {
+            r.stage_names.emplace_back("outside prove_sums (host)");
+            r.stage_ms.push_back(r.elapsed_us > sums_us ? double(r.elapsed_us - sums_us) / 1000 : 0.0);
+          }
           st.busy_us += r.elapsed_us;
           ++st.proofs;
           return r;

@@ -537,6 +537,11 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
             auto res = std::make_shared<device_resident>();
             res->key = made.ptr ? made.ptr->key : nullptr;
             res->bytes = r.bytes;
+            if (self->state.on_event && res->key)  // how the device laid it out (a GPU key: its shifted sets)
+              if (auto line = res->key->describe(); !line.empty())
+                self->state.on_event("key store: " + path + " resident on device " + std::to_string(d) + " (grant " +
+                                     std::to_string(r.bytes / 1000000) + " MB" + (r.sets ? "" : ", sized without sets") +
+                                     "): " + line);
             res->grant = grant;
             r.handle = resident_handle{path, d, std::move(res)};
             r.made_from = r.key.ptr ? r.key.ptr->zkey : nullptr;

@@ -281,6 +281,10 @@ engine engine::start(const config& c) {
     // Every device backend the engine makes (passed in, no process-wide setting). The shifted
     // sets are part of a resident key's grant, so they need leave nothing else free.
     zk::groth16::backend_settings bs;
+    // The room a resident key's sets are planned in: this budget, less the partitions a device
+    // holds staged at once (one proving, device_depth - 1 waiting in its mailbox, one staging).
+    bs.vram_budget_bytes = s.device_budget_bytes;
+    bs.staged_partitions = std::max(1u, c.device_depth) + 1;
     if (c.shifted_bases == "auto") bs.shifted_bases_bytes = zk::groth16::backend_settings::as_much_as_fits;
     else if (c.shifted_bases != "off") {
       try {

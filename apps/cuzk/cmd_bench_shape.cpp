@@ -234,6 +234,14 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   cfg.alone_below = o.alone_below;
   cfg.step_timeout = std::chrono::minutes(30);
   cfg.host_margin_bytes = std::uint64_t{8} << 30;  // the mapped evaluator, pinned staging, the page cache
+  // The key store's line on the resident key's layout (its shifted sets made, planned and why fewer).
+  std::mutex layout_mu;
+  std::string layout;
+  cfg.filecoin.on_event = [&](const std::string& line) {
+    if (line.find(" resident on device ") == std::string::npos) return;
+    std::lock_guard lock(layout_mu);
+    layout = line;
+  };
   auto e = engine::engine::start(cfg);
   const std::string key = zk::groth16::synthetic_key_path({o.seed, o.device == "cpu", pce_file});
   std::uint64_t key_bytes = 0;
@@ -260,10 +268,15 @@ int run_bench_fil_shape(const bench_fil_options& o) {
               {"plain_points_bytes", shape.point_bytes()},
               {"shifted_sets_bytes", shifted},
               {"free_after_key_bytes", m.free}};
+    {
+      std::lock_guard lock(layout_mu);
+      memory["resident_layout"] = layout;
+    }
     std::cout << "synthetic key resident on device 0: " << fmt(gb(key_bytes)) << " GB (points " << fmt(gb(shape.point_bytes()))
-              << " GB, shifted sets " << fmt(gb(shifted)) << " GB; grant with proof scratch " << fmt(gb(m.resident))
+              << " GB, beyond them (sets, device evaluator, proof scratch) " << fmt(gb(shifted)) << " GB; grant " << fmt(gb(m.resident))
               << " GB of a " << fmt(gb(m.capacity)) << " GB budget, " << fmt(gb(m.free)) << " GB free); generated in "
               << fmt(stages["key_generate_resident_s"].get<double>()) << " s\n"
+              << memory["resident_layout"].get<std::string>() << "\n"
               << std::flush;
   }
 

@@ -1,5 +1,6 @@
 #include "device_key.cuh"
 
+#include <cstdio>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -41,22 +42,50 @@ std::pair<unsigned, unsigned> fewest_sets(std::size_t pts, unsigned most) {
 
 }  // namespace
 
+const char* section_name(int k) {
+  static constexpr const char* names[sets_plan::sections] = {"A", "B1", "B2", "L", "H"};
+  return k >= 0 && k < sets_plan::sections ? names[k] : "?";
+}
+
 sets_plan plan_shifted_sets(const std::size_t (&n)[sets_plan::sections],
                             const std::size_t (&point_bytes)[sets_plan::sections], const shift_policy& p) {
   sets_plan plan;
+  // The lanes' plain scratch (lane 0: G1, the sections other than B2; lane 1: B2's G2).
+  std::size_t plain_lane[2] = {0, 0};
+  if (p.lane_scratch)
+    for (int k = 0; k < sets_plan::sections; ++k)
+      if (n[k]) plain_lane[k == 2] = std::max(plain_lane[k == 2], p.lane_scratch(k, 1, 0));
+  plan.lane[0] = plain_lane[0];
+  plan.lane[1] = plain_lane[1];
   if (!p.budget || p.window_forced) return plan;
   for (int k : plan_order) {
     const std::size_t pts = n[k], set_bytes = pts * point_bytes[k];
     if (pts < 2 || !set_bytes) continue;
-    const std::size_t left = p.budget - plan.extra;  // extra <= budget throughout
     std::size_t most = std::min<std::size_t>(msm_windows(shifted_window_bits(pts)), max_shifted_sets);
     most = std::min(most, ((std::size_t(1) << 31) - 1) / pts);  // 31-bit point indices
-    most = std::min(most, 1 + left / set_bytes);
     if (most < 2) continue;
-    const auto [S, c] = fewest_sets(pts, unsigned(most));
-    plan.sets[k] = S;
-    plan.c[k] = c;
-    plan.extra += std::size_t(S - 1) * set_bytes;
+    auto [S, c] = fewest_sets(pts, unsigned(most));
+    plan.most[k] = S;
+    const int lane = k == 2;
+    // extra + scratch_extra <= room and extra <= budget throughout
+    const std::size_t budget_left = p.budget - plan.extra;
+    const std::size_t room_left = p.room == SIZE_MAX ? SIZE_MAX : p.room - plan.extra - plan.scratch_extra;
+    for (;;) {
+      const std::size_t cost = std::size_t(S - 1) * set_bytes;
+      const std::size_t scratch = p.lane_scratch ? p.lane_scratch(k, S, c) : 0;
+      const std::size_t grow = scratch > plan.lane[lane] ? scratch - plan.lane[lane] : 0;
+      if (cost <= budget_left && cost + grow <= room_left) {
+        plan.sets[k] = S;
+        plan.c[k] = c;
+        plan.extra += cost;
+        plan.lane[lane] = std::max(plan.lane[lane], scratch);
+        plan.scratch_extra = plan.lane[0] + plan.lane[1] - plain_lane[0] - plain_lane[1];
+        break;
+      }
+      plan.fewer[k] = cost > budget_left ? "budget" : "room";
+      if (S <= 2) break;
+      std::tie(S, c) = fewest_sets(pts, S - 1);
+    }
   }
   return plan;
 }
@@ -108,28 +137,50 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     }
   }
   const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
-  const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, policy);
-  for (int k : plan_order) {
+  constexpr std::size_t pbs[5] = {96, 96, 192, 96, 96};
+  const sets_plan plan = plan_shifted_sets(ns, pbs, policy);
+  // The plan's sets, unless the device's free memory says otherwise: after a section's shift (its
+  // plain copy freed) what is free must still hold the later sections' planned sets, both MSM lanes'
+  // scratch with these sets (the same lane_scratch as the plan's), the rest of a proof's scratch,
+  // the staged partitions and keep_free: the numbers of the plan's room, here against the device.
+  // Where they do not fit, the most fewer sets that do (the grant, device_key_bytes, covers the
+  // plan's: an upper bound), and the report says so.
+  unsigned made_s[5] = {1, 1, 1, 1, 1}, made_c[5] = {};
+  bool done[5] = {};
+  std::string why[5];
+  auto lanes = [&](int k, unsigned S, unsigned cb) -> std::size_t {
+    if (!policy.lane_scratch) return 0;
+    std::size_t l[2] = {0, 0};
+    for (int j = 0; j < 5; ++j) {
+      if (!ns[j]) continue;
+      const unsigned sj = j == k ? S : done[j] ? made_s[j] : plan.sets[j];
+      const unsigned cj = j == k ? cb : done[j] ? made_c[j] : plan.c[j];
+      l[j == 2] = std::max(l[j == 2], policy.lane_scratch(j, sj, sj > 1 ? cj : 0));
+    }
+    return l[0] + l[1];
+  };
+  for (int i = 0; i < 5; ++i) {
+    const int k = plan_order[i];
     auto& s = secs[k];
     device_points& d = *s.dst;
     const std::size_t bytes = s.n * s.point_bytes;
+    done[k] = true;
     if (!bytes || plan.sets[k] < 2) continue;
-    // Free once the plain copy goes (it does right after the shift): keep_free, both MSM lanes'
-    // scratch (this shape on its curve's lane, the other lane plain: B2 beside a G1 section, the
-    // longest G1 MSM beside B2) and two staged partitions (the policy's, else 8 scalars a point).
-    // The plan's sets when they fit, else the most fewer that do (the grant, device_key_bytes,
-    // covers the plan's: an upper bound).
-    const std::size_t g1_len = std::max(key.c.size() + key.n_private_from, key.h.size());
-    const std::size_t other_lane = s.g2 ? (g1_len ? msm_g1_scratch(make_msm_shape(g1_len, ctx.sms)) : 0)
-                                        : (key.b2.size() ? msm_g2_scratch(make_msm_shape(key.b2.size(), ctx.sms)) : 0);
-    const std::size_t reserve_base = policy.keep_free + other_lane + (policy.staged ? policy.staged : 8 * s.n * 32);
-    auto fits = [&](unsigned S, unsigned c) {
-      const auto sh = make_msm_shape(s.n, ctx.sms, c, S);
-      const std::size_t sb = std::size_t(S) * bytes, lane = s.g2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh);
-      return ctx.free_bytes() >= sb && ctx.free_bytes() + bytes >= sb + reserve_base + lane;
+    std::size_t later = 0;
+    for (int j = i + 1; j < 5; ++j) later += std::size_t(plan.sets[plan_order[j]] - 1) * ns[plan_order[j]] * pbs[plan_order[j]];
+    std::size_t short_by = 0;
+    auto fits = [&](unsigned S, unsigned cb) {
+      const std::size_t sb = std::size_t(S) * bytes, free = ctx.free_bytes();
+      const std::size_t need = sb + later + lanes(k, S, cb) + policy.fixed_scratch + policy.staged + policy.keep_free;
+      if (free >= sb && free + bytes >= need) return true;
+      if (!short_by) short_by = free < sb ? sb - free : need - free - bytes;
+      return false;
     };
     unsigned sets = plan.sets[k], cbits = plan.c[k];
     while (sets >= 2 && !fits(sets, cbits)) std::tie(sets, cbits) = fewest_sets(s.n, sets - 1);
+    if (short_by)
+      why[k] = "load: " + std::to_string(sets < 2 ? 1 : sets) + " of the plan's " + std::to_string(plan.sets[k]) +
+               ", the device " + std::to_string((short_by + 999999) / 1000000) + " MB short for them";
     if (sets < 2) continue;
     const std::size_t sb = std::size_t(sets) * bytes;
     dbuf<unsigned char> out = ctx.alloc(sb, "cuda load_key: shifted sets");
@@ -139,6 +190,38 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     d.dev = std::move(out);
     d.shift_c = cbits;
     d.sets = sets;
+    made_s[k] = sets;
+    made_c[k] = cbits;
+  }
+  {
+    // The report: per section the sets made of the plan's (and of the most its shape allows), and
+    // why fewer; the lanes' scratch with them; the room they were planned in.
+    auto gbs = [](std::size_t b) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f GB", double(b) / 1e9);
+      return std::string(buf);
+    };
+    std::string line = "shifted sets:";
+    for (int k : plan_order) {
+      if (!ns[k]) continue;
+      line += std::string(" ") + section_name(k) + " " + std::to_string(made_s[k]);
+      if (made_s[k] > 1) line += " (c " + std::to_string(made_c[k]) + ")";
+      if (made_s[k] != plan.sets[k] || plan.sets[k] != plan.most[k]) {
+        line += " of " + std::to_string(plan.sets[k]) + " planned";
+        if (plan.sets[k] != plan.most[k]) line += std::string(", ") + std::to_string(plan.most[k]) + " possible, fewer for the " + plan.fewer[k];
+        if (!why[k].empty()) line += "; " + why[k];
+      }
+      line += ",";
+    }
+    line.back() = ';';
+    line += " made " + gbs(shifted_bytes()) + " of the plan's " + gbs(plan.extra);
+    if (policy.lane_scratch) line += "; the plan's MSM lane scratch G1 " + gbs(plan.lane[0]) + ", G2 " + gbs(plan.lane[1]);
+    if (policy.room != SIZE_MAX) line += "; room " + gbs(policy.room);
+    line += ", staged partitions " + gbs(policy.staged);
+    if (policy.budget != SIZE_MAX && policy.budget) line += ", explicit size " + gbs(policy.budget);
+    if (!policy.budget) line = "shifted sets: none (off)";
+    else if (policy.window_forced) line = "shifted sets: none (a forced MSM window)";
+    placement_ = std::move(line);
   }
   if (key.file) {  // the first bad point in the host decoder's order is the one named
     unsigned long long first[5];

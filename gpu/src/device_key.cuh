@@ -25,6 +25,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "common.cuh"
@@ -68,6 +69,10 @@ class device_key final : public zk::groth16::resident_key {
   // True when `key` names the same point sections this key was made from.
   bool made_from(const zk::groth16::key_points& key) const;
   std::size_t shifted_bytes() const;
+  // One line: per section the shifted sets made, of the plan's and of the most its shape allows,
+  // why fewer (the budget, the room, the device's free memory at load), the plan's lane scratch and
+  // room (the key store logs it at load; `cuzk bench fil` prints it).
+  std::string describe() const override { return placement_; }
 
   device_points a, b1, b2, c, h;
   dbuf<unsigned char> wires;  // bellperson: a_wires then b_wires (uint32), 256-byte aligned
@@ -100,6 +105,7 @@ class device_key final : public zk::groth16::resident_key {
   int device_ = 0;
   std::size_t b_wires_at_ = 0;
   zk::groth16::key_points source_;
+  std::string placement_;
 };
 
 }  // namespace cuzk::gpu

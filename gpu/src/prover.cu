@@ -38,6 +38,7 @@ struct cuda_backend::impl {
   ntt_engine ntt_bp;  // bellperson's
   cudaEvent_t stage_ev[7] = {};  // prove_sums: start, h, A, B1, B2, C, H
   cudaEvent_t abc_ev = nullptr;  // prove_sums of a witness-only input: a, b, c evaluated
+  cudaEvent_t entry_ev = nullptr;  // prove_sums: its entry on the compute stream (prove_timings::before_lane)
   dbuf<uint64_t> scalars;        // msm_g1/msm_g2's host scalars
   dbuf<fr_d> h_vectors;          // compute_h's a, b, c: kept across calls (a cudaFree would synchronize)
   int* split_counts = nullptr;    // pinned: the counts of up to split_max vectors (4 each)
@@ -63,6 +64,7 @@ struct cuda_backend::impl {
         ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
     CUZK_CUDA(cudaEventCreate(&abc_ev));
+    CUZK_CUDA(cudaEventCreate(&entry_ev));
     CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));
     CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&split_counts), 4 * split_max * sizeof(int), cudaHostAllocDefault));
   }
@@ -73,30 +75,53 @@ struct cuda_backend::impl {
       if (e) cudaEventDestroy(e);
     if (split_ev) cudaEventDestroy(split_ev);
     if (abc_ev) cudaEventDestroy(abc_ev);
+    if (entry_ev) cudaEventDestroy(entry_ev);
     if (split_counts) cudaFreeHost(split_counts);
   }
 
   shift_policy policy() const {
     return {opt.shifted_bases_bytes, opt.keep_free_bytes, opt.force_window_bits != 0};
   }
-  // The policy for `key`: the options', or for "as much as fits" (shifted_bases_bytes = SIZE_MAX)
-  // what the device holds beside the key's plain form, its proof's scratch and two staged
-  // partitions, for plan_shifted_sets to place (H first). From the device's total memory, not
-  // what is free now: the same for resident_bytes and load_key, so that the grant is the key.
+  // The G1 lane's length (its longest MSM) and B2's, as prove_device runs them.
+  static std::size_t g1_length(const zk::groth16::key_points& key) {
+    return std::max(key.c.size() + key.n_private_from, key.bellperson ? key.h.size() + 1 : key.h.size());
+  }
+  // `p` with the MSM lanes' scratch per section and S sets (key_placement.hpp's lane_scratch): the
+  // shapes prove_device's lanes take (G1 at the longest G1 run, B2 at its points).
+  shift_policy with_lanes(const zk::groth16::key_points& key, shift_policy p) const {
+    const std::size_t g1_len = g1_length(key), nb = key.b2.size();
+    p.lane_scratch = [this, g1_len, nb](int k, unsigned S, unsigned c) -> std::size_t {
+      const bool g2 = k == 2;
+      const std::size_t len = g2 ? nb : g1_len;
+      if (!len) return 0;
+      const auto sh = make_msm_shape(len, ctx.sms, S > 1 ? c : opt.force_window_bits, S > 1 ? S : 1,
+                                     opt.msm_segment_length, opt.msm_affine_lanes);
+      return g2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh);
+    };
+    return p;
+  }
+  // The policy for `key` (key_placement.hpp): one budget for the plan (resident_bytes: the grant)
+  // and the load (load_key: its room check). The room is the VRAM budget (the engine's, else the
+  // device's memory less the safety margin) less the key's plain form, a proof's plain scratch,
+  // staged_partitions staged partitions and keep_free; the plan counts each section's sets and what
+  // they add to their MSM lane's scratch against it, so that no MSM of a proof runs in chunks for
+  // want of scratch. An explicit shifted_bases_bytes above the room is trimmed to it (as "as much
+  // as fits", SIZE_MAX). From the device's total memory, not what is free now: the same for
+  // resident_bytes and load_key, so that the grant is the key.
   shift_policy policy_for(const zk::groth16::key_points& key, const zk::groth16::constraint_evaluator* pce) const {
-    shift_policy p = policy();
+    shift_policy p = with_lanes(key, policy());
     const std::size_t nv = key.c.size() + key.n_private_from, n = key.h.size();
-    p.staged = 2 * (nv + (pce && pce->compact() ? 0 : 3 * n)) * 32;
-    if (p.budget != SIZE_MAX || p.window_forced) return p;
+    p.staged = std::size_t(opt.staged_partitions) * (nv + (pce && pce->compact() ? 0 : 3 * n)) * 32;
+    p.fixed_scratch = proof_fixed_scratch(key);
+    if (!p.budget || p.window_forced) return p;
     std::size_t free_now = 0, total = 0;
     CUZK_CUDA(cudaSetDevice(opt.device));
     CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
+    std::size_t cap = total > ctx.safety_margin ? total - ctx.safety_margin : 0;
+    if (opt.vram_budget_bytes) cap = std::min(cap, opt.vram_budget_bytes);
     const std::size_t plain = device_key_bytes(key, shift_policy{}, pce) + proof_scratch_bytes(key, shift_policy{}) +
-                              p.staged + ctx.safety_margin + p.keep_free;
-    p.budget = total > plain ? total - plain : 0;
-    // The sets' MSM shapes may need more scratch than the plain ones: the difference comes off.
-    const std::size_t more = proof_scratch_bytes(key, p) - proof_scratch_bytes(key, shift_policy{});
-    p.budget = p.budget > more ? p.budget - more : 0;
+                              p.staged + p.keep_free;
+    p.room = cap > plain ? cap - plain : 0;
     return p;
   }
 
@@ -327,27 +352,22 @@ struct cuda_backend::impl {
   }
 
   // The device memory a proof on this key takes beside its device key and staged inputs, at most:
-  // both MSM lanes' scratch (for plain or shifted bases, whichever is more), the witness gathered
-  // at a bellperson key's wires, the NTT tables and the result slots.
+  // both MSM lanes' scratch (for plain or shifted bases, whichever is more: the plan's lanes), and
+  // the rest (proof_fixed_scratch).
   std::uint64_t proof_scratch_bytes(const zk::groth16::key_points& key, const shift_policy& p) const {
+    if (g1_length(key) == 0) return 0;
+    const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
+    const shift_policy pl = p.lane_scratch ? p : with_lanes(key, p);
+    const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, pl);
+    return plan.lane[0] + plan.lane[1] + proof_fixed_scratch(key);
+  }
+  // A proof's scratch beside the two MSM lanes: the witness gathered at a bellperson key's wires,
+  // the split of the scalars that are bits, the NTT tables and the result slots.
+  std::uint64_t proof_fixed_scratch(const zk::groth16::key_points& key) const {
     const std::size_t n = key.bellperson ? key.h.size() + 1 : key.h.size();
     const std::size_t nv = key.c.size() + key.n_private_from, nb = key.b2.size();
-    const std::size_t g1_len = std::max(nv, n);
+    const std::size_t g1_len = g1_length(key);
     if (g1_len == 0) return 0;
-    auto g1 = msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length, opt.msm_affine_lanes));
-    auto g2 = nb ? msm_g2_scratch(make_msm_shape(nb, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length, opt.msm_affine_lanes)) : 0;
-    // Each section's sets (plan_shifted_sets), at the longest G1 run (and B2's).
-    const std::size_t ns[5] = {key.a.size(), key.b1.size(), nb, key.c.size(), key.h.size()};
-    const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, p);
-    for (int k = 0; k < sets_plan::sections; ++k) {
-      if (plan.sets[k] < 2) continue;
-      if (k == 2)
-        g2 = std::max(g2, msm_g2_scratch(make_msm_shape(nb, ctx.sms, plan.c[k], plan.sets[k], opt.msm_segment_length,
-                                                        opt.msm_affine_lanes)));
-      else
-        g1 = std::max(g1, msm_g1_scratch(make_msm_shape(g1_len, ctx.sms, plan.c[k], plan.sets[k],
-                                                        opt.msm_segment_length, opt.msm_affine_lanes)));
-    }
     unsigned L = 0;
     while ((std::size_t(1) << L) < n) ++L;
     const std::size_t gathered = key.bellperson ? (key.a_wires.size() + key.b_wires.size()) * 32 : 0;
@@ -357,7 +377,7 @@ struct cuda_backend::impl {
     const std::size_t split = opt.msm_split_bits ? 8 * (key.bellperson ? key.a.size() + key.b1.size() + nv : nv) +
                                                        8 * nb + msm_split_temp_bytes(g1_len) + 8192
                                                  : 0;
-    return g1 + g2 + gathered + split + 2 * ntt_engine::table_bytes(L) + slots;
+    return gathered + split + 2 * ntt_engine::table_bytes(L) + slots;
   }
 
   // A witness-only staging (cuda_staged::witness_only) on `ctx`'s stream when `resident` is a device
@@ -393,8 +413,10 @@ struct cuda_backend::impl {
   // h and the five MSMs of one proof on inputs staged in device memory: one synchronization.
   zk::groth16::proof_sums prove_device(const zk::groth16::key_points& key, cuda_staged& in,
                                        zk::groth16::prove_timings* t) {
+    const auto wall0 = std::chrono::steady_clock::now();
     std::lock_guard lock(ctx.mu);
     CUZK_CUDA(cudaSetDevice(opt.device));
+    if (t) CUZK_CUDA(cudaEventRecord(entry_ev, ctx.compute));
     if (in.device() != opt.device) throw std::invalid_argument("cuda prove: inputs staged on another device");
     const std::size_t n = in.n(), nv = in.n_vars(), npf = key.n_private_from;
     const bool bp = key.bellperson;
@@ -623,6 +645,13 @@ struct cuda_backend::impl {
       t->b2_host_rate = zk::groth16::b2_points_per_s(plan.rates.host_s);
       t->b2_mode = zk::groth16::b2_mode_name(plan.mode);
       t->b2_plan = plan.why;
+      float before_ms = 0;
+      CUZK_CUDA(cudaEventElapsedTime(&before_ms, entry_ev, stage_ev[0]));
+      t->before_lane = before_ms * 1e-3;
+      t->msm_h_sets = bh.sets;
+      t->g1_chunks = unsigned(chunks_of(g1_len, c1));
+      t->b2_chunks = d2 ? unsigned(chunks_of(d2, c2)) : 0;
+      t->sums_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     }
     return out;
   }

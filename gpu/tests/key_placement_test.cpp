@@ -109,3 +109,107 @@ TEST_CASE("shifted sets go to H first, as many as the budget allows, and device_
     CHECK(plan.sets[H] <= (255 + plan.c[H]) / plan.c[H]);
   }
 }
+
+namespace {
+// A model of a proof's MSM lane scratch for the placement's room (the real one is msm.cuh's
+// msm_scratch_bytes, which needs a device for CUB's temp): the sort's 16 B per digit pair of one
+// group of bucket arrays (2^29 pairs, at least one array of S windows) and the arrays' buckets.
+std::size_t model_lane(std::size_t n, unsigned S, unsigned c, std::size_t point_bytes) {
+  if (S <= 1) c = 22, S = 1;
+  const unsigned W = (255 + c) / c, arrays = (W + S - 1) / S;
+  const std::size_t per_array = n * S;
+  const std::size_t group = std::min<std::size_t>(std::max<std::size_t>(((std::size_t(1) << 29) + per_array - 1) / per_array, 1), arrays);
+  const std::size_t pairs = n * std::min<std::size_t>(group * S, W);
+  return 16 * pairs + std::size_t(arrays) * (std::size_t(1) << (c - 1)) * 2 * point_bytes;
+}
+}  // namespace
+
+TEST_CASE("one budget for the plan and the load: the room counts each section's lane scratch", "[placement]") {
+  const shaped_key key(129753620, 33112282, 130169893, (std::size_t(1) << 27) - 1);
+  // The G1 lane's length: a proof's longest G1 MSM (bellperson's H runs over the domain, 2^27).
+  const std::size_t g1_len = std::size_t(1) << 27, h_set = key.n(H) * 96;
+  const std::uint64_t plain = gpu::device_key_bytes(key.kp, shift_policy{});
+  auto with_lanes = [&](shift_policy p) {
+    p.lane_scratch = [&](int k, unsigned S, unsigned c) {
+      return k == B2 ? model_lane(key.n(B2), S, c, 192) : model_lane(g1_len, S, c, 96);
+    };
+    return p;
+  };
+  const shift_policy lanes_only = with_lanes(shift_policy{});
+  const std::size_t plain_g1 = lanes_only.lane_scratch(H, 1, 0), plain_g2 = lanes_only.lane_scratch(B2, 1, 0);
+  // The plan's lanes are what a proof's lanes take with its sets, and fit the room beside them.
+  auto check = [&](const shift_policy& p, const sets_plan& plan) {
+    std::size_t g1 = plain_g1, g2 = plain_g2;
+    for (int k = 0; k < 5; ++k) {
+      if (k == B2) g2 = std::max(g2, p.lane_scratch(k, plan.sets[k], plan.sets[k] > 1 ? plan.c[k] : 0));
+      else g1 = std::max(g1, p.lane_scratch(k, plan.sets[k], plan.sets[k] > 1 ? plan.c[k] : 0));
+    }
+    CHECK(plan.lane[0] == g1);
+    CHECK(plan.lane[1] == g2);
+    CHECK(plan.scratch_extra == g1 + g2 - plain_g1 - plain_g2);
+    CHECK(plan.extra + plan.scratch_extra <= p.room);
+    CHECK(plan.extra <= p.budget);
+    // The grant (device_key_bytes + a proof's scratch) is the plain key's, the sets' and the lanes'.
+    CHECK(gpu::device_key_bytes(key.kp, p) == plain + plan.extra);
+  };
+
+  SECTION("no budget: plain lanes, no sets") {
+    const sets_plan plan = key.plan(lanes_only);
+    CHECK(plan.lane[0] == plain_g1);
+    CHECK(plan.lane[1] == plain_g2);
+    CHECK(plan.extra == 0);
+    CHECK(plan.scratch_extra == 0);
+  }
+  SECTION("the H200 at 32 GiB with three staged partitions (~53 GB of room): H 4 sets whose scratch fits, not 6") {
+    // 150.1 GB less the plain key with its device evaluator (63.5), a proof's plain scratch (~20),
+    // three staged witnesses (12.5) and the margin (0.5): docs/benchmarks.md, issue 19 run 7.
+    shift_policy p = with_lanes(shift_policy{SIZE_MAX});
+    p.room = std::size_t(53) * 1000000000;
+    const sets_plan plan = key.plan(p);
+    CHECK(plan.most[H] == 11);
+    CHECK(plan.sets[H] == 4);  // 6 (64.4 GB of sets and ~5 GB more sort) does not fit
+    CHECK(plan.c[H] == 24);
+    CHECK(std::string(plan.fewer[H]) == "room");
+    check(p, plan);
+    // H's lane with 4 sets (one array of 4 windows sorted at a time) is no larger than the plain one.
+    CHECK(p.lane_scratch(H, 4, 24) <= p.lane_scratch(H, 6, 24));
+  }
+  SECTION("room for 6 sets with their scratch: H 6") {
+    shift_policy p = with_lanes(shift_policy{SIZE_MAX});
+    const std::size_t grow = p.lane_scratch(H, 6, 24) - plain_g1;
+    p.room = 5 * h_set + grow;
+    const sets_plan plan = key.plan(p);
+    CHECK(plan.sets[H] == 6);
+    check(p, plan);
+    // One byte less: the scratch does not fit whole, so 4 (the same 3 arrays as 5).
+    p.room -= 1;
+    const sets_plan fewer = key.plan(p);
+    CHECK(fewer.sets[H] == 4);
+    check(p, fewer);
+  }
+  SECTION("an explicit size above the room is trimmed to it, as auto") {
+    shift_policy p = with_lanes(shift_policy{std::size_t(200) * 1000000000});
+    p.room = std::size_t(53) * 1000000000;
+    shift_policy autop = p;
+    autop.budget = SIZE_MAX;
+    const sets_plan plan = key.plan(p), as_auto = key.plan(autop);
+    for (int k = 0; k < 5; ++k) CHECK(plan.sets[k] == as_auto.sets[k]);
+    CHECK(plan.extra == as_auto.extra);
+    check(p, plan);
+    // An explicit size below the room decides: 36.1 GiB (38.8 GB) gives H 4 (38.7 GB) and nothing else.
+    p.budget = std::size_t(361) * (std::size_t(1) << 30) / 10;
+    p.room = SIZE_MAX - 1;
+    const sets_plan small = key.plan(p);
+    CHECK(small.sets[H] == 4);
+    for (int k : {A, B1, B2, C}) CHECK(small.sets[k] == 1);
+    CHECK(std::string(small.fewer[H]) == "budget");
+    check(p, small);
+  }
+  SECTION("no room: no sets, whatever the budget") {
+    shift_policy p = with_lanes(shift_policy{SIZE_MAX});
+    p.room = 0;
+    const sets_plan plan = key.plan(p);
+    for (int k = 0; k < 5; ++k) CHECK(plan.sets[k] == 1);
+    check(p, plan);
+  }
+}

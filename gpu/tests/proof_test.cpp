@@ -158,6 +158,25 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     auto dk3 = small.load_key(g16::points_of(key));
     REQUIRE(gpu::cuda_backend::shifted_bytes(*dk3) == 0);
     REQUIRE(g16::prove(key, pce, ch.w, rnd, small, nullptr, dk3.get()) == want);
+    // An explicit size far above the room (a VRAM budget of the plain grant, the staged partitions
+    // and four sets of H): trimmed to the room as "auto" is, not refused; the grant leaves the staged
+    // partitions their room, the load makes what the grant covers, the report names the room.
+    const auto kp = g16::points_of(key);
+    gpu::cuda_options ob;
+    const std::uint64_t plain_grant = gpu::cuda_backend(ob).resident_bytes(kp, false);
+    const std::size_t staged = std::size_t(ob.staged_partitions) * (kp.c.size() + kp.n_private_from + 3 * kp.h.size()) * 32;
+    ob.vram_budget_bytes = plain_grant + staged + 4 * kp.h.size() * 96 + (std::size_t(64) << 20);
+    ob.shifted_bases_bytes = std::size_t(1) << 50;
+    gpu::cuda_backend trimmed(ob);
+    const std::uint64_t grant = trimmed.resident_bytes(kp);
+    CHECK(grant > plain_grant);
+    CHECK(grant + staged <= ob.vram_budget_bytes);
+    auto dk4 = trimmed.load_key(kp);
+    CHECK(gpu::cuda_backend::shifted_bytes(*dk4) > 0);
+    CHECK(dk4->bytes() <= grant);
+    INFO(dk4->describe());
+    CHECK(dk4->describe().find("room") != std::string::npos);
+    REQUIRE(g16::prove(key, pce, ch.w, rnd, trimmed, nullptr, dk4.get()) == want);
   }
   SECTION("a witness of mostly bits: the split of its scalars (C from n_private_from on), split off, shifted") {
     // Not a satisfying witness (a proof needs none to be computed): the private wires are 0 and 1

@@ -10,6 +10,8 @@
 #          cp gpu/tools/device_bench32.sh .device/bench/ ; cp -r WINDOW_POST_FIXTURES .device/bench/fil (optional)
 #   run(command="cd .device/bench && tar -xJf payload.tar.xz && bash device_bench32.sh", carry=[".device/bench"])
 # B2=device|host|split|auto: where the proofs' G2 MSM runs (`cuzk bench fil --b2`; default: the engine's).
+# SHIFTED=off|auto|SIZE: the 32 GiB bench's `--shifted-bases` (default: the engine's, auto); TAG: a
+# suffix of its logs and results (several variants in one call); SKIP_TESTS=1 / SKIP_2K=1 skip steps 1-3.
 set -u -o pipefail
 cd "$(dirname "$0")"
 export CUZK_SOURCE_DIR=${CUZK_SOURCE_DIR:-$(cd ../.. && pwd)}  # the checkout's fixtures (gpu/tools or .device/NAME)
@@ -30,12 +32,14 @@ dmon=$!
 # 1. Device tests: by default the generator on the device equals the host's (points on the curve,
 #    distinct, not the identity); TESTS="[compact],[prove]" for the device evaluator's a, b, c
 #    against the host's and proofs through it against the CPU backend's.
-timeout "${TESTS_S:-60}" $R cuzk_gpu_tests "${TESTS:-[synthetic]}" >"$L/synthetic.log" 2>&1
-say "device tests ${TESTS:-[synthetic]} rc=$?"
-grep -E "test cases|assertions|FAILED|with expansion|SKIP|device in" "$L/synthetic.log" | head -20 | tee -a "$S"
+if [[ -z ${SKIP_TESTS:-} ]]; then
+  timeout "${TESTS_S:-60}" $R cuzk_gpu_tests "${TESTS:-[synthetic]}" >"$L/synthetic.log" 2>&1
+  say "device tests ${TESTS:-[synthetic]} rc=$?"
+  grep -E "test cases|assertions|FAILED|with expansion|SKIP|device in" "$L/synthetic.log" | head -20 | tee -a "$S"
+fi
 
 # 2. A real 2 KiB WindowPoSt on the GPU (cuzk fil post verifies its proof before writing it).
-if [[ -d fil/window ]]; then
+if [[ -d fil/window && -z ${SKIP_2K:-} ]]; then
   rnd=$(python3 -c "import json; print(json.load(open('fil/window/post.json'))['randomness'])" 2>/dev/null)
   timeout 60 $R cuzk fil post --kind window --miner-id 1000 --params-dir fil/params --backend cuda \
     --vanilla fil/window/vanilla-*.bin --randomness "$rnd" --out "$OUT/window-cuda.bin" >"$L/window.log" 2>&1
@@ -43,19 +47,22 @@ if [[ -d fil/window ]]; then
 fi
 
 # 3. A small shape through the same engine path (recorded evaluator, synthetic key on the GPU).
-timeout 90 $R cuzk bench fil --shape porep-2KiB --sectors 2 --evaluator-dir /tmp/pce --out "$OUT/bench-2k.json" \
-  ${B2:+--b2 $B2} >"$L/bench-2k.log" 2>&1
-say "bench porep-2KiB rc=$?"
-grep -E "^circuit|^synthetic key|^per partition|^stages|^sectors|^memory|^allocations|error" "$L/bench-2k.log" | tee -a "$S"
+if [[ -z ${SKIP_2K:-} ]]; then
+  timeout 90 $R cuzk bench fil --shape porep-2KiB --sectors 2 --evaluator-dir /tmp/pce --out "$OUT/bench-2k.json" \
+    ${B2:+--b2 $B2} >"$L/bench-2k.log" 2>&1
+  say "bench porep-2KiB rc=$?"
+  grep -E "^circuit|^synthetic key|^key store|^per partition|^stages|^sectors|^memory|^allocations|error" "$L/bench-2k.log" | tee -a "$S"
+fi
 
 # 4. 32 GiB: ten partitions per sector, two sectors, through the engine.
 left=$((budget - SECONDS))
-say "32 GiB bench with ${left} s left"
+T=${TAG:-}
+say "32 GiB bench${SHIFTED:+ --shifted-bases $SHIFTED} with ${left} s left"
 timeout "$left" $R cuzk bench fil --shape porep-32GiB --partitions 10 --sectors "${SECTORS:-2}" --evaluator-dir /tmp/pce \
-  --out "$OUT/bench-32g.json" ${B2:+--b2 $B2} >"$L/bench-32g.log" 2>&1
+  --out "$OUT/bench-32g$T.json" ${B2:+--b2 $B2} ${SHIFTED:+--shifted-bases $SHIFTED} >"$L/bench-32g$T.log" 2>&1
 say "bench porep-32GiB rc=$?"
-grep -vE "^\s*$" "$L/bench-32g.log" | grep -v "\[" | tail -30 | tee -a "$S"
+grep -vE "^\s*$" "$L/bench-32g$T.log" | grep -v "\[" | tail -30 | tee -a "$S"
 kill $dmon 2>/dev/null
-cp "$OUT/bench-32g.svg" "$OUT/bench-2k.svg" "$OUT/" 2>/dev/null
+cp "$OUT/bench-32g$T.svg" "$OUT/bench-2k.svg" "$OUT/" 2>/dev/null
 echo "== summary"
 cat "$S"

@@ -48,6 +48,14 @@ struct prove_timings {
   double b2_predicted_device = 0, b2_predicted_host = 0, b2_device_rate = 0, b2_host_rate = 0;
   std::size_t b2_points = 0, b2_host_points = 0;
   std::string b2_mode, b2_plan;
+  // A device backend's account of the proof outside its lanes' events: before_lane, the device's
+  // time from the proof's entry (after the device lock) to the main lane's first event (the host's
+  // preparation, the wait for the staged inputs); sums_wall, the host's wall time of prove_sums
+  // from its call to its return (the lock, the lanes, reading back and summing the results). The
+  // MSMs' paths: msm_h_sets, the shifted sets MSM H ran on (1: plain); g1_chunks / b2_chunks,
+  // device runs of the G1 lane's longest MSM and of B2 (1: whole; more: its scratch did not fit).
+  double before_lane = 0, sums_wall = 0;
+  unsigned msm_h_sets = 0, g1_chunks = 0, b2_chunks = 0;
 };
 
 // A key's points held where a backend computes (a GPU's memory): made by backend::load_key, owned
@@ -57,6 +65,9 @@ class resident_key {
  public:
   virtual ~resident_key() = default;
   virtual std::uint64_t bytes() const = 0;  // device memory it holds
+  // One line on how it was laid out (a GPU key: its shifted sets per section), for the log; "" if
+  // nothing to say.
+  virtual std::string describe() const { return {}; }
   // Whether it holds `pce`'s device form, so that a partition stages its witness only and the
   // device evaluates a, b, c (stager::stage_witness).
   virtual bool synthesizes(const constraint_evaluator& pce) const {

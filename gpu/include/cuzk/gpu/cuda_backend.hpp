@@ -67,6 +67,11 @@ struct cuda_options {
   // proof's MSMs run, and only while keep_free_bytes (plus the MSMs' scratch) stays free.
   std::size_t shifted_bases_bytes = 0;
   std::size_t keep_free_bytes = 0;
+  // The room the sets are planned in (key_placement.hpp): the VRAM budget the key's grant comes
+  // from (0: the device's memory less safety_margin; an explicit shifted_bases_bytes above the room
+  // is trimmed to it) less the plain key, a proof's scratch and staged_partitions staged partitions.
+  std::size_t vram_budget_bytes = 0;
+  unsigned staged_partitions = 3;
   // Threads per block of the NTT's shared-memory passes (256 or 512; a tile is 2^11 elements).
   unsigned ntt_threads = 256;
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
