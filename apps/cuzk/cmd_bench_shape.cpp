@@ -275,9 +275,9 @@ int run_bench_fil_shape(const bench_fil_options& o) {
     std::cout << "synthetic key resident on device 0: " << fmt(gb(key_bytes)) << " GB (points " << fmt(gb(shape.point_bytes()))
               << " GB, beyond them (sets, device evaluator, proof scratch) " << fmt(gb(shifted)) << " GB; grant " << fmt(gb(m.resident))
               << " GB of a " << fmt(gb(m.capacity)) << " GB budget, " << fmt(gb(m.free)) << " GB free); generated in "
-              << fmt(stages["key_generate_resident_s"].get<double>()) << " s\n"
-              << memory["resident_layout"].get<std::string>() << "\n"
-              << std::flush;
+              << fmt(stages["key_generate_resident_s"].get<double>()) << " s\n";
+    if (const auto& l = memory["resident_layout"].get_ref<const std::string&>(); !l.empty()) std::cout << l << "\n";
+    std::cout << std::flush;
   }
 
   // The sectors, all submitted at once.

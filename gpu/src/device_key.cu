@@ -201,17 +201,18 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
       std::snprintf(buf, sizeof buf, "%.1f GB", double(b) / 1e9);
       return std::string(buf);
     };
+    // "H 4 (c 24; 6 planned; 11 possible, fewer for the room; load: ...)": the parts that differ.
     std::string line = "shifted sets:";
     for (int k : plan_order) {
       if (!ns[k]) continue;
-      line += std::string(" ") + section_name(k) + " " + std::to_string(made_s[k]);
-      if (made_s[k] > 1) line += " (c " + std::to_string(made_c[k]) + ")";
-      if (made_s[k] != plan.sets[k] || plan.sets[k] != plan.most[k]) {
-        line += " of " + std::to_string(plan.sets[k]) + " planned";
-        if (plan.sets[k] != plan.most[k]) line += std::string(", ") + std::to_string(plan.most[k]) + " possible, fewer for the " + plan.fewer[k];
-        if (!why[k].empty()) line += "; " + why[k];
-      }
-      line += ",";
+      std::string notes;
+      auto note = [&](const std::string& x) { notes += (notes.empty() ? "" : "; ") + x; };
+      if (made_s[k] > 1) note("c " + std::to_string(made_c[k]));
+      if (made_s[k] != plan.sets[k]) note(std::to_string(plan.sets[k]) + " planned");
+      if (plan.sets[k] != plan.most[k])
+        note(std::to_string(plan.most[k]) + " possible, fewer for the " + plan.fewer[k]);
+      if (!why[k].empty()) note(why[k]);
+      line += std::string(" ") + section_name(k) + " " + std::to_string(made_s[k]) + (notes.empty() ? "" : " (" + notes + ")") + ",";
     }
     line.back() = ';';
     line += " made " + gbs(shifted_bytes()) + " of the plan's " + gbs(plan.extra);

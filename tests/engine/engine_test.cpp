@@ -6,6 +6,9 @@
 #include <atomic>
 #include <filesystem>
 #include <map>
+#include <mutex>
+#include <string>
+#include <vector>
 #include <unistd.h>
 #include <future>
 #include <thread>
@@ -124,6 +127,7 @@ struct fake_resident final : zk::groth16::resident_key {
   explicit fake_resident(std::uint64_t b) : b_(b) { ++alive; }
   ~fake_resident() override { --alive; }
   std::uint64_t bytes() const override { return b_; }
+  std::string describe() const override { return "fake layout of " + std::to_string(b_) + " bytes"; }
   std::uint64_t b_;
   static inline std::atomic<int> alive{0};
 };
@@ -152,7 +156,8 @@ class vram_fake final : public zk::groth16::cpu_backend {
     return cpu_backend::prove_sums(key, in, t);
   }
   static inline std::atomic<int> loads{0}, without_resident{0};
-  static inline std::atomic<std::uint64_t> last_shifted{0};
+  static inline std::atomic<std::uint64_t> last_shifted{0}, last_vram_budget{0};
+  static inline std::atomic<unsigned> last_staged{0};
 };
 
 void register_vram_fake() {
@@ -160,6 +165,8 @@ void register_vram_fake() {
       "vramfake",
       [](int, const zk::groth16::backend_settings& s) {
         vram_fake::last_shifted = s.shifted_bases_bytes;
+        vram_fake::last_vram_budget = s.vram_budget_bytes;
+        vram_fake::last_staged = s.staged_partitions;
         return std::unique_ptr<zk::groth16::backend>(new vram_fake);
       },
       [] { return 1; }, {}, [](int) { return std::uint64_t{1} << 30; });
@@ -175,6 +182,13 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
   c.device_budget = "auto";
   c.vram_margin_bytes = 1 << 20;
   c.shifted_bases = "3GiB";
+  // The key store's line on each resident key's layout (a GPU key: its shifted sets made and why).
+  std::mutex mu;
+  std::vector<std::string> lines;
+  c.filecoin.on_event = [&](const std::string& l) {
+    std::lock_guard lock(mu);
+    lines.push_back(l);
+  };
   {
     auto e = engine::engine::start(c);
     std::mt19937_64 rng(3);
@@ -183,7 +197,18 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
     auto s = e.status();
     REQUIRE(s.vram.size() == 1);
     REQUIRE(s.vram[0].capacity == (1ull << 30) - (1ull << 20));  // no half for the keys: they take grants
+    // The room the sets are planned in: this VRAM budget, beside device_depth + 1 staged partitions.
+    REQUIRE(vram_fake::last_vram_budget == s.vram[0].capacity);
+    REQUIRE(vram_fake::last_staged == c.device_depth + 1);
   }
+  {
+    std::lock_guard lock(mu);
+    const auto n = std::count_if(lines.begin(), lines.end(), [](const std::string& l) {
+      return l.find(" resident on device 0 (grant ") != std::string::npos && l.find("): fake layout of ") != std::string::npos;
+    });
+    REQUIRE(n == 1);
+  }
+  c.filecoin.on_event = nullptr;
   c.shifted_bases = "lots";
   try {
     engine::engine::start(c);
