@@ -280,7 +280,9 @@ void register_bench(CLI::App& app) {
                 "bucket reduction segments in one kernel (default: two, fewer registers each)");
   msm->add_option("--window-bits", opt->window_bits, "window bits of the plain-bases MSM (default: chosen by size)");
   msm->add_option("--variants", opt->variants,
-                  "with --resident: variants one after the other, a row each: xyzz, or acc4 / split / cNN / g2smem joined by +")
+                  "with --resident: variants one after the other, a row each: xyzz, or acc4 / split / cNN / "
+                  "g2smem / serial / sorted / accumulated / urgent / equal / pN / waves / nowaves joined by + "
+                  "(bench.cpp, msm_variant)")
       ->delimiter(',');
   add_common(msm);
   auto* ntt = sub->add_subcommand("ntt", "natural-order NTT over Fr");

@@ -48,10 +48,18 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 
 // A --variants entry: "xyzz" (the first kernels: acc_blocks 0, one segment kernel) or tokens
 // joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
-// window bits), "g2smem" (G2 on shared-memory slots). The defaults are "acc4+split".
+// window bits), "g2smem" (G2 on shared-memory slots); a standalone split MSM's ones' sum
+// (cuda_options::msm_ones_*): "serial", "sorted" or "accumulated" (where it starts), "urgent" /
+// "equal" (the others on the greatest-priority stream or on the compute stream), "pN" (N points
+// per thread of the sum, 0: the sum's rule); "waves" / "nowaves" (cuda_options::msm_whole_waves).
+// The defaults are "acc4+split" and cuda_options'.
 struct msm_variant {
   unsigned acc_blocks = 0, window_bits = 0;
   bool split = false, g2_smem = false;
+  cuda_options::ones_start ones = cuda_options{}.msm_ones_start;
+  bool urgent = cuda_options{}.msm_ones_urgent;
+  unsigned points = cuda_options{}.msm_ones_points;
+  bool waves = cuda_options{}.msm_whole_waves;
 };
 msm_variant parse_variant(const std::string& v) {
   msm_variant r;
@@ -64,11 +72,21 @@ msm_variant parse_variant(const std::string& v) {
     if (t == "acc4") r.acc_blocks = 4;
     else if (t == "split") r.split = true;
     else if (t == "g2smem") r.g2_smem = true;
+    else if (t == "serial") r.ones = cuda_options::ones_start::serial;
+    else if (t == "sorted") r.ones = cuda_options::ones_start::sorted;
+    else if (t == "accumulated") r.ones = cuda_options::ones_start::accumulated;
+    else if (t == "urgent" || t == "equal") r.urgent = t == "urgent";
+    else if (t == "waves" || t == "nowaves") r.waves = t == "waves";
+    else if (t.size() >= 2 && t.size() <= 4 && t[0] == 'p' &&
+             std::all_of(t.begin() + 1, t.end(), [](char ch) { return std::isdigit((unsigned char)ch); }))
+      r.points = unsigned(std::stoul(t.substr(1)));
     else if (t.size() >= 2 && t.size() <= 3 && t[0] == 'c' && std::isdigit((unsigned char)t[1]) &&
              std::isdigit((unsigned char)t.back()))
       r.window_bits = unsigned(std::stoul(t.substr(1)));
     else
-      throw std::invalid_argument("bench msm: --variants entry '" + v + "': xyzz, or acc4 / split / cNN / g2smem joined by +");
+      throw std::invalid_argument("bench msm: --variants entry '" + v +
+                                  "': xyzz, or acc4 / split / cNN / g2smem / serial / sorted / accumulated / urgent / "
+                                  "equal / pN / waves / nowaves joined by +");
     at = end + 1;
   }
   return r;
@@ -122,6 +140,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
       if (!variant.empty()) {
         const msm_variant mv = parse_variant(variant);
         be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem);
+        be.set_msm_ones(mv.ones, mv.urgent, mv.points, mv.waves);
       }
       times = be.time_ms(warmup, reps, [&] {
         if constexpr (g2) got = be.msm_g2_device(db, ds, n);

@@ -14,6 +14,11 @@ device_context::device_context(int dev, std::size_t staging_bytes, std::size_t m
   CUZK_CUDA(cudaEventCreateWithFlags(&lane_ready, cudaEventDisableTiming));
   CUZK_CUDA(cudaEventCreate(&side_t0));
   CUZK_CUDA(cudaEventCreate(&side_t1));
+  int least = 0, greatest = 0;
+  CUZK_CUDA(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+  CUZK_CUDA(cudaStreamCreateWithPriority(&urgent, cudaStreamNonBlocking, greatest));
+  CUZK_CUDA(cudaEventCreateWithFlags(&urgent_ready, cudaEventDisableTiming));
+  CUZK_CUDA(cudaEventCreateWithFlags(&urgent_done, cudaEventDisableTiming));
   slots = slots_of_device(device);
   staging = std::make_shared<staging_context>(device, staging_bytes, slots);
   CUZK_CUDA(cudaEventCreateWithFlags(&uploaded, cudaEventDisableTiming));
@@ -26,10 +31,11 @@ device_context::device_context(int dev, std::size_t staging_bytes, std::size_t m
 device_context::~device_context() {
   cudaSetDevice(device);
   cudaDeviceSynchronize();
-  for (auto e : {uploaded, t0, t1, lane_ready, side_done, side_t0, side_t1})
+  for (auto e : {uploaded, t0, t1, lane_ready, side_done, side_t0, side_t1, urgent_ready, urgent_done})
     if (e) cudaEventDestroy(e);
   if (compute) cudaStreamDestroy(compute);
   if (side) cudaStreamDestroy(side);
+  if (urgent) cudaStreamDestroy(urgent);
 }
 
 void device_context::upload_async(void* dst, const void* src, std::size_t bytes) {

@@ -38,6 +38,11 @@ struct device_context {
   cudaEvent_t lane_ready = nullptr;  // on the compute stream: the inputs are there, the lane may start
   cudaEvent_t side_done = nullptr, side_t0 = nullptr, side_t1 = nullptr;
   arena scratch, side_scratch;
+  // The greatest-priority stream (the others default to the least): a standalone split MSM's
+  // bucket method runs here when its ones' sum fills the gaps on the side stream
+  // (cuda_options::msm_ones_urgent); urgent_ready on compute starts it, urgent_done ends it.
+  cudaStream_t urgent = nullptr;
+  cudaEvent_t urgent_ready = nullptr, urgent_done = nullptr;
   // Each MSM chunk's sum goes to a slot of `result`; the host reads them all in one copy.
   static constexpr std::size_t result_slot_bytes = 384;  // an XYZZ G2 point, the larger kind
   dbuf<unsigned char> result;

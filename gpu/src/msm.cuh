@@ -36,6 +36,7 @@
 
 #include "common.cuh"
 #include "cuzk/gpu/curve.cuh"
+#include "cuzk/gpu/msm_waves.hpp"
 #include "cuzk/gpu/shifted.cuh"
 #include "msm_entry.hpp"
 
@@ -50,6 +51,9 @@ struct msm_shape {
   std::size_t M;         // digit pairs of one group: n x its windows (the last group may have fewer)
   unsigned K1, K2;       // slice sizes: first level (points), later levels (slots)
   std::size_t T1;        // first-level threads
+  unsigned sms;          // the device's SMs (make_msm_shape's num_sms)
+  // The first level in whole waves of the accumulation kernel's resident blocks (msm_waves.hpp).
+  bool whole_waves = false;
   unsigned seg_len, nseg;
   unsigned affine_lanes;  // 0: XYZZ accumulation; else batch-affine first level, this many lanes per thread
   // Blocks of msm_acc_threads per SM G1's XYZZ accumulation is compiled for (0: as many as its
@@ -63,6 +67,8 @@ struct msm_shape {
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
+  // The same, recorded once the last group's pairs are sorted (as its accumulation starts).
+  cudaEvent_t sorted = nullptr;
 };
 // Threads per block of the accumulation kernels.
 constexpr unsigned msm_acc_threads = 128;
@@ -516,15 +522,17 @@ __global__ void msm_sum_points(const uint32_t* __restrict__ idx, std::size_t n, 
 
 // Partial sums of msm_sum_points: at most this many threads (and points of scratch, twice).
 constexpr std::size_t msm_sum_threads = 131072;
-// The first level's partial sums for n points (at least 16 points per thread), and the arena bytes
-// msm_sum_run takes for them (xyzz_bytes: one XYZZ point of the curve).
-constexpr std::size_t msm_sum_partials(std::size_t n) {
+// The first level's partial sums for n points (at least 16 points per thread, at most
+// msm_sum_threads threads; `points` > 0: that many points per thread, however many threads), and
+// the arena bytes msm_sum_run takes for them (xyzz_bytes: one XYZZ point of the curve).
+constexpr std::size_t msm_sum_partials(std::size_t n, unsigned points = 0) {
   if (n == 0) return 0;
+  if (points) return (n + points - 1) / points;
   std::size_t T = std::min<std::size_t>(msm_sum_threads, (n + 15) / 16), K = (n + T - 1) / T;
   return (n + K - 1) / K;
 }
-constexpr std::size_t msm_sum_scratch_bytes(std::size_t n, std::size_t xyzz_bytes) {
-  return 2 * msm_sum_partials(n) * xyzz_bytes + 1024;
+constexpr std::size_t msm_sum_scratch_bytes(std::size_t n, std::size_t xyzz_bytes, unsigned points = 0) {
+  return 2 * msm_sum_partials(n, points) * xyzz_bytes + 1024;
 }
 // Partial sums per thread of a tree level (msm_group_sums): a level is one thread's chain of G
 // dependent additions (latency, not throughput, at the top of the tree), so small groups and more
@@ -625,6 +633,14 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   if (sh.affine_lanes == 0 && sh.acc_blocks != 0 && sh.acc_blocks != 4)
     throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
   constexpr unsigned acc_threads = msm_acc_threads;
+  // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks).
+  unsigned K1 = sh.K1;
+  auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem) -> unsigned {
+    int per_sm = 0;
+    if (!sh.whole_waves) return sh.K1;
+    CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(threads), smem));
+    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads);
+  };
 
   mark(0);
   CUZK_CUDA(cudaMemsetAsync(buckets, 0, std::size_t(BW) * sh.nb * sizeof(X), s));
@@ -632,7 +648,7 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   // into its arrays' buckets (the scratch of the pairs and slots is the next group's).
   for (unsigned a = 0; a < BW; a += sh.group_arrays) {
     const unsigned w0 = a * sh.sets, w1 = std::min(w0 + sh.group_arrays * sh.sets, sh.nwin);
-    const std::size_t M = sh.n * (w1 - w0), T1 = (M + sh.K1 - 1) / sh.K1;
+    const std::size_t M = sh.n * (w1 - w0);
     X* arr = buckets + std::size_t(a) * sh.nb;
     msm_digits_kernel<<<blocks_for(sh.n, 256), 256, 0, s>>>(scalars, idx, idx_base, sh.n, sh.c, w0, w1, sh.sets,
                                                             sh.nb, set_stride, k0, v0);
@@ -642,7 +658,9 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
     std::size_t tb = cub_temp;
     CUZK_CUDA(cub::DeviceRadixSort::SortPairs(temp, tb, keys, vals, M, 0, int(end_bit), s));
     if (a == 0) mark(2);
+    if (sh.sorted && a + sh.group_arrays >= BW) CUZK_CUDA(cudaEventRecord(sh.sorted, s));
     if (sh.affine_lanes) {
+      const std::size_t T1 = (M + sh.K1 - 1) / sh.K1;
       std::size_t threads = (T1 + sh.affine_lanes - 1) / sh.affine_lanes;
       msm_accumulate_points_affine<F><<<blocks_for(threads, acc_threads), acc_threads, 0, s>>>(
           keys.Current(), vals.Current(), M, sh.K1, sh.nb, bases, arr, sk1, sp1, T1, sh.affine_lanes, acc_st, pre_st,
@@ -662,12 +680,13 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
       }
       if constexpr (std::is_same_v<F, fp_d>)
         if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
-      kernel<<<blocks_for(T1, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, sh.K1, sh.nb, bases, arr, sk1,
-                                                    sp1);
+      K1 = whole_waves_k1(kernel, M, thr, smem);
+      kernel<<<blocks_for((M + K1 - 1) / K1, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, K1, sh.nb, bases,
+                                                                  arr, sk1, sp1);
     }
     CUZK_LAUNCHED();
     if (a == 0) mark(3);
-    std::size_t count = 2 * T1;
+    std::size_t count = 2 * ((M + K1 - 1) / K1);
     uint32_t *ik = sk1, *ok = sk2;
     X *ip = sp1, *op = sp2;
     for (;;) {
@@ -720,19 +739,20 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   mark(6);
 }
 
-// sum bases[idx[j] - idx_base] for j < n into out_dev: partial sums of K points per thread, then
-// group sums of 32 until one is left (the last level writes out_dev).
+// sum bases[idx[j] - idx_base] for j < n into out_dev: partial sums of K points per thread
+// (msm_sum_partials' rule, or `points`), then group sums of msm_group until one is left (the last
+// level writes out_dev).
 template <class F>
 void msm_sum_run(const affine_d<F>* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar,
-                 xyzz_d<F>* out_dev, cudaStream_t s) {
+                 xyzz_d<F>* out_dev, cudaStream_t s, unsigned points = 0) {
   using X = xyzz_d<F>;
   if (n == 0) {
     CUZK_CUDA(cudaMemsetAsync(out_dev, 0, sizeof(X), s));  // all-zero: the identity
     return;
   }
-  std::size_t T = msm_sum_partials(n);
+  std::size_t T = msm_sum_partials(n, points);
   unsigned K = unsigned((n + T - 1) / T);
-  ar.reserve(msm_sum_scratch_bytes(n, sizeof(X)));
+  ar.reserve(msm_sum_scratch_bytes(n, sizeof(X), points));
   X* a = ar.take<X>(T);
   X* b = ar.take<X>(T);
   constexpr unsigned threads = 128;

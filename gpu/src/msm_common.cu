@@ -144,6 +144,7 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned 
   if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuda msm: more than 2^31 points in one run");
   msm_shape sh{};
   sh.n = n;
+  sh.sms = unsigned(std::max(num_sms, 0));
   sh.sets = sets ? sets : 1;
   if (sh.sets > max_shifted_sets) throw std::invalid_argument("cuda msm: more shifted sets than max_shifted_sets");
   sh.c = force_c ? force_c : sh.sets > 1 ? shifted_window_bits(n, sh.sets) : plain_window_bits(n);

@@ -19,10 +19,11 @@ void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& 
                    void* out_dev, cudaStream_t s, const uint32_t* idx = nullptr, uint32_t idx_base = 0);
 // sum of bases[idx[j] - idx_base] for j < n (the points whose scalar is 1): a tree of plain
 // additions, no buckets; XYZZ into out_dev (the identity when n = 0).
+// points: per thread of the first level (0: msm.cuh's rule, msm_sum_partials).
 void msm_g1_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
-                cudaStream_t s);
+                cudaStream_t s, unsigned points = 0);
 void msm_g2_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
-                cudaStream_t s);
+                cudaStream_t s, unsigned points = 0);
 
 // Scalars that are bits (msm_common.cu). The indices i < n of canonical 256-bit scalars, split:
 // ones[] those equal to 1, others[] those neither 0 nor 1 (zeros are dropped), each ascending.

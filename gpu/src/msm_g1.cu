@@ -10,8 +10,8 @@ void msm_g1_device(const void* bases, const uint64_t* scalars, const msm_shape& 
                 s, idx, idx_base);
 }
 void msm_g1_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
-                cudaStream_t s) {
-  msm_sum_run<fp_d>(static_cast<const g1_affine_d*>(bases), idx, n, idx_base, ar, static_cast<g1_xyzz_d*>(out_dev), s);
+                cudaStream_t s, unsigned points) {
+  msm_sum_run<fp_d>(static_cast<const g1_affine_d*>(bases), idx, n, idx_base, ar, static_cast<g1_xyzz_d*>(out_dev), s, points);
 }
 void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s) {
   msm_shift_run<fp_d>(static_cast<const g1_affine_d*>(bases), n, c, sets, static_cast<g1_affine_d*>(out), s);

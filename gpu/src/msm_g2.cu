@@ -165,8 +165,8 @@ void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& 
                     static_cast<xyzz_d<fp2_call>*>(out_dev), s, idx, idx_base);
 }
 void msm_g2_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t idx_base, arena& ar, void* out_dev,
-                cudaStream_t s) {
-  msm_sum_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), idx, n, idx_base, ar, static_cast<xyzz_d<fp2_call>*>(out_dev), s);
+                cudaStream_t s, unsigned points) {
+  msm_sum_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), idx, n, idx_base, ar, static_cast<xyzz_d<fp2_call>*>(out_dev), s, points);
 }
 void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s) {
   msm_shift_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), n, c, sets,

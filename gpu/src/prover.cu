@@ -132,6 +132,7 @@ struct cuda_backend::impl {
     sh.acc_blocks = opt.msm_acc_blocks;
     sh.seg_split = opt.msm_segment_split;
     sh.g2_smem = opt.msm_g2_smem;
+    sh.whole_waves = opt.msm_whole_waves;
     return sh;
   }
   template <bool G2>
@@ -259,14 +260,18 @@ struct cuda_backend::impl {
   // Enqueues one MSM over a split view: the ones' sum into slot `first`, then the others in chunks
   // (split_slots slots in all). Bases are the whole section (indices are global). With `ones`, the
   // ones' sum runs there instead (a second stream and its own arena), beside the others on st
-  // from the moment their last chunk's points are accumulated, and st waits for it at the end:
-  // the sum's additions fill the SMs that the bucket method's latency-bound stages (slot levels,
-  // segment starts, window sums, the window combination on one thread) leave idle. (Started with
-  // the others, its one wave of blocks would hold the SMs first and overlap nothing but itself.)
+  // from the moment their last chunk's points are accumulated (or sorted: at_sort), and st waits
+  // for it at the end: the sum's additions fill the SMs that the bucket method's latency-bound
+  // stages (slot levels, segment starts, window sums, the window combination on one thread) leave
+  // idle. (Started with the others on a stream of the same priority, its blocks would hold the
+  // SMs first and overlap nothing but itself; with the others on a stream of greater priority,
+  // their pending blocks go first and the sum takes what they leave.)
   struct ones_lane {
     arena* ar;
     cudaStream_t st;
-    cudaEvent_t ready, done;  // recorded on the MSM's stream after the accumulation, on st after the sum
+    cudaEvent_t ready, done;  // on the MSM's stream after the accumulation (or the sort), on st after the sum
+    bool at_sort = false;     // ready once the others are sorted, not accumulated
+    unsigned points = 0;      // points per thread of the sum (msm_sum_partials)
   };
   template <bool G2>
   void msm_enqueue_split(const msm_bases& mb, const split_view& v, std::size_t chunk, std::size_t first, arena& ar,
@@ -281,22 +286,22 @@ struct cuda_backend::impl {
                           scratch_need<G2>(std::min(chunk, v.n2), plain) <= scratch_need<G2>(chunk, mb);
     const msm_bases& others = to_plain ? plain : mb;
     void* const ones_out = ctx.result.get() + first * device_context::result_slot_bytes;
-    auto sum_ones = [&](arena& sum_ar, cudaStream_t sum_st) {
-      if (G2) ::cuzk::gpu::msm_g2_sum(mb.ptr, v.ones, v.n1, v.base, sum_ar, ones_out, sum_st);
-      else ::cuzk::gpu::msm_g1_sum(mb.ptr, v.ones, v.n1, v.base, sum_ar, ones_out, sum_st);
+    auto sum_ones = [&](arena& sum_ar, cudaStream_t sum_st, unsigned points) {
+      if (G2) ::cuzk::gpu::msm_g2_sum(mb.ptr, v.ones, v.n1, v.base, sum_ar, ones_out, sum_st, points);
+      else ::cuzk::gpu::msm_g1_sum(mb.ptr, v.ones, v.n1, v.base, sum_ar, ones_out, sum_st, points);
     };
-    if (!ones || !v.n2) sum_ones(ar, st);
+    if (!ones || !v.n2) sum_ones(ar, st, 0);
     for (std::size_t off = 0, j = first + 1; off < v.n2; off += chunk, ++j) {
       std::size_t len = std::min(chunk, v.n2 - off);
       auto sh = shape_of(len, others);
-      if (ones && off + len == v.n2) sh.accumulated = ones->ready;
+      if (ones && off + len == v.n2) (ones->at_sort ? sh.sorted : sh.accumulated) = ones->ready;
       void* out = ctx.result.get() + j * device_context::result_slot_bytes;
       if (G2) ::cuzk::gpu::msm_g2_device(mb.ptr, v.scalars, sh, others.stride, ar, out, st, v.others + off, v.base);
       else ::cuzk::gpu::msm_g1_device(mb.ptr, v.scalars, sh, others.stride, ar, out, st, v.others + off, v.base);
     }
     if (ones && v.n2) {
       CUZK_CUDA(cudaStreamWaitEvent(ones->st, ones->ready, 0));
-      sum_ones(*ones->ar, ones->st);
+      sum_ones(*ones->ar, ones->st, ones->points);
       CUZK_CUDA(cudaEventRecord(ones->done, ones->st));
       CUZK_CUDA(cudaStreamWaitEvent(st, ones->done, 0));
     }
@@ -332,15 +337,31 @@ struct cuda_backend::impl {
       split_read(vs);
       const split_view w = view_of(v, false);
       // Ones and others both: the ones' sum on the side lane (idle outside a proof, whose B2 it
-      // runs), its arena planned beside the others' scratch.
-      const std::size_t ones_need = w.dense || !w.n1 || !w.n2 ? 0 : msm_sum_scratch_bytes(w.n1, sizeof(Xyzz));
+      // runs), its arena planned beside the others' scratch (cuda_options::msm_ones_start).
+      using start = cuda_options::ones_start;
+      const unsigned points = opt.msm_ones_points;
+      const std::size_t ones_need = opt.msm_ones_start == start::serial || w.dense || !w.n1 || !w.n2
+                                        ? 0
+                                        : msm_sum_scratch_bytes(w.n1, sizeof(Xyzz), points);
       const std::size_t grow = ones_need > ctx.side_scratch.capacity() ? ones_need : 0;
       std::size_t chunk = chunk_points<G2>(std::max<std::size_t>(w.n2, 1), mb, ctx.scratch, grow),
                   count = split_slots(w, chunk);
       ctx.ensure_result_slots(count);
       if (grow) ctx.make_room(grow);
-      const ones_lane lane{&ctx.side_scratch, ctx.side, ctx.lane_ready, ctx.side_done};
-      msm_enqueue_split<G2>(mb, w, chunk, 0, ctx.scratch, ctx.compute, ones_need ? &lane : nullptr);
+      const ones_lane lane{&ctx.side_scratch, ctx.side, ctx.lane_ready, ctx.side_done,
+                           opt.msm_ones_start == start::sorted, points};
+      // The others on the greatest-priority stream: the sum's blocks wait while theirs are pending.
+      const bool urgent = ones_need && opt.msm_ones_urgent;
+      if (urgent) {
+        CUZK_CUDA(cudaEventRecord(ctx.urgent_ready, ctx.compute));
+        CUZK_CUDA(cudaStreamWaitEvent(ctx.urgent, ctx.urgent_ready, 0));
+      }
+      msm_enqueue_split<G2>(mb, w, chunk, 0, ctx.scratch, urgent ? ctx.urgent : ctx.compute,
+                            ones_need ? &lane : nullptr);
+      if (urgent) {
+        CUZK_CUDA(cudaEventRecord(ctx.urgent_done, ctx.urgent));
+        CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, ctx.urgent_done, 0));
+      }
       read_results(count);
       return sum_results<Jac, Xyzz>(0, count);
     }
@@ -1126,6 +1147,13 @@ void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsi
   impl_->opt.msm_acc_blocks = acc_blocks;
   impl_->opt.msm_segment_split = segment_split;
   impl_->opt.force_window_bits = window_bits;
+}
+
+void cuda_backend::set_msm_ones(cuda_options::ones_start start, bool urgent, unsigned points, bool whole_waves) {
+  impl_->opt.msm_whole_waves = whole_waves;
+  impl_->opt.msm_ones_start = start;
+  impl_->opt.msm_ones_urgent = urgent;
+  impl_->opt.msm_ones_points = points;
 }
 
 void cuda_backend::release_caches() {

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "cuzk/gpu/cuda_backend.hpp"
+#include "cuzk/gpu/msm_waves.hpp"
 #include "cuzk/gpu/testgen.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/groth16/cpu_backend.hpp"
@@ -448,6 +449,82 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
   // Half bits: the others in four chunks; the ones' sum (on the side lane) waits for the last one.
   scalars = gpu::testgen::bit_scalars(bases.size(), 408, 0.5);
   REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+}
+
+TEST_CASE("device split MSM: the ones' sum on the side lane from each start, urgent or not, any points per thread",
+          "[device][msm][bits][ones]") {
+  REQUIRE_DEVICE();
+  using start = gpu::cuda_options::ones_start;
+  const std::size_t n = (1 << 18) + 5, D = 1 << 14;
+  const repeated_bases<g1_curve> rb(n, D, 430);
+  const auto& [ps, bases] = rb;
+  const repeated_bases<g2_curve> rb2(20000, 300, 431);
+  const auto& [ps2, bases2] = rb2;
+  for (start at : {start::serial, start::sorted, start::accumulated})
+    for (bool urgent : {false, true})
+      for (unsigned points : {0u, 3u, 8u}) {
+        INFO("start " << int(at) << ", urgent " << urgent << ", points " << points);
+        gpu::cuda_options o;
+        o.msm_ones_start = at;
+        o.msm_ones_urgent = urgent;
+        o.msm_ones_points = points;
+        gpu::cuda_backend be(o);
+        for (double bits : {0.9, 0.5}) {
+          auto scalars = gpu::testgen::bit_scalars(n, 432 + points, bits);
+          REQUIRE(be.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+        }
+        auto s2 = gpu::testgen::bit_scalars(bases2.size(), 433, 0.9);
+        REQUIRE(be.msm_g2(bases2, s2) == gpu::testgen::expected(ps2, std::span<const bigint<4>>(s2)));
+        // The others in chunks; the sum waits for the last one's stage.
+        o.force_msm_chunk = 9000;
+        gpu::cuda_backend chunked(o);
+        auto s3 = gpu::testgen::bit_scalars(60000, 434, 0.5);
+        std::span<const g1_affine> b3(bases.data(), s3.size());
+        REQUIRE(chunked.msm_g1(b3, s3) == gpu::testgen::expected(ps, std::span<const bigint<4>>(s3)));
+      }
+}
+
+TEST_CASE("whole waves: the slice fills the waves the planned threads fill, never more threads", "[msm_waves]") {
+  using gpu::msm_whole_waves_slice;
+  // G1 2^24 bits90's others: 16 windows of 1.68M points, 198 pairs a thread, 528 blocks of 128 a wave.
+  const std::size_t wave = 528 * 128, M = 16 * std::size_t(1677722);
+  CHECK((M + 197) / 198 > 2 * wave);  // planned: 2 waves and a few blocks
+  const unsigned K = msm_whole_waves_slice(M, 198, wave);
+  CHECK(K == 199);
+  CHECK((M + K - 1) / K <= 2 * wave);
+  CHECK((M + K - 2) / (K - 1) > 2 * wave);  // the smallest such slice
+  // Fewer threads than a wave, no wave, or an exact fit: the planned slice.
+  CHECK(msm_whole_waves_slice(1000, 8, wave) == 8);
+  CHECK(msm_whole_waves_slice(M, 198, 0) == 198);
+  CHECK(msm_whole_waves_slice(2 * wave * 100, 100, wave) == 100);
+  // Any M, K, wave: at least K, at most the planned threads, whole waves when there was one.
+  for (std::size_t m : {std::size_t(1), std::size_t(12345), wave * 7 + 3, std::size_t(1) << 29})
+    for (unsigned k : {8u, 37u, 256u})
+      for (std::size_t w : {std::size_t(1), std::size_t(33792), wave}) {
+        INFO("M = " << m << ", K = " << k << ", wave = " << w);
+        const unsigned s = msm_whole_waves_slice(m, k, w);
+        const std::size_t planned = (m + k - 1) / k, threads = (m + s - 1) / s;
+        CHECK(s >= k);
+        CHECK(threads <= planned);
+        if (planned >= w) CHECK(threads <= (planned / w) * w);
+        else CHECK(s == k);
+      }
+}
+
+TEST_CASE("device MSM with the first level in whole waves equals the CPU backend", "[device][msm][waves]") {
+  REQUIRE_DEVICE();
+  for (unsigned blocks : {0u, 4u}) {
+    INFO("acc_blocks = " << blocks);
+    gpu::cuda_options o;
+    o.msm_whole_waves = true;
+    o.msm_acc_blocks = blocks;
+    gpu::cuda_backend be(o);
+    // Several waves of threads (random 2^20: 2^20 x 15 pairs), a split MSM's others, G2, small.
+    check_msm<g1_curve>(be, (1 << 20) + 7, 1 << 16, 540, false);
+    check_msm<g1_curve>(be, (1 << 21) + 3, 1 << 16, 541, false, gpu::testgen::bit_scalars((1 << 21) + 3, 542, 0.9));
+    check_msm<g2_curve>(be, (1 << 18) + 1, 1 << 12, 543, false);
+    check_msm<g1_curve>(be, 3000, 999, 544, true);
+  }
 }
 
 TEST_CASE("device MSM kernel variants (accumulation at 4 blocks per SM, split bucket segments) equal the CPU backend",

@@ -12,10 +12,10 @@
 #    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile (G2: registers and the
 #    shared-memory slots, cuda_options::msm_g2_smem),
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s)
-#   (device_msm.sh bits: scalars that are bits, random against 90% bits, one call within END: the
-#    [bits] MSM tests and the proofs, then G1 2^24 / 2^26 and G2 2^24 on plain and shifted bases
-#    with this build and the bits90 rows of any other builds bundled as bin/cuzk_NAME; END=78 fit
-#    the tests, G1 2^24 and 2^26 and G2 2^24 of two builds in 70 s)
+#   (LANE=V,... AFTER=V device_msm.sh bits: scalars that are bits, random against 90% bits, one
+#    call within END: the [bits] MSM tests and the proofs, the ones' lane variants LANE on G1 2^24
+#    bits90, then G1 2^24, G2 2^24 and G1 2^26 on plain and shifted bases with this build (variant
+#    AFTER) and the bits90 rows of any other builds bundled as bin/cuzk_NAME, 9 repetitions)
 cd "$(dirname "$0")"
 . ./device_lib.sh
 R=./run
@@ -61,15 +61,24 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
   exit 0
 fi
 if [[ ${1:-} == bits ]]; then  # issue 19 item 2: bits90 against random, this build and the bundled others
-  tests tests_bits 30 "[msm][bits]"
-  tests tests_prove 30 "[prove]~[bellperson]"
-  for step in "24 5 g1" "26 3 g1" "24 3 g2"; do
-    read -r lg reps curve <<<"$step"
+  # LANE: --variants of the ones' lane (bench.cpp's msm_variant) compared on G1 2^24 bits90 plain;
+  # AFTER: the variant this build's rows run with (empty: its defaults). Then per size this build's
+  # random and bits90 rows and the bits90 rows of every bundled bin/cuzk_NAME (the same mode each).
+  tests tests_bits "${TL:-40}" "[msm][bits],[msm][waves]"
+  tests tests_prove "${TP:-30}" "[prove]~[bellperson]"
+  [[ -n ${LANE:-} ]] && bt g1_24_lane $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile \
+    --scalars bits90 --reps 9 --variants "$LANE"
+  for b in bin/cuzk_*; do  # the others' G1 2^24 first: before and after side by side
+    [[ -x $b && $b != *tests ]] && bt "g1_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g1 --log-size 24 \
+      --resident --shifted --profile --scalars bits90 --reps 9
+  done
+  for step in "24 g1" "24 g2" "26 g1"; do
+    read -r lg curve <<<"$step"
     bt "${curve}_$lg" $R cuzk bench msm --curve "$curve" --log-size "$lg" --resident --shifted --profile \
-      --scalars random,bits90 --reps "$reps"
+      --scalars random,bits90 --reps 9 ${AFTER:+--variants "$AFTER"}
     for b in bin/cuzk_*; do
-      [[ -x $b && $b != *tests ]] && bt "${curve}_${lg}_${b#bin/}" $R "${b#bin/}" bench msm --curve "$curve" \
-        --log-size "$lg" --resident --shifted --profile --scalars bits90 --reps "$reps"
+      [[ $curve$lg != g124 && -x $b && $b != *tests ]] && bt "${curve}_${lg}_${b#bin/}" $R "${b#bin/}" bench msm \
+        --curve "$curve" --log-size "$lg" --resident --shifted --profile --scalars bits90 --reps 9
     done
   done
   echo "total $SECONDS s" | tee -a "$S"

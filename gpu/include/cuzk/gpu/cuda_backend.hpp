@@ -61,6 +61,25 @@ struct cuda_options {
   // (msm_g2.cu: no state parked around the Fp2 product calls, 10 warps per SM instead of 8). Off
   // until measured on the device (docs/benchmarks.md, issue 19: G2 on shared-memory slots).
   bool msm_g2_smem = false;
+  // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp); off until
+  // measured.
+  bool msm_whole_waves = false;
+  // A standalone split MSM (msm_g1_device and the like; a proof's MSMs sum their ones in line)
+  // sums its ones on the side lane beside the others' bucket method, so that the sum's additions
+  // fill the SMs the reduction's latency-bound stages leave idle. msm_ones_start: where the sum
+  // may start, `accumulated` (the others' points are in their buckets), `sorted` (with the
+  // others' accumulation) or `serial` (after the others, on their stream: no lane).
+  // msm_ones_urgent: the others run on the greatest-priority stream, so that the block scheduler
+  // serves their pending blocks before the sum's (stream priorities order pending blocks only).
+  // msm_ones_points: points per thread of the lane's sum (0: msm.cuh's rule, at most
+  // msm_sum_threads threads): fewer make shorter blocks, which give their SMs back sooner (and
+  // take 2 x n / points XYZZ points of the lane's scratch). The defaults are the measured lane of
+  // docs/benchmarks.md (accumulated, one priority, the rule); the other settings are not measured
+  // yet (`cuzk bench msm --variants`, gpu/tools/device_msm.sh bits).
+  enum class ones_start { serial, sorted, accumulated };
+  ones_start msm_ones_start = ones_start::accumulated;
+  bool msm_ones_urgent = false;
+  unsigned msm_ones_points = 0;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
   // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the
@@ -193,6 +212,9 @@ class cuda_backend : public zk::groth16::backend {
   // plain bases, msm_g2_smem) switched between runs, so that a benchmark compares them on the same bases and
   // shifted sets.
   void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, bool g2_smem = false);
+  // The ones' lane of a standalone split MSM (cuda_options::msm_ones_start and the next two), and
+  // cuda_options::msm_whole_waves.
+  void set_msm_ones(cuda_options::ones_start start, bool urgent, unsigned points, bool whole_waves);
 
   struct impl;
 
