@@ -98,23 +98,42 @@ TEST_CASE("a synthetic key is refused outside a synthetic bench and never releas
   CHECK(test::budgets_drain(e));
 }
 
+namespace {
+
+// A 2 KiB PoRep sector's synthetic C1 as a job input, and the compact evaluator recorded into `dir`.
+struct porep_2k {
+  std::filesystem::path dir;
+  std::string pce;
+  std::shared_ptr<fil::job_input> input = std::make_shared<fil::job_input>();
+  std::uint64_t set = 0;  // one partition's synthesis for a CPU device: a, b, c and the witness twice
+  explicit porep_2k(const char* name) {
+    const auto* proof = fil::find_seal_proof("StackedDrg2KiBV1_1");
+    REQUIRE(proof);
+    dir = std::filesystem::temp_directory_path() / (std::string(name) + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir);
+    pce = (dir / "porep-2k.cuzk-pce").string();
+    fil::record_porep_evaluator(*proof, pce, 2);
+    const auto e = zk::groth16::pce_compact::open(pce, zk::groth16::pce_compact::stored_key(pce));
+    set = 3 * e.domain_size() * sizeof(fr) + 2 * (e.n_inputs() + e.n_aux()) * sizeof(fr);
+    input->kind = fil::proof_kind::porep_seal_commit;
+    input->registered_proof = std::string(proof->name);
+    input->miner_id = 1000;
+    input->sector_number = 1;
+    const auto c1 = fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*proof, 1, 1000, 7)), 1, proof->sector_size);
+    input->c1.assign(c1.begin(), c1.end());
+  }
+  ~porep_2k() { std::filesystem::remove_all(dir); }
+};
+
+}  // namespace
+
 TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones kept with the key",
           "[engine][synthetic][fil]") {
-  const auto* proof = fil::find_seal_proof("StackedDrg2KiBV1_1");
-  REQUIRE(proof);
-  const auto dir = std::filesystem::temp_directory_path() / ("cuzk-synthetic-buffers-" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string pce = (dir / "porep-2k.cuzk-pce").string();
-  fil::record_porep_evaluator(*proof, pce, 2);
+  porep_2k setup("cuzk-synthetic-buffers");
+  const std::string& pce = setup.pce;
   // Points on the "device": none generated here, the synthesizer needs only the shape and evaluator.
   const auto key_path = zk::groth16::synthetic_key_path({5, false, pce});
-  auto input = std::make_shared<fil::job_input>();
-  input->kind = fil::proof_kind::porep_seal_commit;
-  input->registered_proof = std::string(proof->name);
-  input->miner_id = 1000;
-  input->sector_number = 1;
-  const auto c1 = fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*proof, 1, 1000, 7)), 1, proof->sector_size);
-  input->c1.assign(c1.begin(), c1.end());
+  const auto& input = setup.input;
 
   caf::actor_system_config cfg;
   msg::register_messages(cfg);
@@ -180,35 +199,9 @@ TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones k
     self->send_exit(store, caf::exit_reason::user_shutdown);
     self->send_exit(budget, caf::exit_reason::user_shutdown);
   }
-  std::filesystem::remove_all(dir);
 }
 
 namespace {
-
-// A 2 KiB PoRep sector's synthetic C1 as a job input, and the compact evaluator recorded into `dir`.
-struct porep_2k {
-  std::filesystem::path dir;
-  std::string pce;
-  std::shared_ptr<fil::job_input> input = std::make_shared<fil::job_input>();
-  std::uint64_t set = 0;  // one partition's synthesis for a CPU device: a, b, c and the witness twice
-  explicit porep_2k(const char* name) {
-    const auto* proof = fil::find_seal_proof("StackedDrg2KiBV1_1");
-    REQUIRE(proof);
-    dir = std::filesystem::temp_directory_path() / (std::string(name) + "-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    pce = (dir / "porep-2k.cuzk-pce").string();
-    fil::record_porep_evaluator(*proof, pce, 2);
-    const auto e = zk::groth16::pce_compact::open(pce, zk::groth16::pce_compact::stored_key(pce));
-    set = 3 * e.domain_size() * sizeof(fr) + 2 * (e.n_inputs() + e.n_aux()) * sizeof(fr);
-    input->kind = fil::proof_kind::porep_seal_commit;
-    input->registered_proof = std::string(proof->name);
-    input->miner_id = 1000;
-    input->sector_number = 1;
-    const auto c1 = fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*proof, 1, 1000, 7)), 1, proof->sector_size);
-    input->c1.assign(c1.begin(), c1.end());
-  }
-  ~porep_2k() { std::filesystem::remove_all(dir); }
-};
 
 const msg::key_status* key_of(const engine::status_report& s, const std::string& path) {
   for (auto& k : s.key_store.keys)
