@@ -872,7 +872,7 @@ pb::GetStatusResponse core::status() {
     for (auto& key : es.key_store.keys)
       if (key.path == name || same_file(key.path, c.path)) {
         k->set_tier(tier(key.tier));
-        k->set_size_bytes(key.bytes);
+        k->set_size_bytes(key.bytes + key.buffers_held_bytes);  // its kept sets' held grants too
         k->set_ref_count(key.leases);
         for (auto d : key.resident_on) k->add_resident_on(d);
         b2_of(key, k);
@@ -886,7 +886,7 @@ pb::GetStatusResponse core::status() {
     auto* k = s.add_loaded_srs();
     k->set_circuit_id(fs::path(name).stem().string());
     k->set_tier(tier(key.tier));
-    k->set_size_bytes(key.bytes);
+    k->set_size_bytes(key.bytes + key.buffers_held_bytes);  // its kept sets' held grants too
     k->set_ref_count(key.leases);
     for (auto d : key.resident_on) k->add_resident_on(d);
     b2_of(key, k);
