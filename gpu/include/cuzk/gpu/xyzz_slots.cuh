@@ -20,6 +20,27 @@ namespace cuzk::gpu::xyzz_slots {
 // Slot indices: the point p is 4 slots from p0 (X, Y, ZZ, ZZZ), the temporaries 3 slots from t0.
 // inf: p is the point at infinity (its slots are then not read).
 
+// The additions' common end, once P = U2 - U1 and R = S2 - S1 are known and not zero: PP = P^2,
+// PPP = P PP, ZZ *= PP, ZZZ *= PPP, Q = U1 PP, X3 = R^2 - PPP - 2 Q, Y3 = R (Q - X3) - S1 PPP. The
+// slots are the caller's: P becomes PPP, S becomes S1 PPP, T is PP's, Q and R^2 land where the
+// caller has room (Qd, R2d), X3 and Y3 go to Xd and Yd.
+template <class M, class H>
+CUZK_HD void finish(const M& m, H P, H R, H U, H S, H T, H ZZ, H ZZZ, H Qd, H R2d, H Xd, H Yd) {
+  using F = typename M::F;
+  m.sqr(T, P);       // PP
+  m.mul(P, P, T);    // PPP
+  m.mul(ZZ, ZZ, T);
+  m.mul(Qd, U, T);   // Q
+  m.mul(ZZZ, ZZZ, P);
+  m.mul(S, S, P);    // S1 PPP
+  m.sqr(R2d, R);     // R^2
+  const F Q = m.get(Qd), X3 = m.get(R2d) - m.get(P) - Q.dbl();
+  m.put(Xd, X3);
+  m.put(Qd, Q - X3);
+  m.mul(Qd, R, Qd);  // R (Q - X3)
+  m.put(Yd, m.get(Qd) - m.get(S));
+}
+
 // p += (x, -y if neg else y), a point other than infinity; zk::xyzz::add_affine's products.
 template <class M, class H>
 CUZK_HD void add_affine(const M& m, int p0, int t0, bool& inf, H qx, H qy, bool neg) {
@@ -49,18 +70,7 @@ CUZK_HD void add_affine(const M& m, int p0, int t0, bool& inf, H qx, H qy, bool 
     return;
   }
   m.put(T2, R);
-  m.sqr(T3, T1);     // PP
-  m.mul(T1, T1, T3);  // PPP
-  m.mul(ZZ, ZZ, T3);
-  m.mul(T3, X, T3);  // Q
-  m.mul(ZZZ, ZZZ, T1);
-  m.mul(Y, Y, T1);  // Y PPP
-  m.sqr(X, T2);     // R^2
-  const F Q = m.get(T3), X3 = m.get(X) - m.get(T1) - Q.dbl();
-  m.put(X, X3);
-  m.put(T3, Q - X3);
-  m.mul(T3, T2, T3);  // R (Q - X3)
-  m.put(Y, m.get(T3) - m.get(Y));
+  finish(m, T1, T2, X, Y, T3, ZZ, ZZZ, /*Qd=*/T3, /*R2d=*/X, X, Y);  // U1 = X, S1 = Y
 }
 
 // p += q, q (handles q[0..3]: X, Y, ZZ, ZZZ) not infinity; zk::xyzz::add's products. q may be
@@ -95,18 +105,7 @@ CUZK_HD void add(const M& m, int p0, int t0, bool& inf, const H* q) {
   m.put(Y1, R);
   m.mul(Z1, Z1, q[2]);
   m.mul(W1, W1, q[3]);
-  m.sqr(T3, X1);      // PP
-  m.mul(X1, X1, T3);  // PPP
-  m.mul(Z1, Z1, T3);
-  m.mul(T1, T1, T3);  // Q
-  m.mul(W1, W1, X1);
-  m.mul(T2, T2, X1);  // S1 PPP
-  m.sqr(T3, Y1);      // R^2
-  const F Q = m.get(T1), X3 = m.get(T3) - m.get(X1) - Q.dbl();
-  m.put(X1, X3);
-  m.put(T1, Q - X3);
-  m.mul(T1, Y1, T1);  // R (Q - X3)
-  m.put(Y1, m.get(T1) - m.get(T2));
+  finish(m, X1, Y1, T1, T2, T3, Z1, W1, /*Qd=*/T1, /*R2d=*/T3, X1, Y1);  // P = X1, R = Y1
 }
 
 }  // namespace cuzk::gpu::xyzz_slots
