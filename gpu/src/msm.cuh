@@ -37,6 +37,7 @@
 #include "common.cuh"
 #include "cuzk/gpu/curve.cuh"
 #include "cuzk/gpu/msm_waves.hpp"
+#include "cuzk/gpu/msm_groups.hpp"
 #include "cuzk/gpu/shifted.cuh"
 #include "msm_entry.hpp"
 
@@ -130,8 +131,6 @@ __global__ void msm_shift_bases_kernel(const affine_d<F>* __restrict__ bases, st
 }
 
 constexpr uint32_t no_key = 0xffffffffu;
-// Digit pairs sorted together (make_msm_shape's group of bucket arrays).
-constexpr std::size_t msm_group_pairs = std::size_t(1) << 29;
 
 // Each thread's pairs are added in order; a point is loaded when its turn comes. (Software
 // pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%

@@ -152,10 +152,8 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned 
   if (sh.sets > sh.nwin) throw std::invalid_argument("cuda msm: more shifted sets than windows");
   sh.nb = (1u << (sh.c - 1)) + 1;
   sh.bucket_windows = (sh.nwin + sh.sets - 1) / sh.sets;
-  // Bucket arrays sorted together (msm_run goes one such group at a time): enough for
-  // msm_group_pairs pairs a group, all of them when there are fewer.
-  const std::size_t per_array = std::max<std::size_t>(n * sh.sets, 1);
-  sh.group_arrays = unsigned(std::clamp<std::size_t>((msm_group_pairs + per_array - 1) / per_array, 1, sh.bucket_windows));
+  // Bucket arrays sorted together (msm_run goes one such group at a time).
+  sh.group_arrays = msm_group_arrays(n, sh.sets, sh.bucket_windows);
   sh.M = n * std::min(sh.group_arrays * sh.sets, sh.nwin);
   std::size_t per = sh.M / (std::size_t(std::max(num_sms, 1)) * 1024);
   sh.K1 = unsigned(std::clamp<std::size_t>(per, 8, 256));

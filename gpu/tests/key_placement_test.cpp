@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "cuzk/gpu/key_placement.hpp"
+#include "cuzk/gpu/msm_groups.hpp"
 #include "zk/util/zero_mapping.hpp"
 
 using namespace cuzk;
@@ -113,12 +114,11 @@ TEST_CASE("shifted sets go to H first, as many as the budget allows, and device_
 namespace {
 // A model of a proof's MSM lane scratch for the placement's room (the real one is msm.cuh's
 // msm_scratch_bytes, which needs a device for CUB's temp): the sort's 16 B per digit pair of one
-// group of bucket arrays (2^29 pairs, at least one array of S windows) and the arrays' buckets.
+// group of bucket arrays (msm_group_arrays: at most msm_group_pairs, at least one array of S windows) and the arrays' buckets.
 std::size_t model_lane(std::size_t n, unsigned S, unsigned c, std::size_t point_bytes) {
   if (S <= 1) c = 22, S = 1;
   const unsigned W = (255 + c) / c, arrays = (W + S - 1) / S;
-  const std::size_t per_array = n * S;
-  const std::size_t group = std::min<std::size_t>(std::max<std::size_t>(((std::size_t(1) << 29) + per_array - 1) / per_array, 1), arrays);
+  const std::size_t group = gpu::msm_group_arrays(n, S, arrays);
   const std::size_t pairs = n * std::min<std::size_t>(group * S, W);
   return 16 * pairs + std::size_t(arrays) * (std::size_t(1) << (c - 1)) * 2 * point_bytes;
 }
@@ -212,4 +212,29 @@ TEST_CASE("one budget for the plan and the load: the room counts each section's 
     for (int k = 0; k < 5; ++k) CHECK(plan.sets[k] == 1);
     check(p, plan);
   }
+}
+
+TEST_CASE("a group of bucket arrays holds at most msm_group_pairs pairs, unless one array has more", "[placement][msm_groups]") {
+  using gpu::msm_group_arrays;
+  using gpu::msm_group_pairs;
+  // PoRep's H at 2^27: four windows of plain bases, or one array of 4 sets, fill a group exactly.
+  CHECK(msm_group_arrays(std::size_t(1) << 27, 1, 12) == 4);
+  CHECK(msm_group_arrays(std::size_t(1) << 27, 4, 3) == 1);
+  // One point fewer must not take one array more: before, 2^27 - 1 on 4 sets grouped two arrays.
+  CHECK(msm_group_arrays((std::size_t(1) << 27) - 1, 4, 3) == 1);
+  CHECK(msm_group_arrays((std::size_t(1) << 27) - 1, 1, 12) == 4);
+  // A small MSM is one group of all its arrays; an array bigger than the cap is a group alone.
+  CHECK(msm_group_arrays(std::size_t(1) << 24, 1, 13) == 13);
+  CHECK(msm_group_arrays(std::size_t(1) << 28, 4, 3) == 1);
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), (std::size_t(1) << 26) + 1, (std::size_t(1) << 27) - 1,
+                        std::size_t(3) << 25, std::size_t(1) << 30})
+    for (unsigned sets : {1u, 2u, 4u, 11u})
+      for (unsigned arrays : {1u, 3u, 12u, 22u}) {
+        INFO("n = " << n << ", sets = " << sets << ", arrays = " << arrays);
+        const unsigned g = msm_group_arrays(n, sets, arrays);
+        CHECK(g >= 1);
+        CHECK(g <= arrays);
+        if (g > 1) CHECK(std::size_t(g) * sets * n <= msm_group_pairs);
+        if (g < arrays) CHECK(std::size_t(g + 1) * sets * n > msm_group_pairs);
+      }
 }
