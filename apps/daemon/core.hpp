@@ -1,6 +1,8 @@
 // The daemon's job layer, between the transports (gRPC, HTTP status) and the engine: daemon job ids
-// that survive restarts, the journal, the circuit catalog, request validation and result encoding.
-// Transports translate; this validates and delegates; the engine proves.
+// that survive restarts, the journal, request validation and result encoding (core.cpp). Transports
+// translate; this validates and delegates; the engine proves. Beside it, each in its own file: the
+// circuit catalog (circuit_catalog.hpp), the reports (status_report.hpp: core::status takes their
+// snapshot), the operator's SRS and chaos requests (core_admin.cpp).
 #pragma once
 
 #include <atomic>
@@ -14,7 +16,6 @@
 #include <mutex>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,51 +23,17 @@
 #include "config/config.hpp"
 #include "cuzk/v1/proving.pb.h"
 #include "engine/engine.hpp"
+#include "circuit_catalog.hpp"
 #include "fil_request.hpp"
 #include "journal.hpp"
+#include "request_error.hpp"
+#include "status_report.hpp"
 
 namespace cuzk::daemon {
 
 namespace pb = ::cuzk::v1;
 
-// A request the daemon refuses; `code` is a gRPC status code (grpc::StatusCode values).
-class request_error : public std::runtime_error {
- public:
-  request_error(int code, const std::string& what) : std::runtime_error(what), code(code) {}
-  int code;
-};
-
-// NAME.zkey files in the keys directory. Only the header is read here (nVars for witness checks);
-// the engine's key store loads and validates the whole key.
-class circuit_catalog {
- public:
-  struct circuit {
-    std::string path;
-    std::uint32_t n_vars = 0, n_public = 0, domain_size = 0;
-    std::uint64_t file_bytes = 0;
-  };
-  explicit circuit_catalog(std::string dir);
-  // Rescans the directory; returns the names found.
-  std::map<std::string, circuit> scan();
-  // The circuit called `name`, rescanning once if it is new; request_error NOT_FOUND otherwise.
-  circuit find(const std::string& name);
-  std::map<std::string, std::string> paths();
-  // The circuits found by the last scan (no I/O: status and metrics scrapes call this).
-  std::map<std::string, circuit> known();
-
- private:
-  std::mutex mu_;
-  std::string dir_;
-  std::map<std::string, circuit> known_;
-};
-
 class witness_spool;
-
-struct daemon_info {
-  std::uint32_t pid = 0;
-  std::string version, build_id, config_hash;
-  std::int64_t start_unix_ms = 0;
-};
 
 class core {
  public:
@@ -96,10 +63,12 @@ class core {
   // Blocking form of await_async (tests, tools).
   pb::AwaitProofResponse await(const std::string& job_id, std::chrono::milliseconds timeout);
   pb::CancelProofResponse cancel(const std::string& job_id);
+  // The reports (status_report.hpp) on one snapshot of the engine and of this daemon's jobs.
   pb::GetStatusResponse status();
   std::string prometheus_metrics();
   std::string status_json();
-  // A circom circuit name, or Filecoin parameters by Curio's circuit id or file name.
+  // A circom circuit name, or Filecoin parameters by Curio's circuit id or file name (these and
+  // chaos: core_admin.cpp).
   pb::PreloadSrsResponse preload(const std::string& circuit);
   pb::EvictSrsResponse evict(const std::string& circuit);
   pb::ChaosResponse chaos(const pb::ChaosRequest& req);

@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "core.hpp"
+#include "request_error.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/json_stream.hpp"
 #include "fil/parameter_cache.hpp"

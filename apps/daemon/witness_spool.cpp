@@ -9,7 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "core.hpp"
+#include "request_error.hpp"
 
 namespace cuzk::daemon {
 
