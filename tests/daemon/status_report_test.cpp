@@ -1,0 +1,141 @@
+// The daemon's reports on a snapshot made here (no daemon, no engine): GetStatus's figures come from
+// the snapshot as status_report.cpp maps them, and /metrics and /status show the same figures.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+#include "status_report.hpp"
+
+using namespace cuzk::daemon;
+
+namespace {
+
+status_snapshot sample_snapshot() {
+  status_snapshot in;
+  in.info = {42, "1.2.3", "abc123", "cfg", 1'000};
+  in.now_unix_ms = 61'500;
+  auto& es = in.engine;
+  cuzk::msg::device_usage dev;
+  dev.name = "cuda:0";
+  dev.busy_us = 2'500'000;
+  dev.proofs = 7;
+  dev.current_job = 11;
+  es.scheduler.devices.push_back(dev);
+  es.scheduler.retries = 4;
+  es.vram.push_back({.name = "vram0", .capacity = 1000, .in_use = 400, .peak = 900, .queued = 2});
+  es.host = {.name = "host", .capacity = 5000, .in_use = 1200, .peak = 3000};
+  es.key_store.devices.push_back({.device = 0, .resident_bytes = 300, .keys = 1, .loads = 2, .evictions = 1});
+  cuzk::msg::key_status key;
+  key.path = "/keys/sample.zkey";
+  key.tier = cuzk::msg::key_tier::hot;
+  key.leases = 2;
+  key.bytes = 50;
+  key.buffers_held_bytes = 5;
+  key.resident_on = {0};
+  es.key_store.keys.push_back(key);
+  auto job = [](cuzk::engine::job_id id, cuzk::msg::job_state st, std::uint32_t parts) {
+    cuzk::msg::job_report r;
+    r.job = id;
+    r.state = st;
+    r.partitions = parts;
+    return r;
+  };
+  es.intake.jobs = {job(11, cuzk::msg::job_state::running, 10), job(12, cuzk::msg::job_state::queued, 1),
+                    job(13, cuzk::msg::job_state::queued, 2), job(14, cuzk::msg::job_state::succeeded, 3)};
+  in.live = {{11, {"job-a", "porep"}}, {12, {"job-b", "wpost"}}};  // 13: not the daemon's kind map: circom
+  in.circuits["sample"] = {.path = "/keys/sample.zkey", .file_bytes = 123};
+  in.circuits["other"] = {.path = "/keys/other.zkey", .file_bytes = 77};
+  in.completed = 3;
+  in.failed = 1;
+  return in;
+}
+
+}  // namespace
+
+TEST_CASE("status_of maps the snapshot's figures into GetStatus", "[daemon][status]") {
+  const auto s = status_of(sample_snapshot());
+  CHECK(s.pid() == 42);
+  CHECK(s.build_id() == "abc123");
+  CHECK(s.uptime_seconds() == 60);
+  CHECK(s.total_proofs_completed() == 3);
+  CHECK(s.total_proofs_failed() == 1);
+  CHECK(s.jobs_running() == 3);  // running 11, queued 12 and 13
+  CHECK(s.retries() == 4);
+  REQUIRE(s.gpus_size() == 1);
+  const auto& g = s.gpus(0);
+  CHECK(g.name() == "cuda:0");
+  CHECK(g.kind() == "cuda");
+  CHECK(g.busy_seconds() == 2.5);
+  CHECK(g.partitions_done() == 7);
+  CHECK(g.current_job_id() == "job-a");
+  CHECK(g.current_proof_kind() == "porep");
+  CHECK(g.vram_free_bytes() == 600);
+  CHECK(g.vram_reserved_bytes() == 400);
+  CHECK(g.vram_resident_bytes() == 300);
+  CHECK(g.vram_staged_bytes() == 100);  // what the budget granted beyond the residency
+  CHECK(g.resident_evictions() == 1);
+  REQUIRE(s.budgets_size() == 2);
+  CHECK(s.budgets(0).name() == "host");
+  CHECK(s.budgets(1).waiting() == 2);
+  REQUIRE(s.loaded_srs_size() == 2);
+  for (auto& k : s.loaded_srs()) {
+    if (k.circuit_id() == "sample") {
+      CHECK(k.tier() == pb::SRSStatus::HOT);
+      CHECK(k.size_bytes() == 55);  // its kept sets' held grants too
+      CHECK(k.ref_count() == 2);
+      CHECK(k.file_bytes() == 123);
+      CHECK(k.resident_on_size() == 1);
+    } else {
+      CHECK(k.circuit_id() == "other");
+      CHECK(k.tier() == pb::SRSStatus::COLD);
+      CHECK(k.size_bytes() == 0);
+    }
+  }
+  std::map<std::string, const pb::QueueStatus*> q;
+  for (auto& x : s.queues()) q[x.proof_kind()] = &x;
+  REQUIRE(q.size() == 4);
+  CHECK(q["porep"]->in_progress() == 1);
+  CHECK(q["porep"]->pending() == 0);
+  CHECK(q["wpost"]->pending() == 1);
+  CHECK(q["wpost"]->partitions_queued() == 1);
+  CHECK(q["circom"]->pending() == 1);
+  CHECK(q["circom"]->partitions_queued() == 2);
+  CHECK(q["winning"]->pending() == 0);
+}
+
+TEST_CASE("/metrics and /status show GetStatus's figures", "[daemon][status]") {
+  const auto s = status_of(sample_snapshot());
+  const std::string m = prometheus_text(s);
+  for (const char* line : {"cuzk_up{version=\"1.2.3\",build_id=\"abc123\"} 1\n", "cuzk_uptime_seconds 60\n",
+                           "cuzk_jobs_completed_total 3\n", "cuzk_jobs_active 3\n",
+                           "cuzk_partitions_queued{proof_kind=\"circom\"} 2\n",
+                           "cuzk_jobs_running{proof_kind=\"porep\"} 1\n",
+                           "cuzk_budget_reserved_bytes{budget=\"vram0\"} 400\n",
+                           "cuzk_key_tier{circuit=\"sample\",tier=\"hot\"} 1\n",
+                           "cuzk_key_tier{circuit=\"sample\",tier=\"cold\"} 0\n", "cuzk_key_bytes{circuit=\"sample\"} 55\n",
+                           "cuzk_device_busy_seconds_total{device=\"cuda:0\"} 2.5\n",
+                           "cuzk_device_staged_bytes{device=\"cuda:0\"} 100\n"})
+    CHECK(m.find(line) != std::string::npos);
+  CHECK(m.find("cuzk_cluster_") == std::string::npos);  // standalone
+
+  const auto j = nlohmann::json::parse(status_json_text(s));
+  CHECK(j["pid"] == 42);
+  CHECK(j["uptime_seconds"] == 60);
+  CHECK(j["jobs"]["completed"] == 3);
+  CHECK(j["jobs"]["active"] == 3);
+  CHECK(j["devices"][0]["busy_seconds"] == 2.5);
+  CHECK(j["devices"][0]["vram_staged_bytes"] == 100);
+  CHECK(j["queues"]["circom"]["partitions_queued"] == 2);
+  CHECK(j["budgets"][1]["name"] == "vram0");
+  bool sample = false;
+  for (auto& k : j["keys"])
+    if (k["circuit"] == "sample") {
+      sample = true;
+      CHECK(k["tier"] == "hot");
+      CHECK(k["bytes"] == 55);
+      CHECK(k["file_bytes"] == 123);
+    }
+  CHECK(sample);
+  CHECK(j["cluster"]["role"] == "standalone");
+}
