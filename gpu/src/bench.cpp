@@ -304,6 +304,7 @@ int run_bench(const bench_options& opt) {
   co.ntt_threads = opt.ntt_threads;
   co.ntt_uniform_roots = opt.ntt_uniform_roots;
   co.ntt_compiled_shapes = opt.ntt_compiled_shapes;
+  co.ntt_fused_reversal = opt.ntt_fused_reversal;
   cuda_backend be(co);
   std::vector<row> rows;
   if ((opt.shifted || !opt.sets.empty()) && !(opt.what == "msm" && opt.resident))

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "cuzk/gpu/lazy.cuh"
+#include "cuzk/gpu/ntt_tile.cuh"
 #include "zk/ntt/domain.hpp"
 
 namespace cuzk::gpu {
@@ -19,7 +20,7 @@ fr_d to_dev(const zk::bls12_381::fr& x) {
   return d;
 }
 
-__device__ __forceinline__ uint32_t bitrev(uint32_t x, unsigned bits) { return bits ? __brev(x) >> (32 - bits) : 0; }
+using ntt_tile::bitrev;
 
 __device__ __forceinline__ fr_d ld(const fr_d* p) {
   const uint4* q = reinterpret_cast<const uint4*>(p);
@@ -68,6 +69,17 @@ struct dif_epilogue {
   bool canonical = false;
 };
 
+// Where an out-of-place pass (ntt_pass's OOP) stores: dst at the natural position (rev_bits = 0:
+// the first pass of a fused transform) or at bitrev_L(position) (rev_bits = L: its last pass; the
+// tile's columns are then 2^(L-t) apart, ntt_tile.cuh), times `scale` if scaled (the inverse's
+// 1/n; the product reduces).
+struct pass_out {
+  fr_d* dst = nullptr;
+  unsigned rev_bits = 0;
+  bool scaled = false;
+  fr_d scale;
+};
+
 // One pass of k stages on tiles of 2^(k+t) elements: 2^k "rows" (stride S = 2^(r-k)) by 2^t
 // adjacent columns. DIT = false: DIF stages then twiddles (or the epilogue in the last pass);
 // true: twiddles then DIT stages.
@@ -94,27 +106,28 @@ struct dif_epilogue {
 // registers, 40 warps; 4 blocks by its ~55 registers otherwise): on the H200 2^24 / 2^27 took
 // 1.4% / 0.8% less than with the plain bound (docs/benchmarks.md, "Issue 19 item 4: pass variants
 // and Fr's Montgomery step"); 512 threads keep the plain bound.
-template <bool DIT, unsigned MAXT, unsigned KT>
+//
+// OOP (DIF only): the pass loads from data and stores to o.dst, at the natural position or at the
+// bit-reversed one with the tile's columns far apart (pass_out, ntt_tile.cuh: the fused bit
+// reversal); false compiles to the in-place kernel as it was.
+template <bool DIT, unsigned MAXT, unsigned KT, bool OOP>
 __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
     ntt_pass(fr_d* data, unsigned r, unsigned k_, unsigned t_, const fr_d* __restrict__ small,
-             const fr_d* __restrict__ tw, dif_epilogue ep, int jmax, bool reduce_out) {
+             const fr_d* __restrict__ tw, dif_epilogue ep, int jmax, bool reduce_out, pass_out o) {
+  static_assert(!(DIT && OOP), "ntt_pass: only the DIF passes go out of place");
   extern __shared__ uint4 shraw[];
   const unsigned k = KT ? KT >> 4 : k_, t = KT ? KT & 15 : t_;
   const unsigned nthr = KT ? min(MAXT, 1u << (k - 1 + t)) : blockDim.x;  // as launch_pass_t launches it
   const unsigned T = 1u << (k + t), H = 1u << (k - 1);
   uint4 *sl = shraw, *sh = shraw + T, *rl = shraw + 2 * T, *rh = rl + H;
-  const size_t S = size_t(1) << (r - k);
-  const size_t lblocks = S >> t;
-  const size_t hi = blockIdx.x / lblocks;
-  const size_t l0 = (blockIdx.x % lblocks) << t;
-  fr_d* base = data + (hi << r) + l0;
-  const unsigned tmask = (1u << t) - 1;
+  const ntt_tile::block blk = ntt_tile::block_of(blockIdx.x, r, k, t, OOP ? o.rev_bits : 0);
+  fr_d* base = data + blk.start + blk.l0;
 
   for (unsigned x = threadIdx.x; x < H; x += nthr) sh_st(rl, rh, x, ld(small + (size_t(x) << (small_log - k))));
   for (unsigned e = threadIdx.x; e < T; e += nthr) {
-    size_t off = size_t(e >> t) * S + (e & tmask);
+    size_t off = blk.offset(e);
     fr_d v = ld(base + off);
-    if (DIT && tw) v = lazy::mul(ld(tw + off + l0), v);
+    if (DIT && tw) v = lazy::mul(ld(tw + off + blk.l0), v);
     sh_st(sl, sh, e, v);
   }
   __syncthreads();
@@ -124,77 +137,74 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
     const unsigned hbits = k - 1 - s;  // half-size h = 2^hbits
     const bool jmajor = int(hbits) <= jmax;
     for (unsigned q = threadIdx.x; q < T / 2; q += nthr) {
-      unsigned lo = q & tmask, bq = q >> t, j, grp;
-      if (jmajor) {
-        grp = bq & ((1u << (k - 1 - hbits)) - 1);
-        j = bq >> (k - 1 - hbits);
-      } else {
-        j = bq & ((1u << hbits) - 1);
-        grp = bq >> hbits;
-      }
-      const unsigned i0 = (((grp << (hbits + 1)) | j) << t) | lo, i1 = i0 + (1u << (hbits + t));
-      const unsigned jr = j << s;  // the root's index (0: j = 0)
-      fr_d x = sh_ld(sl, sh, i0), y = sh_ld(sl, sh, i1);
+      const ntt_tile::butterfly b = ntt_tile::butterfly_of(q, k, t, s, hbits, jmajor);
+      fr_d x = sh_ld(sl, sh, b.i0), y = sh_ld(sl, sh, b.i1);
       if (DIT) {
-        if (jr) y = lazy::mul(sh_ld(rl, rh, jr), y);
-        sh_st(sl, sh, i0, lazy::add(x, y));
-        sh_st(sl, sh, i1, lazy::sub(x, y));
+        if (b.jr) y = lazy::mul(sh_ld(rl, rh, b.jr), y);
+        sh_st(sl, sh, b.i0, lazy::add(x, y));
+        sh_st(sl, sh, b.i1, lazy::sub(x, y));
       } else {
-        sh_st(sl, sh, i0, lazy::add(x, y));
+        sh_st(sl, sh, b.i0, lazy::add(x, y));
         fr_d d = lazy::sub(x, y);
-        sh_st(sl, sh, i1, jr ? lazy::mul(sh_ld(rl, rh, jr), d) : d);
+        sh_st(sl, sh, b.i1, b.jr ? lazy::mul(sh_ld(rl, rh, b.jr), d) : d);
       }
     }
     __syncthreads();
   }
   for (unsigned e = threadIdx.x; e < T; e += nthr) {
-    size_t off = size_t(e >> t) * S + (e & tmask);
+    size_t off = blk.offset(e);
     fr_d v = sh_ld(sl, sh, e);
-    if (!DIT && tw) v = lazy::mul(ld(tw + off + l0), v);
+    if (!DIT && tw) v = lazy::mul(ld(tw + off + blk.l0), v);
     if (!DIT && ep.lo) {
-      v = split_factor(ep.lo, ep.hi, bitrev(uint32_t((hi << r) + l0 + off), ep.L)) * v;  // reduced
+      v = split_factor(ep.lo, ep.hi, bitrev(uint32_t(blk.start + blk.l0 + off), ep.L)) * v;  // reduced
       if (ep.canonical) v = v.from_mont();
+    } else if (OOP && o.scaled) {
+      v = o.scale * v;  // reduced
     } else if (reduce_out) {
       v = lazy::reduce(v);
     }
-    st(base + off, v);
+    if constexpr (OOP) st(o.dst + ntt_tile::store_position(blk.start + blk.l0 + off, o.rev_bits), v);
+    else st(base + off, v);
   }
 }
 
-template <bool DIT, unsigned MAXT, unsigned KT>
+template <bool DIT, unsigned MAXT, unsigned KT, bool OOP>
 void launch_pass_t(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
-                   const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool reduce_out, cudaStream_t s) {
+                   const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool reduce_out,
+                   const pass_out& o, cudaStream_t s) {
   size_t shm = shared_bytes(k, t);
   unsigned blocks = unsigned((size_t(1) << L) >> (k + t));
-  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT, KT>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
-  unsigned threads = std::min<unsigned>(max_threads, 1u << (k - 1 + t));
-  // j-major stages need a warp's 32 butterflies to share j (t + k - 1 - hbits >= 5), and only
-  // pay where the tile has 4 adjacent columns (t = 2: a two-way conflict; t = 0 would be worse).
-  const int jmax = uniform_roots && t >= 2 ? std::min(3, int(t + k) - 6) : -1;
-  ntt_pass<DIT, MAXT, KT><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax, reduce_out);
+  CUZK_CUDA(cudaFuncSetAttribute(ntt_pass<DIT, MAXT, KT, OOP>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shm)));
+  const unsigned threads = ntt_tile::threads_of(max_threads, k, t);
+  const int jmax = ntt_tile::jmax_of(uniform_roots, k, t);
+  ntt_pass<DIT, MAXT, KT, OOP><<<blocks, threads, shm, s>>>(d, r, k, t, small, tw, ep, jmax, reduce_out, o);
   CUZK_LAUNCHED();
 }
 
 // reduce_out: the pass that ends the transform (its values leave reduced). shapes: the compiled
-// tile shapes where one fits (256 threads).
-template <bool DIT>
+// tile shapes where one fits (256 threads; the out-of-place passes have t = 2).
+template <bool DIT, bool OOP = false>
 void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const fr_d* small, const fr_d* tw,
                  const dif_epilogue& ep, unsigned max_threads, bool uniform_roots, bool shapes, bool reduce_out,
-                 cudaStream_t s) {
+                 cudaStream_t s, const pass_out& o = {}) {
   if (max_threads > 256) {
-    launch_pass_t<DIT, ntt_threads, 0>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
+    launch_pass_t<DIT, ntt_threads, 0, OOP>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, o, s);
     return;
   }
   auto go = [&](auto kt) {
-    launch_pass_t<DIT, 256, decltype(kt)::value>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots, reduce_out, s);
+    launch_pass_t<DIT, 256, decltype(kt)::value, OOP>(d, L, r, k, t, small, tw, ep, max_threads, uniform_roots,
+                                                      reduce_out, o, s);
   };
   using std::integral_constant;
-  switch (shapes ? (k << 4) | t : 0) {
-    case 0x80: go(integral_constant<unsigned, 0x80>{}); break;
-    case 0x82: go(integral_constant<unsigned, 0x82>{}); break;
-    case 0x90: go(integral_constant<unsigned, 0x90>{}); break;
-    case 0x92: go(integral_constant<unsigned, 0x92>{}); break;
-    default: go(integral_constant<unsigned, 0>{});
+  const unsigned kt = shapes ? (k << 4) | t : 0;
+  if (kt == 0x82) go(integral_constant<unsigned, 0x82>{});
+  else if (kt == 0x92) go(integral_constant<unsigned, 0x92>{});
+  else if constexpr (!OOP) {
+    if (kt == 0x80) go(integral_constant<unsigned, 0x80>{});
+    else if (kt == 0x90) go(integral_constant<unsigned, 0x90>{});
+    else go(integral_constant<unsigned, 0>{});
+  } else {
+    go(integral_constant<unsigned, 0>{});
   }
 }
 
@@ -202,8 +212,7 @@ void launch_pass(fr_d* d, unsigned L, unsigned r, unsigned k, unsigned t, const 
 __global__ void build_twiddles(fr_d* tw, unsigned r, unsigned k, fr_d base) {
   size_t idx = size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= (size_t(1) << r)) return;
-  size_t p = idx >> (r - k), l = idx & ((size_t(1) << (r - k)) - 1);
-  uint64_t e = uint64_t(l) * bitrev(uint32_t(p), k);
+  uint64_t e = ntt_tile::twiddle_exponent(idx, r, k);
   fr_d acc = fr_d::one(), b = base;
   while (e) {
     if (e & 1) acc = acc * b;
@@ -293,25 +302,10 @@ __global__ void h_combine_kernel(fr_d* a, const fr_d* b, const fr_d* c, size_t n
 
 }  // namespace
 
-ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots, bool compiled_shapes)
-    : gen_(root_generator), threads_(threads), uniform_(uniform_roots), shapes_(compiled_shapes) {
+ntt_engine::ntt_engine(std::uint64_t root_generator, unsigned threads, bool uniform_roots, bool compiled_shapes,
+                       bool fused_reversal)
+    : gen_(root_generator), threads_(threads), uniform_(uniform_roots), shapes_(compiled_shapes), fused_(fused_reversal) {
   if (threads != 256 && threads != 512) throw std::invalid_argument("cuda ntt: threads per block must be 256 or 512");
-}
-
-std::vector<ntt_engine::pass> ntt_engine::plan(unsigned L) {
-  std::vector<pass> out;
-  if (L == 0) return out;
-  // Last pass: up to 10 stages on contiguous tiles; earlier ones: up to 9 stages x 4 columns.
-  unsigned passes = L <= 10 ? 1 : (L - 10 + 8) / 9 + 1;
-  unsigned base = L / passes, rem = L % passes;
-  unsigned r = L;
-  for (unsigned p = 0; p < passes; ++p) {
-    unsigned k = base + (p >= passes - rem ? 1 : 0);  // the larger passes last
-    unsigned t = p + 1 == passes ? 0 : std::min(2u, r - k);
-    out.push_back({r, k, t});
-    r -= k;
-  }
-  return out;
 }
 
 std::size_t ntt_engine::table_bytes(unsigned L) {
@@ -385,18 +379,34 @@ const ntt_engine::size_tables& ntt_engine::tables(unsigned L, cudaStream_t s) {
 }
 
 void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const fr_d* hi, bool canonical,
-                        cudaStream_t s) {
+                        cudaStream_t s, fr_d* scratch, bool scale_ninv) {
   if (L > ntt_max_log) throw std::invalid_argument("cuda ntt: size above 2^28");
   const auto& tb = tables(L, s);
   const fr_d* small = small_roots(inverse, s);
   auto ps = plan(L);
+  // Out of place (the fused bit reversal): d -> scratch, in place there, scratch -> d bit-reversed.
+  const bool oop = scratch && ps.size() > 1;
+  if (scale_ninv && !oop) throw std::logic_error("cuda ntt: 1/n on the last pass needs the fused bit reversal");
   for (std::size_t i = 0; i < ps.size(); ++i) {
     auto [r, k, t] = ps[i];
     const bool last = i + 1 == ps.size();
     const fr_d* tw = last ? nullptr : (inverse ? tb.inv[i] : tb.fwd[i]).get();
     dif_epilogue ep;
     if (last && lo) ep = {lo, hi, L, canonical};
-    launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, shapes_, last, s);
+    if (!oop) {
+      launch_pass<false>(d, L, r, k, t, small, tw, ep, threads_, uniform_, shapes_, last, s);
+    } else if (i == 0) {
+      launch_pass<false, true>(d, L, r, k, t, small, tw, ep, threads_, uniform_, shapes_, last, s, pass_out{scratch});
+    } else if (!last) {
+      launch_pass<false>(scratch, L, r, k, t, small, tw, ep, threads_, uniform_, shapes_, last, s);
+    } else {
+      pass_out o{d, L};
+      if (scale_ninv) o.scaled = true, o.scale = to_dev(zk::bls12_381::fr::from_u64(std::uint64_t(1) << L).inverse());
+      launch_pass<false, true>(scratch, L, r, k, ntt_tile::fused_t(L, k), small, tw, ep, threads_, uniform_, shapes_,
+                               last, s, o);
+      mark(inverse ? "dif pass, bit-reversed store (inverse roots)" : "dif pass, bit-reversed store", s);
+      continue;
+    }
     mark(inverse ? "dif pass (inverse roots)" : "dif pass", s);
   }
 }
@@ -421,13 +431,27 @@ void ntt_engine::bit_reverse(fr_d* d, unsigned L, cudaStream_t s) {
   mark("bit reversal", s);
 }
 
-void ntt_engine::forward(fr_d* d, unsigned L, cudaStream_t s) {
+static void need_scratch(const fr_d* scratch) {
+  if (!scratch) throw std::invalid_argument("cuda ntt: the fused bit reversal needs a scratch vector of the transform's size");
+}
+
+void ntt_engine::forward(fr_d* d, unsigned L, cudaStream_t s, fr_d* scratch) {
+  if (fuses_reversal(L)) {
+    need_scratch(scratch);
+    dif_ep(d, L, false, nullptr, nullptr, false, s, scratch);
+    return;
+  }
   dif(d, L, false, s);
   bit_reverse(d, L, s);
 }
 
-// The 1/n rides on the bit reversal's store.
-void ntt_engine::inverse(fr_d* d, unsigned L, cudaStream_t s) {
+// The 1/n rides on the bit reversal's store (fused: on the last pass's).
+void ntt_engine::inverse(fr_d* d, unsigned L, cudaStream_t s, fr_d* scratch) {
+  if (fuses_reversal(L)) {
+    need_scratch(scratch);
+    dif_ep(d, L, true, nullptr, nullptr, false, s, scratch, true);
+    return;
+  }
   dif(d, L, true, s);
   auto ninv = zk::bls12_381::fr::from_u64(std::uint64_t(1) << L).inverse();
   bit_reverse_scaled(d, L, true, to_dev(ninv), s);
@@ -458,7 +482,12 @@ void ntt_engine::coset_h(fr_d* a, fr_d* b, fr_d* c, unsigned L, cudaStream_t s) 
   h_divide_kernel<<<blocks_for(n, 256), 256, 0, s>>>(a, b, c, n, to_dev(z_inv));
   CUZK_LAUNCHED();
   // Back to coefficients: the inverse DIF leaves them bit-reversed and times n; its last pass
-  // multiplies coefficient j by n^-1 7^-j and leaves Montgomery form, then the bit reversal.
+  // multiplies coefficient j by n^-1 7^-j and leaves Montgomery form, then the bit reversal (fused:
+  // on that store, with b, free after the division, as the second vector).
+  if (fuses_reversal(L)) {
+    dif_ep(a, L, true, tb.uncoset_lo.get(), tb.uncoset_hi.get(), true, s, b);
+    return;
+  }
   dif_ep(a, L, true, tb.uncoset_lo.get(), tb.uncoset_hi.get(), true, s);
   bit_reverse(a, L, s);
 }

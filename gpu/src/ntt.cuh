@@ -12,7 +12,10 @@
 // tables. compute_h uses DIF (inverse roots), the 1/n * g^j scale on the DIF's last store, then
 // DIT: no bit reversal and no pass of its own for the coset. The natural-order transforms end in a
 // tiled in-place bit reversal (runs of 32 elements read and written, the inverse's 1/n on its
-// store).
+// store), or, made with fused_reversal, in the last DIF pass's store into a second vector of 2^L
+// (out of place, runs of 4 elements; the first pass goes out of place too, so the transform ends
+// in the vector it began in: ntt_tile.cuh); bellperson's coset_h then uses b, free after the
+// division, and the natural-order forward / inverse a scratch vector their caller passes.
 #pragma once
 
 #include <map>
@@ -22,6 +25,7 @@
 
 #include "common.cuh"
 #include "cuzk/gpu/fields.cuh"
+#include "cuzk/gpu/ntt_tile.cuh"
 
 namespace cuzk::gpu {
 
@@ -34,11 +38,17 @@ class ntt_engine {
   // threads: per block of a shared-memory pass (256 or 512). uniform_roots: the stages with few
   // roots give each warp one root (ntt.cu, ntt_pass). compiled_shapes: the passes of 2^24 and
   // 2^27's tile shapes at 256 threads run kernels with the shape as a constant (ntt.cu, ntt_pass's KT).
+  // fused_reversal: the bit reversal of the natural-order transforms and of coset_h rides on the
+  // last DIF pass's store into a second vector (ntt_tile.cuh).
   explicit ntt_engine(std::uint64_t root_generator = 5, unsigned threads = 256, bool uniform_roots = true,
-                      bool compiled_shapes = false);
-  // natural order in and out; inverse includes 1/n.
-  void forward(fr_d* d, unsigned log_n, cudaStream_t s);
-  void inverse(fr_d* d, unsigned log_n, cudaStream_t s);
+                      bool compiled_shapes = false, bool fused_reversal = false);
+  // natural order in and out; inverse includes 1/n. scratch: 2^L elements the transform may
+  // overwrite, needed when fuses_reversal(L) (the fused bit reversal's second vector).
+  void forward(fr_d* d, unsigned log_n, cudaStream_t s, fr_d* scratch = nullptr);
+  void inverse(fr_d* d, unsigned log_n, cudaStream_t s, fr_d* scratch = nullptr);
+  // Whether forward / inverse of 2^L take a scratch vector: made with fused_reversal and more than
+  // one pass (2^11 and up; below, the bit reversal stays a kernel of its own).
+  bool fuses_reversal(unsigned log_n) const { return fused_ && ntt_tile::plan(log_n).size() > 1; }
   void dif(fr_d* d, unsigned log_n, bool inverse, cudaStream_t s);  // natural -> bit-reversed, unscaled
   void dit(fr_d* d, unsigned log_n, bool inverse, cudaStream_t s);  // bit-reversed -> natural, unscaled
   void bit_reverse(fr_d* d, unsigned log_n, cudaStream_t s);
@@ -59,10 +69,8 @@ class ntt_engine {
   // Builds the tables now (otherwise the first transform of a size does it).
   void prepare(unsigned log_n, cudaStream_t s) { (void)tables(log_n, s); }
 
-  struct pass {
-    unsigned r, k, t;
-  };
-  static std::vector<pass> plan(unsigned log_n);
+  using pass = ntt_tile::pass;
+  static std::vector<pass> plan(unsigned log_n) { return ntt_tile::plan(log_n); }
 
   // Profiling hook (benchmarks): when set, mark() is called on the stream after each launch with
   // its name; the caller records events there. Not for concurrent use.
@@ -81,8 +89,11 @@ class ntt_engine {
   const size_tables& tables(unsigned log_n, cudaStream_t s);
   const fr_d* small_roots(bool inverse, cudaStream_t s);
   // dif with the last pass's store times lo[j & 4095] * hi[j >> 12] for coefficient j (and out of
-  // Montgomery form if canonical); lo = nullptr: plain.
-  void dif_ep(fr_d* d, unsigned log_n, bool inverse, const fr_d* lo, const fr_d* hi, bool canonical, cudaStream_t s);
+  // Montgomery form if canonical); lo = nullptr: plain. With scratch (and more than one pass):
+  // natural order out, the bit reversal on the last pass's store (the first pass into scratch, the
+  // last back into d), times 1/n if scale_ninv.
+  void dif_ep(fr_d* d, unsigned log_n, bool inverse, const fr_d* lo, const fr_d* hi, bool canonical, cudaStream_t s,
+              fr_d* scratch = nullptr, bool scale_ninv = false);
   void mark(const char* what, cudaStream_t s) {
     if (marks_) marks_->mark(what, s);
   }
@@ -91,6 +102,7 @@ class ntt_engine {
   unsigned threads_;
   bool uniform_;
   bool shapes_;
+  bool fused_;
   std::mutex mu_;
   std::map<unsigned, std::unique_ptr<size_tables>> tables_;
   dbuf<fr_d> small_fwd_, small_inv_;  // omega_1024^x, x < 512

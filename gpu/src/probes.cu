@@ -214,6 +214,18 @@ unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool
   CUZK_CUDA(cudaStreamSynchronize(P.ctx.compute));
   return mb.c;
 }
+namespace {
+// The second vector of a natural-order NTT on device data whose engine fuses the bit reversal
+// (cuda_options::ntt_fused_reversal): the compute stream's MSM arena, used in compute-stream order
+// as the MSMs use it, grown to 2^L x 32 B if smaller (and then kept for them).
+fr_d* ntt_scratch(device_context& ctx, const ntt_engine& E, unsigned L) {
+  if (!E.fuses_reversal(L)) return nullptr;
+  const std::size_t n = std::size_t(1) << L;
+  if (ctx.scratch.capacity() < n * sizeof(fr_d)) ctx.make_room(n * sizeof(fr_d));
+  ctx.scratch.reserve(n * sizeof(fr_d));
+  return ctx.scratch.take<fr_d>(n);
+}
+}  // namespace
 void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse, std::uint64_t root_generator) {
   const prover_parts P = parts_of(*impl_);
   if (root_generator != zk::bls12_381::fr_snarkjs_generator && root_generator != zk::ntt::bellperson_generator)
@@ -221,8 +233,9 @@ void cuda_backend::ntt_device(void* data, unsigned log_n, bool inverse, std::uin
   std::lock_guard lock(P.ctx.mu);
   auto* d = static_cast<fr_d*>(data);
   auto& E = root_generator == zk::ntt::bellperson_generator ? P.ntt_bp : P.ntt;
-  if (inverse) E.inverse(d, log_n, P.ctx.compute);
-  else E.forward(d, log_n, P.ctx.compute);
+  fr_d* tmp = ntt_scratch(P.ctx, E, log_n);
+  if (inverse) E.inverse(d, log_n, P.ctx.compute, tmp);
+  else E.forward(d, log_n, P.ctx.compute, tmp);
 }
 void cuda_backend::compute_h_device(void* a, void* b, void* c, unsigned log_n) {
   const prover_parts P = parts_of(*impl_);
@@ -253,8 +266,8 @@ std::vector<std::pair<std::string, double>> cuda_backend::ntt_profile_device(con
   E.set_marks(&m);
   try {
     auto* fa = static_cast<fr_d*>(a);
-    if (op == "forward") E.forward(fa, log_n, s);
-    else if (op == "inverse") E.inverse(fa, log_n, s);
+    if (op == "forward") E.forward(fa, log_n, s, ntt_scratch(P.ctx, E, log_n));
+    else if (op == "inverse") E.inverse(fa, log_n, s, ntt_scratch(P.ctx, E, log_n));
     else if (op == "h") E.compute_h(fa, static_cast<fr_d*>(b), static_cast<fr_d*>(c), log_n, s);
     else throw std::invalid_argument("ntt profile: unknown op '" + op + "' (forward, inverse, h)");
   } catch (...) {

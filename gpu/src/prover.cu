@@ -56,8 +56,10 @@ struct cuda_backend::impl {
   explicit impl(cuda_options o)
       : opt(o),
         ctx(o.device, o.staging_bytes, o.safety_margin),
-        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes),
-        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes) {
+        ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes,
+            o.ntt_fused_reversal),
+        ntt_bp(zk::ntt::bellperson_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes,
+               o.ntt_fused_reversal) {
     for (auto& e : stage_ev) CUZK_CUDA(cudaEventCreate(&e));
     CUZK_CUDA(cudaEventCreate(&abc_ev));
     CUZK_CUDA(cudaEventCreate(&entry_ev));

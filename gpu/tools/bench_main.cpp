@@ -1,5 +1,5 @@
 // cuzk_gpu_bench: the `cuzk bench` benchmarks as a standalone program (no CLI dependencies).
-//   cuzk_gpu_bench msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted] [profile]] [scalars=random|bits90|bits99|ones] [nosplit] [affine=N] [seg=N] [ntt_threads=N] [ntt_uniform=0|1] [ntt_shapes=0|1] [reps=N] [warmup=N]
+//   cuzk_gpu_bench msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted] [profile]] [scalars=random|bits90|bits99|ones] [nosplit] [affine=N] [seg=N] [ntt_threads=N] [ntt_uniform=0|1] [ntt_shapes=0|1] [ntt_fused=0|1] [reps=N] [warmup=N]
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -10,7 +10,7 @@
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted] [profile]] [scalars=random|bits90|bits99|ones] [nosplit] [affine=N] [seg=N] [ntt_threads=N] [ntt_uniform=0|1] [ntt_shapes=0|1] [reps=N] [warmup=N]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s msm|ntt|h [g1|g2] LOG,LOG,... [resident [shifted] [profile]] [scalars=random|bits90|bits99|ones] [nosplit] [affine=N] [seg=N] [ntt_threads=N] [ntt_uniform=0|1] [ntt_shapes=0|1] [ntt_fused=0|1] [reps=N] [warmup=N]\n", argv[0]);
     return 2;
   }
   cuzk::gpu::bench_options o;
@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
     else if (a.rfind("ntt_threads=", 0) == 0) o.ntt_threads = unsigned(std::atoi(a.c_str() + 12));
     else if (a.rfind("ntt_uniform=", 0) == 0) o.ntt_uniform_roots = std::atoi(a.c_str() + 12) != 0;
     else if (a.rfind("ntt_shapes=", 0) == 0) o.ntt_compiled_shapes = std::atoi(a.c_str() + 11) != 0;
+    else if (a.rfind("ntt_fused=", 0) == 0) o.ntt_fused_reversal = std::atoi(a.c_str() + 10) != 0;
     else if (a.rfind("seg=", 0) == 0) o.segment_length = unsigned(std::atoi(a.c_str() + 4));
     else if (a.rfind("reps=", 0) == 0) o.reps = std::atoi(a.c_str() + 5);
     else if (a.rfind("warmup=", 0) == 0) o.warmup = std::atoi(a.c_str() + 7);

@@ -35,6 +35,7 @@ struct bench_options {
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots
   bool ntt_compiled_shapes = false; // ntt / h: cuda_options::ntt_compiled_shapes
+  bool ntt_fused_reversal = false;  // ntt / h: cuda_options::ntt_fused_reversal
   int warmup = 1;
   int reps = 5;
 };

@@ -99,6 +99,11 @@ struct cuda_options {
   // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT). Off until timed
   // on the GPU (docs/benchmarks.md, "Issue 19 item 4: the bit reversal and the compiled shapes").
   bool ntt_compiled_shapes = false;
+  // The NTT's bit reversal on its last DIF pass's store into a second vector (out of place, stores
+  // in runs of 4 elements; cuzk/gpu/ntt_tile.cuh): the natural-order transforms on device data
+  // (their second vector: the compute stream's MSM arena, grown to 2^L x 32 B if smaller) and
+  // bellperson's h (b, free after the division: no memory more). Off until timed on the GPU.
+  bool ntt_fused_reversal = false;
   // Where a proof's B2 (the G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the second stream
   // beside the G1 MSMs, or after them when its scratch does not fit), "host" (b2_host_threads of
   // the host's cores, concurrent with the device), "split" (points [0, k) on the host, the rest on
