@@ -120,18 +120,23 @@ TEST_CASE("device NTT and inverse NTT match zk/ntt", "[device][ntt]") {
 TEST_CASE("device NTT, compute_h and compute_h_coset match the CPU in every pass configuration", "[device][ntt]") {
   REQUIRE_DEVICE();
   zk::groth16::cpu_backend cpu;
-  // threads, uniform roots, compiled shapes (2^16 and 2^18 have 2^24's and 2^27's pass shapes).
-  for (auto [threads, uniform, shapes] : {std::tuple{256u, false, false}, std::tuple{512u, true, false},
-                                          std::tuple{512u, false, false}, std::tuple{256u, true, true}}) {
+  // threads, uniform roots, compiled shapes (2^16 and 2^18 have 2^24's and 2^27's pass shapes),
+  // the bit reversal fused into the last pass (forward, inverse and compute_h_coset out of place).
+  for (auto [threads, uniform, shapes, fused] :
+       {std::tuple{256u, false, false, false}, std::tuple{512u, true, false, false},
+        std::tuple{512u, false, false, false}, std::tuple{256u, true, true, false}, std::tuple{256u, true, false, true},
+        std::tuple{256u, true, true, true}, std::tuple{512u, true, false, true}}) {
     gpu::cuda_options o;
     o.ntt_threads = threads;
     o.ntt_uniform_roots = uniform;
     o.ntt_compiled_shapes = shapes;
+    o.ntt_fused_reversal = fused;
     gpu::cuda_backend be(o);
-    for (unsigned L : {3u, 11u, 12u, 14u, 16u, 17u, 18u, 20u}) {
-      INFO("threads " << threads << ", uniform roots " << uniform << ", compiled shapes " << shapes << ", log n = " << L);
+    for (unsigned L : {3u, 11u, 12u, 14u, 16u, 17u, 18u, 19u, 20u}) {
+      INFO("threads " << threads << ", uniform roots " << uniform << ", compiled shapes " << shapes
+                      << ", fused bit reversal " << fused << ", log n = " << L);
       std::size_t n = std::size_t(1) << L;
-      check_ntt_round_trip(be, L, 7000 + L + threads + uniform);
+      check_ntt_round_trip(be, L, 7000 + L + threads + uniform + fused);
       auto a = random_frs(n, 1 + L), b = random_frs(n, 2 + L), c = random_frs(n, 3 + L);
       auto a2 = a, b2 = b, c2 = c, a3 = a, b3 = b, c3 = c, a4 = a, b4 = b, c4 = c;
       std::vector<bigint<4>> hw(n), hg(n), cw(n - 1), cg(n - 1);
