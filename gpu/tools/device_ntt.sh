@@ -2,10 +2,11 @@
 # The NTT's device check (issue 19 item 4) in one device-tool call: the [ntt] device tests
 # (transforms, compute_h and compute_h_coset byte for byte against the CPU, every pass
 # configuration), forward and inverse NTT timings at 2^24 and 2^27 (NTT=...) with per-launch event
-# profiles, with and without the compiled tile shapes (`--compiled-shapes`), a baseline build
-# bundled as cuzk_base (a main build's `cuzk`) and sppark's natural-order NTT when sppark_bench is
-# bundled (bench/sppark/build.sh), the [prove] tests but bellperson's, both settings once more, and
-# compute_h. Logs go to $OUT/logs.tar, a short table last. Steps are cut short or skipped once
+# profiles in four settings (the bit reversal fused into the last pass, `--fused-reversal`, with
+# and without the compiled tile shapes, `--compiled-shapes`; the shapes alone; neither), a baseline
+# build bundled as cuzk_base (a main build's `cuzk`) and sppark's natural-order NTT when sppark_bench is
+# bundled (bench/sppark/build.sh), the [prove] tests but bellperson's, three settings once more, and
+# compute_h (~140 s of command: BUDGET). Logs go to $OUT/logs.tar, a short table last. Steps are cut short or skipped once
 # BUDGET (seconds) is nearly spent: the order is the priority.
 #   here:  scripts/build.sh build cuzk cuzk_gpu_tests
 #          cp /work/main/build/bin/cuzk /tmp/cuzk_base   # a baseline, if wanted
@@ -20,7 +21,7 @@ R=$here/run
 OUT=${OUT:-/tmp/out}
 L=$OUT/logs
 S=$OUT/summary.txt
-BUDGET=${BUDGET:-95}
+BUDGET=${BUDGET:-140}
 NTT=${NTT:-24,27}
 REPS=${REPS:-9}
 mkdir -p "$L"
@@ -47,23 +48,27 @@ has() { [[ -x $here/bin/$1 ]]; }
 date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$S"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw --format=csv,noheader | tee -a "$S"
 NB=(bench ntt --log-size "$NTT" --reps "$REPS" --warmup 2)
-step tests_ntt 45 "$R" cuzk_gpu_tests "[ntt]"
+step tests_ntt 50 "$R" cuzk_gpu_tests "[ntt]"
+step ntt_fused_shapes 25 "$R" cuzk "${NB[@]}" --fused-reversal --compiled-shapes --profile
+step ntt_fused 20 "$R" cuzk "${NB[@]}" --fused-reversal --profile
 step ntt_shapes 25 "$R" cuzk "${NB[@]}" --compiled-shapes --profile
 step ntt_plain 20 "$R" cuzk "${NB[@]}" --profile
 has cuzk_base && step ntt_base 20 "$R" cuzk_base "${NB[@]}"
 has sppark_bench && step sppark 25 "$R" sppark_bench --ntt "$NTT" --modes resident --reps "$REPS" --warmup 2
 step tests_prove 40 "$R" cuzk_gpu_tests "[prove]~[bellperson]"
+step ntt_fused_shapes_again 15 "$R" cuzk "${NB[@]}" --fused-reversal --compiled-shapes
 step ntt_shapes_again 15 "$R" cuzk "${NB[@]}" --compiled-shapes
 step ntt_plain_again 15 "$R" cuzk "${NB[@]}"
 step h_shapes 20 "$R" cuzk bench h --log-size "$NTT" --reps 5 --warmup 1 --compiled-shapes
 step h_plain 20 "$R" cuzk bench h --log-size "$NTT" --reps 5 --warmup 1
 {
   echo "== table (median ms)"
-  for f in ntt_shapes ntt_plain ntt_base ntt_shapes_again ntt_plain_again h_shapes h_plain; do
+  for f in ntt_fused_shapes ntt_fused ntt_shapes ntt_plain ntt_base ntt_fused_shapes_again ntt_shapes_again \
+    ntt_plain_again h_shapes h_plain; do
     [[ -f $L/$f.log ]] && grep -E "^\| (ntt|compute_h)" "$L/$f.log" | sed "s/^/$f /"
   done
   [[ -f $L/sppark.log ]] && grep -E "^sppark.ntt" "$L/sppark.log"
-  for f in ntt_shapes ntt_plain; do
+  for f in ntt_fused_shapes ntt_fused ntt_shapes ntt_plain; do
     [[ -f $L/$f.log ]] && grep -E "profile .* (launch|sum)" "$L/$f.log" | sed "s/^ */$f /"
   done
 } >>"$S"
