@@ -4,10 +4,11 @@
 # configuration), forward and inverse NTT timings at 2^24 and 2^27 (NTT=...) with per-launch event
 # profiles in four settings (the bit reversal fused into the last pass, `--fused-reversal`, with
 # and without the compiled tile shapes, `--compiled-shapes`; the shapes alone; neither), a baseline
-# build bundled as cuzk_base (a main build's `cuzk`) and sppark's natural-order NTT when sppark_bench is
-# bundled (bench/sppark/build.sh), the [prove] tests but bellperson's, three settings once more, and
-# compute_h (~140 s of command: BUDGET). Logs go to $OUT/logs.tar, a short table last. Steps are cut short or skipped once
-# BUDGET (seconds) is nearly spent: the order is the priority.
+# build bundled as cuzk_base (a main build's `cuzk`) and sppark's natural-order NTT when
+# sppark_bench is bundled (bench/sppark/build.sh), the [prove] tests but bellperson's, three
+# settings once more, and compute_h (~140 s of command). Logs go to $OUT/logs.tar, a short table
+# last. Steps are cut short or skipped once BUDGET (seconds) is nearly spent: the order is the
+# priority.
 #   here:  scripts/build.sh build cuzk cuzk_gpu_tests
 #          cp /work/main/build/bin/cuzk /tmp/cuzk_base   # a baseline, if wanted
 #          /work/shared/tools/device-bundle -o /tmp/devb-ntt build/bin/{cuzk,cuzk_gpu_tests} \
