@@ -71,13 +71,12 @@ struct dif_epilogue {
 
 // Where an out-of-place pass (ntt_pass's OOP) stores: dst at the natural position (rev_bits = 0:
 // the first pass of a fused transform) or at bitrev_L(position) (rev_bits = L: its last pass; the
-// tile's columns are then 2^(L-t) apart, ntt_tile.cuh), times `scale` if scaled (the inverse's
-// 1/n; the product reduces).
+// tile's columns are then 2^(L-t) apart, ntt_tile.cuh), divided by 2^div_log if that is not 0 (the
+// inverse's 1/n: one Montgomery step of radix n, lazy::div_pow2, not a product).
 struct pass_out {
   fr_d* dst = nullptr;
   unsigned rev_bits = 0;
-  bool scaled = false;
-  fr_d scale;
+  unsigned div_log = 0;
 };
 
 // One pass of k stages on tiles of 2^(k+t) elements: 2^k "rows" (stride S = 2^(r-k)) by 2^t
@@ -158,8 +157,8 @@ __global__ void __launch_bounds__(MAXT, MAXT == 256 ? 5 : 1)
     if (!DIT && ep.lo) {
       v = split_factor(ep.lo, ep.hi, bitrev(uint32_t(blk.start + blk.l0 + off), ep.L)) * v;  // reduced
       if (ep.canonical) v = v.from_mont();
-    } else if (OOP && o.scaled) {
-      v = o.scale * v;  // reduced
+    } else if (OOP && o.div_log) {
+      v = lazy::reduce(lazy::div_pow2(v, o.div_log));
     } else if (reduce_out) {
       v = lazy::reduce(v);
     }
@@ -400,8 +399,7 @@ void ntt_engine::dif_ep(fr_d* d, unsigned L, bool inverse, const fr_d* lo, const
     } else if (!last) {
       launch_pass<false>(scratch, L, r, k, t, small, tw, ep, threads_, uniform_, shapes_, last, s);
     } else {
-      pass_out o{d, L};
-      if (scale_ninv) o.scaled = true, o.scale = to_dev(zk::bls12_381::fr::from_u64(std::uint64_t(1) << L).inverse());
+      const pass_out o{d, L, scale_ninv ? L : 0};
       launch_pass<false, true>(scratch, L, r, k, ntt_tile::fused_t(L, k), small, tw, ep, threads_, uniform_, shapes_,
                                last, s, o);
       mark(inverse ? "dif pass, bit-reversed store (inverse roots)" : "dif pass, bit-reversed store", s);
@@ -445,7 +443,7 @@ void ntt_engine::forward(fr_d* d, unsigned L, cudaStream_t s, fr_d* scratch) {
   bit_reverse(d, L, s);
 }
 
-// The 1/n rides on the bit reversal's store (fused: on the last pass's).
+// The 1/n rides on the bit reversal's store (fused: on the last pass's, as a division by 2^L).
 void ntt_engine::inverse(fr_d* d, unsigned L, cudaStream_t s, fr_d* scratch) {
   if (fuses_reversal(L)) {
     need_scratch(scratch);

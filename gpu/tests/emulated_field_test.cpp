@@ -166,6 +166,10 @@ TEST_CASE("emulated lazy Fr arithmetic (values in [0, 2p)) matches zk/ff", "[gpu
     REQUIRE(to_host<fr>(lazy::reduce(d)) == a - b);
     REQUIRE(to_host<fr>(lazy::reduce(m)) == a * b);
     REQUIRE(to_host<fr>(lazy::reduce(la)) == a);
+    const unsigned sh = 1 + unsigned(it % 31);  // a / 2^sh: the inverse NTT's 1/n (n = 2^sh)
+    const D q = lazy::div_pow2(la, sh);
+    REQUIRE(below_2p(q));
+    REQUIRE(to_host<fr>(lazy::reduce(q)) == a * fr::from_u64(std::uint64_t(1) << sh).inverse());
   }
 }
 
