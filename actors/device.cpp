@@ -10,8 +10,14 @@
 // lease (a key too large for the VRAM budget) uploads the points for that proof only. A Filecoin
 // key's resident copy includes its compact evaluator (device_evaluator): a partition staged as its
 // witness alone gets a, b, c evaluated on the device first (the stage "a/b/c (device)").
+// A load ends with the reserve step (staging_reserve_for, backend::reserve_staging): the device's
+// staging slots for device_depth + 1 of the key's partitions, made before its first partition. They
+// stay when the key is evicted: idle slots count as the device's free memory and go back as soon as
+// an allocation needs their room (gpu/src/staging.cuh), so keeping them takes no room from the next
+// key, and the key loaded again (evicted for another, then back) finds them made.
 #include "actors/device.hpp"
 #include "actors/faults.hpp"
+#include "actors/stager.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
@@ -30,6 +36,7 @@ struct device_state {
   std::unique_ptr<fault_coin> alloc_coin;
   std::uint32_t forced_alloc_failures = 0;  // fail_alloc_atom: the next N allocations fail
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  unsigned staged_partitions = 0;  // backend_settings::staged_partitions: the reserve step's slots
 };
 
 using device_ptr = device_actor::stateful_pointer<device_state>;
@@ -48,6 +55,7 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
   auto& st = self->state;
   st.slot = slot;
   st.backend_name = backend_name;
+  st.staged_partitions = settings.staged_partitions;
   const std::uint64_t seed = faults.seed ^ (0xd1b54a32d192ed03ULL * (slot + 1)) ^ (generation << 24);
   st.backend = zk::groth16::make_backend(backend_name, settings);
   if (faults.device_kernel_fail > 0)
@@ -157,7 +165,12 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           kp.b2_host = k.ptr->b2_host;  // the hot key's host copy of its B2 points (null: none needed or allowed)
           res->key = st.backend->load_key(kp, device_evaluator(k), sets);
           res->bytes = res->key ? res->key->bytes() : 0;
-          return resident_handle{k.path, st.slot, std::move(res)};
+          resident_handle made{k.path, st.slot, std::move(res)};
+          // The reserve step, after the key's own allocations (its shifted sets plan beside these
+          // slots): the staging slots of this key's partitions, so that no proof allocates one.
+          if (auto r = staging_reserve_for(k, made, st.slot, st.staged_partitions); r.count)
+            st.backend->reserve_staging(r.bytes, r.count);
+          return made;
         } catch (const std::exception& e) {
           return make_error(errc::worker_failed, "device " + std::to_string(st.slot) + ": load " + k.path + ": " + e.what());
         }

@@ -59,6 +59,7 @@ class faulty_backend final : public zk::groth16::backend {
                                const zk::groth16::constraint_evaluator* pce) const override {
     return inner_->resident_bytes(key, sets, pce);
   }
+  unsigned reserve_staging(std::uint64_t bytes, unsigned count) override { return inner_->reserve_staging(bytes, count); }
 
  private:
   void kernel(const char* what) {

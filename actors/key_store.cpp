@@ -43,6 +43,7 @@
 #include <set>
 
 #include "actors/key_store.hpp"
+#include "actors/stager.hpp"
 #include "caf/all.hpp"
 #include "fil/evaluator.hpp"
 #include "fil/partition.hpp"
@@ -204,11 +205,12 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           h.synthesis_bytes = 3 * d * fr_bytes;                           // a, b, c
           if (fil::circuit_for_params(path) || key->synthetic)
             h.synthesis_bytes += 2 * key->n_vars * fr_bytes;  // witness, twice
-          h.device_bytes = 4 * d * fr_bytes + key->n_vars * fr_bytes;     // NTT scratch, h, scalars
+          // One staged partition on a device: a, b, c (h is computed in a's place) and the witness.
+          h.device_bytes = zk::groth16::staged_bytes(d, key->n_vars, false);
           // A compact evaluator (PoRep; a synthetic key's, built below) goes resident with the key on a
           // GPU, whose partitions then stage their witness only (a, b, c are the key's).
           if (options.device_synthesis && ((ck->evaluator && ck->evaluator->compact()) || key->synthetic)) {
-            h.device_witness_bytes = key->n_vars * fr_bytes;
+            h.device_witness_bytes = zk::groth16::staged_bytes(d, key->n_vars, true);
             // Its partitions are synthesized witness-only (the scheduler asks so whenever
             // device_witness_bytes is set): they hold the circuit's values and the witness, not a,
             // b, c (8.4 of 21.35 GB at 32 GiB), and so does a set kept with the key.
@@ -455,7 +457,7 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
 // The room one staged partition takes beside a resident key: its witness alone when the key goes
 // resident with its compact evaluator (the device's a, b, c are counted in the key's bytes), else
 // a, b, c and the witness.
-std::uint64_t staged_room(const key_handle& k) { return k.device_witness_bytes ? k.device_witness_bytes : k.device_bytes; }
+std::uint64_t staged_room(const key_handle& k) { return staging_grant_bytes(k, k.device_witness_bytes > 0); }
 
 // Asks device d's VRAM budget how full it is, for entry `path` (a new ticket): `then` runs with the
 // entry and the answer unless the entry moved on meanwhile. No answer (the budget is being

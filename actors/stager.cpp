@@ -118,14 +118,24 @@ stager_actor::behavior_type stager(stager_ptr self, std::uint32_t slot, std::str
 
 }  // namespace
 
+bool resident_synthesizes(const key_handle& key, const resident_handle& resident, std::uint32_t device) {
+  return key.device_witness_bytes > 0 && key.ptr && key.ptr->evaluator && resident.ptr && resident.device == device &&
+         resident.ptr->key && resident.ptr->key->synthesizes(*key.ptr->evaluator);
+}
+
 bool stages_witness_only(const key_handle& key, const zk::groth16::synthesis& syn, const resident_handle& resident,
                          std::uint32_t device) {
-  return syn.a.empty() && key.device_witness_bytes > 0 && key.ptr && key.ptr->evaluator && resident.ptr &&
-         resident.device == device && resident.ptr->key && resident.ptr->key->synthesizes(*key.ptr->evaluator);
+  return syn.a.empty() && resident_synthesizes(key, resident, device);
 }
 
 std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only) {
   return witness_only ? key.device_witness_bytes : key.device_bytes;
+}
+
+staging_reserve staging_reserve_for(const key_handle& key, const resident_handle& resident, std::uint32_t device,
+                                    unsigned staged_partitions) {
+  if (!resident.ptr || !resident.ptr->key || resident.device != device || !staged_partitions) return {};
+  return {staging_grant_bytes(key, resident_synthesizes(key, resident, device)), staged_partitions};
 }
 
 stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::string backend) {

@@ -59,7 +59,25 @@ stager_actor spawn_stager(caf::actor_system& sys, std::uint32_t slot, std::strin
 // witness otherwise (evaluated on the host by the stager first when the synthesis has none).
 bool stages_witness_only(const key_handle& key, const zk::groth16::synthesis& syn, const resident_handle& resident,
                          std::uint32_t device);
-// The VRAM grant of one staged partition on that path.
+// Whether the key resident there makes the key's partitions stage their witness only (the part of
+// stages_witness_only that does not depend on the partition: its synthesis is witness-only whenever
+// key_handle::device_witness_bytes is set, the scheduler asks for it so).
+bool resident_synthesizes(const key_handle& key, const resident_handle& resident, std::uint32_t device);
+// The VRAM grant of one staged partition on that path: exactly its device's staging slot
+// (zk::groth16::staged_bytes, set in the key's handle at its load).
 std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only);
+
+// The reserve step of staging (backend::reserve_staging): the slots a device makes when `key` goes
+// resident there as `resident`, before its first partition: `staged_partitions` of them (the
+// engine's device_depth + 1, backend_settings::staged_partitions: one proving, one waiting in the
+// device's mailbox, one being staged), each one staged partition's grant on the path its partitions
+// take. No slots (count 0) for a key that is not resident there or a device with no depth given.
+struct staging_reserve {
+  std::uint64_t bytes = 0;
+  unsigned count = 0;
+  bool operator==(const staging_reserve&) const = default;
+};
+staging_reserve staging_reserve_for(const key_handle& key, const resident_handle& resident, std::uint32_t device,
+                                    unsigned staged_partitions);
 
 }  // namespace cuzk::actors

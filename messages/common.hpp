@@ -103,7 +103,7 @@ struct circuit_key {
 struct key_handle {
   std::string path;                   // the zkey file: the name every node resolves on its own
   std::uint64_t synthesis_bytes = 0;  // host bytes one partition's synthesis holds
-  std::uint64_t device_bytes = 0;     // device bytes one partition's proof reserves
+  std::uint64_t device_bytes = 0;     // device bytes one staged partition takes (zk::groth16::staged_bytes)
   // The same when the device evaluates a, b, c from the witness (a Filecoin key's compact evaluator
   // resident on a GPU): the staged witness alone. 0: the key has no such evaluator.
   std::uint64_t device_witness_bytes = 0;

@@ -108,8 +108,8 @@ struct cuda_backend::impl {
   // resident_bytes and load_key, so that the grant is the key.
   shift_policy policy_for(const zk::groth16::key_points& key, const zk::groth16::constraint_evaluator* pce) const {
     shift_policy p = with_lanes(key, policy());
-    const std::size_t nv = key.c.size() + key.n_private_from, n = key.h.size();
-    p.staged = std::size_t(opt.staged_partitions) * (nv + (pce && pce->compact() ? 0 : 3 * n)) * 32;
+    const std::size_t nv = key.c.size() + key.n_private_from, n = key.bellperson ? key.h.size() + 1 : key.h.size();
+    p.staged = std::size_t(opt.staged_partitions) * zk::groth16::staged_bytes(n, nv, pce && pce->compact());
     p.fixed_scratch = proof_fixed_scratch(key);
     if (!p.budget || p.window_forced) return p;
     std::size_t free_now = 0, total = 0;
@@ -899,6 +899,12 @@ std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key, b
                                            const zk::groth16::constraint_evaluator* pce) const {
   const shift_policy p = sets ? impl_->policy_for(key, pce) : shift_policy{};
   return device_key_bytes(key, p, pce) + impl_->proof_scratch_bytes(key, p);
+}
+
+unsigned cuda_backend::reserve_staging(std::uint64_t bytes, unsigned count) {
+  auto& I = *impl_;
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  return I.ctx.slots->reserve(std::size_t(bytes), count, I.ctx.safety_margin);
 }
 
 std::size_t cuda_backend::shifted_bytes(const zk::groth16::resident_key& key) {

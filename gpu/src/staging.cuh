@@ -29,7 +29,11 @@ namespace cuzk::gpu {
 // next user's stream), never by a host wait. Slots in use are what the VRAM budget granted to the
 // staged partitions; idle slots count as free memory (device_context::free_bytes) and go back to
 // the device when an allocation needs their room (trim), as the stream-ordered pool's idle memory
-// did before (cudaMallocAsync per proof: 2-3 calls a partition). Thread-safe.
+// did before (cudaMallocAsync per proof: 2-3 calls a partition). The slots are made ahead by the
+// reserve step (reserve: the engine's device_depth + 1 of a key's size when the key goes resident,
+// backend::reserve_staging), so that three partitions staged at once in a later sector find theirs;
+// acquire still makes one when none of the size is idle (a caller that reserved nothing, or fewer
+// than it stages at once). Thread-safe.
 class staging_slots {
  public:
   struct slot {
@@ -87,6 +91,43 @@ class staging_slots {
     slots_.push_back(std::move(x));
     return slots_.back().get();
   }
+  // The reserve step: slots of exactly `bytes` made until `count` of that size exist (busy or
+  // idle), each only while the device's free memory less `margin` holds it; idle slots of other
+  // sizes go back first, one at a time, while it does not (a bigger key's partitions replace a
+  // smaller one's idle slots; those of a key still proving stay while there is room). Never
+  // throws for want of room: what does not fit is made at its first use as before. Returns how
+  // many slots of `bytes` exist now. (Made idle with their event recorded on no stream: the first
+  // user's wait on it returns at once.)
+  unsigned reserve(std::size_t bytes, unsigned count, std::size_t margin) {
+    std::lock_guard lock(mu_);
+    CUZK_CUDA(cudaSetDevice(device_));
+    auto have = [&] {
+      unsigned n = 0;
+      for (auto& x : slots_) n += x->bytes == bytes;
+      return n;
+    };
+    unsigned n = have();
+    while (bytes && n < count) {
+      while (free_less(margin) < bytes && trim_other_locked(bytes)) {
+      }
+      if (free_less(margin) < bytes) break;
+      auto x = std::make_unique<slot>();
+      x->bytes = bytes;
+      if (cudaMalloc(&x->dev, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        break;
+      }
+      count_malloc(bytes);
+      if (cudaEventCreateWithFlags(&x->free_ev, cudaEventDisableTiming) != cudaSuccess) {
+        cudaGetLastError();
+        cudaFree(x->dev);
+        break;
+      }
+      slots_.push_back(std::move(x));
+      ++n;
+    }
+    return n;
+  }
   // The slot is free once the work already enqueued on `s` is done.
   void release(slot* x, cudaStream_t s) {
     std::lock_guard lock(mu_);
@@ -109,8 +150,39 @@ class staging_slots {
     std::lock_guard lock(mu_);
     return slots_.size();
   }
+  // Slots of exactly `bytes`, busy or idle.
+  std::size_t count(std::size_t bytes) const {
+    std::lock_guard lock(mu_);
+    std::size_t n = 0;
+    for (auto& x : slots_) n += x->bytes == bytes;
+    return n;
+  }
 
  private:
+  static std::size_t free_less(std::size_t margin) {
+    std::size_t fr = 0, total = 0;
+    if (cudaMemGetInfo(&fr, &total) != cudaSuccess) {
+      cudaGetLastError();
+      return 0;
+    }
+    return fr > margin ? fr - margin : 0;
+  }
+  // One idle slot of a size other than `bytes` back to the device (after its last use); false when
+  // there is none.
+  bool trim_other_locked(std::size_t bytes) {
+    for (auto it = slots_.begin(); it != slots_.end(); ++it) {
+      auto& x = **it;
+      if (x.busy || x.bytes == bytes) continue;
+      cudaEventSynchronize(x.free_ev);
+      cudaEventDestroy(x.free_ev);
+      cudaFree(x.dev);
+      slots_.erase(it);
+      cudaGetLastError();
+      return true;
+    }
+    return false;
+  }
+
   std::size_t trim_locked(std::size_t bytes) {
     std::size_t freed = 0;
     for (auto it = slots_.begin(); it != slots_.end() && freed < bytes;) {
@@ -258,7 +330,7 @@ class cuda_staged final : public zk::groth16::staged_inputs {
     if (slot_) ctx_->slots->release(slot_, ctx_->stream);
     if (ready_) cudaEventDestroy(ready_);
   }
-  std::size_t device_bytes() const override { return (abc_ * n_ + n_vars_) * 32; }
+  std::size_t device_bytes() const override { return zk::groth16::staged_bytes(n_, n_vars_, abc_ == 0); }
 
   bool witness_only() const { return abc_ == 0; }
   fr_d* vec(int i) const { return static_cast<fr_d*>(dev_) + std::size_t(i) * n_; }  // a, b, c: not witness_only

@@ -348,3 +348,67 @@ TEST_CASE("device proofs after the first allocate no device memory; a pinned wit
   pinner->unpin(pinned_w.data());
   CHECK(gpu::pinned_host().ranges == pins_before.ranges);
 }
+
+// Issue 19 item 6, the reserve step: the device's staging slots for device_depth + 1 partitions are
+// made when the key goes resident (backend::reserve_staging, the engine's device actor after
+// load_key), so that the first time three partitions are staged at once (run 6: sector 2) no slot
+// is allocated. After the load and the reserve, one proof makes the proof's own scratch (MSM
+// arenas, work buffer, result slots); from then on three partitions staged at once (witness
+// alone, the engine's path for this key) and proved add no cudaMalloc, with the CPU backend's
+// proofs. A second reserve of the same slots makes none.
+TEST_CASE("the reserve step makes a key's staging slots at load: three staged at once allocate none", "[device][alloc]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  const recorded_random_key rk("reserve.pce", 21, 6);
+  const auto& ev = rk.ev;
+  const auto& key = rk.key;
+  const auto kp = g16::points_of(key);
+  zk::io::witness w;
+  w.values = random_witness(ev.n_vars(), 22);
+  w.values[0] = fr::one().to_canonical();
+  std::uint64_t st = 23;
+  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
+  g16::cpu_backend cpu;
+  g16::host_stager host;
+  auto on_host = host.stage(ev.evaluate(w), w.values);
+  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+
+  constexpr unsigned depth_plus_one = 3;  // the engine's default device_depth 2, plus one
+  gpu::cuda_options o;
+  o.staged_partitions = depth_plus_one;
+  gpu::cuda_backend dev(o);
+  auto dk = dev.load_key(kp, &ev, false);
+  REQUIRE(dk);
+  const std::uint64_t slot = g16::staged_bytes(ev.domain_size(), ev.n_vars(), true);
+  const auto before = gpu::device_allocations();
+  REQUIRE(dev.reserve_staging(slot, depth_plus_one) == depth_plus_one);
+  const auto reserved = gpu::device_allocations();
+  CHECK(reserved.malloc_calls == before.malloc_calls + depth_plus_one);
+  CHECK(reserved.malloc_bytes == before.malloc_bytes + depth_plus_one * slot);
+  CHECK(dev.reserve_staging(slot, depth_plus_one) == depth_plus_one);  // made once
+  CHECK(gpu::device_allocations().malloc_calls == reserved.malloc_calls);
+
+  auto stager = dev.make_stager();
+  {
+    auto s = stager->stage_witness(ev, w.values, dk.get());
+    REQUIRE(s);
+    CHECK(s->device_bytes() == slot);  // the slot the reserve made: one formula
+    CHECK(g16::prove_staged(key, *s, rnd, dev, nullptr, dk.get()) == want);
+  }
+  const auto warm = gpu::device_allocations();
+  for (int r = 0; r < 2; ++r) {
+    INFO("round " << r);
+    std::vector<std::unique_ptr<g16::staged_inputs>> staged;
+    for (unsigned i = 0; i < depth_plus_one; ++i) {
+      staged.push_back(stager->stage_witness(ev, w.values, dk.get()));
+      REQUIRE(staged.back());
+    }
+    for (auto& s : staged) CHECK(g16::prove_staged(key, *s, rnd, dev, nullptr, dk.get()) == want);
+  }
+  const auto later = gpu::device_allocations();
+  CHECK(later.malloc_calls == warm.malloc_calls);
+  CHECK(later.malloc_bytes == warm.malloc_bytes);
+  CHECK(later.async_calls == warm.async_calls);
+}

@@ -153,9 +153,20 @@ class vram_fake final : public zk::groth16::cpu_backend {
                                      zk::groth16::prove_timings* t) override {
     // Every proof comes with its key resident here, made for this key.
     if (!key.resident || key.resident->bytes() != points_bytes(key)) ++without_resident;
+    // ... and after the reserve step of its load: as many reserves as loads.
+    if (reserves != loads) ++before_reserve;
     return cpu_backend::prove_sums(key, in, t);
   }
-  static inline std::atomic<int> loads{0}, without_resident{0};
+  // The reserve step (a GPU's staging slots), recorded: how many, of what size.
+  unsigned reserve_staging(std::uint64_t bytes, unsigned count) override {
+    last_reserve_bytes = bytes;
+    last_reserve_count = count;
+    ++reserves;
+    return count;
+  }
+  static inline std::atomic<int> loads{0}, without_resident{0}, reserves{0}, before_reserve{0};
+  static inline std::atomic<std::uint64_t> last_reserve_bytes{0};
+  static inline std::atomic<unsigned> last_reserve_count{0};
   static inline std::atomic<std::uint64_t> last_shifted{0}, last_vram_budget{0};
   static inline std::atomic<unsigned> last_staged{0};
 };
@@ -229,7 +240,7 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
   std::filesystem::copy_file(test::sample_zkey(), b, std::filesystem::copy_options::overwrite_existing);
   auto key = zk::io::zkey::load(test::sample_zkey());
   const auto kb = points_bytes(zk::groth16::points_of(key));
-  const std::uint64_t partition = 4 * std::uint64_t(key.domain_size) * 32 + std::uint64_t(key.n_vars) * 32;
+  const std::uint64_t partition = zk::groth16::staged_bytes(key.domain_size, key.n_vars, false);
   auto c = small_config();
   c.devices = {"vramfake"};
   const std::uint64_t budget = kb + 2 * partition;  // one key and two staged partitions; not two keys
@@ -237,6 +248,8 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
   c.device_budget = std::to_string(budget);
   vram_fake::loads = 0;
   vram_fake::without_resident = 0;
+  vram_fake::reserves = 0;
+  vram_fake::before_reserve = 0;
   std::mt19937_64 rng(7);
   {
     auto e = engine::engine::start(c);
@@ -287,6 +300,12 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     REQUIRE(s.scheduler.retries == 0);
     REQUIRE(vram_fake::loads == 3);
     REQUIRE(vram_fake::without_resident == 0);
+    // Each load reserved the device's staging slots before its key's first proof: device_depth + 1
+    // of one staged partition's grant (a, b, c and the witness: a zkey's synthesizers evaluate).
+    REQUIRE(vram_fake::reserves == 3);
+    REQUIRE(vram_fake::before_reserve == 0);
+    REQUIRE(vram_fake::last_reserve_bytes == partition);
+    REQUIRE(vram_fake::last_reserve_count == c.device_depth + 1);
     REQUIRE(vram_settles_at(kb));
     REQUIRE(budgets_drain(e));  // evicting the idle keys returns their grants
     REQUIRE(fake_resident::alive == 0);

@@ -462,4 +462,24 @@ TEST_CASE("staging: witness alone where the resident key evaluates a, b, c; its 
   key_handle zkey = key;
   zkey.device_witness_bytes = 0;  // no compact evaluator: never
   CHECK_FALSE(actors::stages_witness_only(zkey, witness_only, on0, 0));
+
+  // The reserve step at the key's load: device_depth + 1 slots of the grant of the path its
+  // partitions take there; none where the key is not resident (a CPU device keeps nothing, another
+  // device, no handle) or no depth was given.
+  using reserve = actors::staging_reserve;
+  CHECK(actors::staging_reserve_for(key, on0, 0, 3) == reserve{96, 3});
+  CHECK(actors::staging_reserve_for(key, resident_handle{"k.params", 0, other}, 0, 3) == reserve{1000, 3});
+  CHECK(actors::staging_reserve_for(zkey, on0, 0, 3) == reserve{1000, 3});
+  CHECK(actors::staging_reserve_for(key, on0, 0, 2) == reserve{96, 2});
+  CHECK(actors::staging_reserve_for(key, on0, 1, 3) == reserve{});
+  CHECK(actors::staging_reserve_for(key, resident_handle{"k.params", 0, cpu}, 0, 3) == reserve{});
+  CHECK(actors::staging_reserve_for(key, resident_handle{"k.params", 0, nullptr}, 0, 3) == reserve{});
+  CHECK(actors::staging_reserve_for(key, on0, 0, 0) == reserve{});
+}
+
+// One formula for a staged partition's device bytes: the slot's layout [a | b | c | witness] of
+// 32-byte values, or the witness alone.
+TEST_CASE("staging: a staged partition's bytes are its a, b, c over the domain and its witness", "[staging]") {
+  STATIC_REQUIRE(zk::groth16::staged_bytes(1 << 4, 10, false) == (3 * 16 + 10) * 32);
+  STATIC_REQUIRE(zk::groth16::staged_bytes(1 << 4, 10, true) == 10 * 32);
 }

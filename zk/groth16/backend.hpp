@@ -112,6 +112,16 @@ struct proof_sums {
   g2_jacobian b2;
 };
 
+// The device bytes of one staged proof: its witness (n_vars values) and, unless the device
+// evaluates them from the witness (witness_only: a resident key's compact evaluator), a, b and c
+// over the domain; 32 bytes a value. One formula for the CUDA backend's staging slot
+// ([a | b | c | witness], gpu/src/staging.cuh), the room its shifted sets are planned beside and the
+// engine's VRAM grant of a staged partition (actors/stager.hpp, staging_grant_bytes): a slot in use
+// is exactly what its partition's grant accounts.
+constexpr std::uint64_t staged_bytes(std::uint64_t domain_size, std::uint64_t n_vars, bool witness_only) {
+  return ((witness_only ? 0 : 3 * domain_size) + n_vars) * 32;
+}
+
 // One proof's synthesis and witness where a backend computes on them. Consumed by prove_sums.
 class staged_inputs {
  public:
@@ -202,6 +212,17 @@ class backend {
   virtual std::uint64_t resident_bytes(const key_points& key, bool sets = true,
                                        const constraint_evaluator* pce = nullptr) const {
     (void)key, (void)sets, (void)pce;
+    return 0;
+  }
+
+  // The reserve step of staging: the device's memory for `count` staged proofs of `bytes` each
+  // (staged_bytes) made now, when a key goes resident (the engine: device_depth + 1 of that key's
+  // partitions), so that no proof allocates it later. Slots of other sizes that sit idle go back
+  // first when the device has no room for these. Best effort: as many as fit in the device's free
+  // memory, never by taking another allocation's room; returns how many slots of `bytes` the device
+  // holds now. A host backend stages in place: nothing to make (0).
+  virtual unsigned reserve_staging(std::uint64_t bytes, unsigned count) {
+    (void)bytes, (void)count;
     return 0;
   }
 

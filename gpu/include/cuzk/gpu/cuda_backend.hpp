@@ -157,6 +157,10 @@ class cuda_backend : public zk::groth16::backend {
                                                       bool sets = true) override;
   std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets = true,
                                const zk::groth16::constraint_evaluator* pce = nullptr) const override;
+  // The device's staging slots (shared with its stagers, gpu/src/staging.cuh) for `count` staged
+  // proofs of `bytes` (zk::groth16::staged_bytes), made now in the device's free memory less the
+  // safety margin; idle slots of other sizes go back first when they do not fit.
+  unsigned reserve_staging(std::uint64_t bytes, unsigned count) override;
   // a, b, c of a compact recorded evaluator computed on the device from a canonical witness (the
   // evaluator uploaded for this call), read back: tests and benchmarks. kernel_ms: the kernels'
   // time (CUDA events).
