@@ -164,7 +164,7 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     const auto kp = g16::points_of(key);
     gpu::cuda_options ob;
     const std::uint64_t plain_grant = gpu::cuda_backend(ob).resident_bytes(kp, false);
-    const std::size_t staged = std::size_t(ob.staged_partitions) * (kp.c.size() + kp.n_private_from + 3 * kp.h.size()) * 32;
+    const std::size_t staged = std::size_t(ob.staged_partitions) * g16::staged_bytes(kp.h.size(), kp.c.size() + kp.n_private_from, false);
     ob.vram_budget_bytes = plain_grant + staged + 4 * kp.h.size() * 96 + (std::size_t(64) << 20);
     ob.shifted_bases_bytes = std::size_t(1) << 50;
     gpu::cuda_backend trimmed(ob);
