@@ -1,6 +1,8 @@
 // Memory budget actor (host RAM, or one device's VRAM): grants reservations, never over capacity.
 //
-// Requests that do not fit wait in FIFO order (a large request is not starved by small ones).
+// Requests that do not fit wait in FIFO order (a large request is not starved by small ones). A
+// requester may withdraw a queued request (cancel_atom with the request's tag): the scheduler does
+// when a partition waiting here is served by a grant that came home to its key's kept buffers.
 // Every holder is monitored: when it dies, its grants that no reservation token guards yet (a
 // grant whose answer went to a dead requester) are reclaimed and its queued requests dropped, so a
 // killed worker cannot leak budget. A grant that a token guards is released by the token, when the
@@ -190,6 +192,18 @@ budget_actor::behavior_type budget(budget_ptr self, std::string name, std::uint6
           }
         }
         st.drain();
+      },
+      [self](cancel_atom, const caf::actor_addr& holder, std::uint64_t tag) {
+        auto& st = self->state;
+        if (!tag) return;
+        for (auto it = st.queue.begin(); it != st.queue.end(); ++it) {
+          if (it->req.holder == holder && it->req.tag == tag) {
+            it->promise.deliver(make_error(errc::withdrawn, "budget " + st.name + ": " + it->req.purpose + " withdrawn"));
+            st.queue.erase(it);
+            st.drain();  // the one behind it may fit now
+            return;
+          }
+        }
       },
       [self](status_atom) -> budget_status {
         auto& st = self->state;

@@ -20,18 +20,22 @@ namespace cuzk::msg {
 // no_wait: granted now or refused (errc::over_budget), never queued (the key store's resident
 // tier asks so: a queued key grant would hold up the staging grants ahead of whose proofs it
 // waits for, and it evicts and asks again instead).
+// tag: names a queued request for (cancel_atom, holder, tag), which takes it out of the queue (its
+// answer is then errc::withdrawn); 0 = not cancellable. Unique per holder while it waits.
 struct reserve_request {
   std::uint64_t bytes = 0;
   caf::actor_addr holder;
   std::string purpose;
   bool no_wait = false;
+  std::uint64_t tag = 0;
 };
 inline bool operator==(const reserve_request& a, const reserve_request& b) {
-  return a.bytes == b.bytes && a.holder == b.holder && a.purpose == b.purpose && a.no_wait == b.no_wait;
+  return a.bytes == b.bytes && a.holder == b.holder && a.purpose == b.purpose && a.no_wait == b.no_wait &&
+         a.tag == b.tag;
 }
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, reserve_request& x) {
-  return f(caf::meta::type_name("reserve_request"), x.bytes, x.holder, x.purpose, x.no_wait);
+  return f(caf::meta::type_name("reserve_request"), x.bytes, x.holder, x.purpose, x.no_wait, x.tag);
 }
 
 struct reservation {
@@ -52,9 +56,12 @@ typename Inspector::result_type inspect(Inspector& f, budget_status& x) {
 
 // Host memory budget, and one VRAM budget per device: grants never exceed capacity; requests that
 // do not fit wait in FIFO order; a request larger than the capacity fails with over_budget.
+// (cancel_atom, holder, tag) withdraws that holder's queued request of that tag (nothing when it
+// was granted already: its grant is on its way, and the requester returns it).
 using budget_actor = caf::typed_actor<                            //
     caf::replies_to<reserve_request>::with<reservation>,          //
     caf::reacts_to<release_atom, std::uint64_t>,                  //
+    caf::reacts_to<cancel_atom, caf::actor_addr, std::uint64_t>,  //
     caf::replies_to<status_atom>::with<budget_status>>;
 
 }  // namespace cuzk::msg

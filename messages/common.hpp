@@ -65,6 +65,7 @@ enum class errc : std::uint8_t {
   shutting_down,
   refused,          // a cluster join with the wrong secret or another build
   node_lost,        // a cluster node stopped answering
+  withdrawn,        // a queued budget request that its requester took back (cancel_atom)
 };
 caf::error make_error(errc x, std::string what = {});
 const char* to_string(errc x);

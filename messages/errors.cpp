@@ -18,6 +18,7 @@ const char* to_string(errc x) {
     case errc::shutting_down: return "shutting_down";
     case errc::refused: return "refused";
     case errc::node_lost: return "node_lost";
+    case errc::withdrawn: return "withdrawn";
   }
   return "unknown";
 }

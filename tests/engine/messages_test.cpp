@@ -343,6 +343,59 @@ TEST_CASE("budget: queued requests are granted in FIFO order as memory returns",
   caf::anon_send_exit(budget, caf::exit_reason::user_shutdown);
 }
 
+TEST_CASE("budget: a queued request withdrawn by its holder leaves the queue and lets the next one in", "[budget]") {
+  test_config cfg;
+  caf::actor_system sys{cfg};
+  auto budget = actors::spawn_budget(sys, "cancel", 100);
+  caf::scoped_actor self{sys};
+  reservation first;
+  self->request(budget, caf::infinite, reserve_request{90, self->address(), "a"})
+      .receive([&](reservation& r) { first = r; }, [](caf::error&) {});
+  REQUIRE(first.bytes == 90);
+  // 50 (tag 7) waits for the 90; 5 (tag 8) would fit but waits behind it (FIFO).
+  std::atomic<int> granted_50{0}, granted_5{0}, withdrawn_50{0};
+  auto waiter = sys.spawn([&, budget](caf::event_based_actor* a) {
+    a->request(budget, caf::infinite, reserve_request{50, a->address(), "w50", false, 7})
+        .then([&](reservation&) { ++granted_50; },
+              [&](caf::error& e) {
+                if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::withdrawn) ++withdrawn_50;
+              });
+    a->request(budget, caf::infinite, reserve_request{5, a->address(), "w5", false, 8})
+        .then([&](reservation&) { ++granted_5; });
+    return caf::behavior{[](int) {}};
+  });
+  auto status = [&] {
+    budget_status s;
+    self->request(budget, caf::infinite, status_atom::value).receive([&](budget_status& x) { s = x; },
+                                                                      [](caf::error&) {});
+    return s;
+  };
+  for (int i = 0; i < 200 && status().queued < 2; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(status().queued == 2);
+  const auto holder = caf::actor_cast<caf::actor>(waiter).address();
+  // Another holder's tag, and tag 0, withdraw nothing.
+  self->send(budget, cancel_atom::value, self->address(), std::uint64_t{7});
+  self->send(budget, cancel_atom::value, holder, std::uint64_t{0});
+  REQUIRE(status().queued == 2);
+  // The 50 is withdrawn: its requester hears so, and the 5 behind it is granted at once.
+  self->send(budget, cancel_atom::value, holder, std::uint64_t{7});
+  for (int i = 0; i < 200 && granted_5 == 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  auto s = status();
+  REQUIRE(withdrawn_50 == 1);
+  REQUIRE(granted_50 == 0);
+  REQUIRE(granted_5 == 1);
+  REQUIRE(s.queued == 0);
+  REQUIRE(s.in_use == 95);
+  // Withdrawing a request already granted changes nothing (its grant is the requester's to return).
+  self->send(budget, cancel_atom::value, holder, std::uint64_t{8});
+  REQUIRE(status().in_use == 95);
+  self->send(budget, release_atom::value, first.id);
+  caf::anon_send_exit(waiter, caf::exit_reason::kill);
+  for (int i = 0; i < 200 && status().in_use != 0; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  REQUIRE(status().in_use == 0);
+  caf::anon_send_exit(budget, caf::exit_reason::user_shutdown);
+}
+
 TEST_CASE("budget: a replacement given the slot's ledger inherits the outstanding grants; old tokens release into it",
           "[budget]") {
   test_config cfg;
