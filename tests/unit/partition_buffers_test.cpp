@@ -222,3 +222,48 @@ TEST_CASE("partition grants held by the kept buffers: each kept set counted once
   }
   CHECK(pinner->live.empty());
 }
+
+// A grant coming home calls on_grant_home (the scheduler wakes that key's waiting partitions), once
+// per grant, when it is already held (the callback's take_grant finds it); a grant taken or given
+// back, or one that outlives the buffers, calls nothing.
+TEST_CASE("partition grants coming home call the buffers' on_grant_home", "[buffers][kept]") {
+  int granted = 0;
+  auto from_budget = [&] {
+    ++granted;
+    return partition_buffers::grant(new int(0), [&granted](const void* p) {
+      --granted;
+      delete static_cast<const int*>(p);
+    });
+  };
+  auto bufs = std::make_shared<partition_buffers>(1);
+  int calls = 0;
+  std::size_t held_then = 0;
+  partition_buffers::grant taken;
+  bufs->on_grant_home([&] {
+    ++calls;
+    held_then = bufs->grants_held();
+    taken = bufs->take_grant(100);  // a waiting partition takes it at once
+  });
+  auto g = bufs->adopt(from_budget(), 100);
+  CHECK(calls == 0);
+  g.reset();
+  CHECK(calls == 1);
+  CHECK(held_then == 1);
+  REQUIRE(taken);
+  CHECK(bufs->grants_held() == 0);
+  CHECK(bufs->grants_out() == 1);
+  CHECK(granted == 1);
+  // The one taken comes home in turn: the callback runs again and takes it again; then nobody waits.
+  bufs->on_grant_home([&] { ++calls; });
+  taken.reset();
+  CHECK(calls == 2);
+  CHECK(bufs->grants_held() == 1);
+  CHECK(bufs->release_held() == 1);
+  CHECK(calls == 2);
+  CHECK(granted == 0);
+  auto late = bufs->adopt(from_budget(), 100);
+  bufs.reset();
+  late.reset();  // the buffers are gone: straight back to the budget, no call
+  CHECK(calls == 2);
+  CHECK(granted == 0);
+}

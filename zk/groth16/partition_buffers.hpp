@@ -24,10 +24,14 @@
 // (by the held grant: idle kept sets stay visible in the host budget), and no partition allocates
 // once the first ones' sets are back. Held grants go with the buffers (the key's eviction),
 // which returns them to the budget. Sets kept: at most keep + grants held + grants out.
+//
+// A grant coming home calls the on_grant_home callback (the scheduler's: it wakes that key's
+// partitions waiting for a grant, which take this one instead of waiting for the budget).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -152,6 +156,14 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
     }
     return back.size();  // the sets and then the grants go here, outside the lock
   }
+  // Called each time a partition's grant comes home (held now), outside the buffers' lock, on the
+  // thread that let go of the grant's last copy; replaces the one set before (one scheduler serves
+  // a key). It may use these buffers, but runs in a deleter, on any thread: the scheduler's only
+  // sends itself a message.
+  void on_grant_home(std::function<void()> f) {
+    std::lock_guard lock(mu_);
+    on_home_ = std::make_shared<const std::function<void()>>(std::move(f));
+  }
   // Grants held now (idle: their sets are kept here), their bytes, and grants out with partitions.
   std::size_t grants_held() const {
     std::lock_guard lock(mu_);
@@ -225,9 +237,14 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
     std::uint64_t bytes = 0;
     ~lent() {
       if (auto b = home.lock()) {
-        std::lock_guard lock(b->mu_);
-        --b->grants_out_;
-        b->held_.emplace_back(std::move(inner), bytes);
+        std::shared_ptr<const std::function<void()>> wake;
+        {
+          std::lock_guard lock(b->mu_);
+          --b->grants_out_;
+          b->held_.emplace_back(std::move(inner), bytes);
+          wake = b->on_home_;
+        }
+        if (wake && *wake) (*wake)();
       }
     }
   };
@@ -254,6 +271,7 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
   std::set<const void*> lent_witness_;                  // witness vectors out (take_witness), by address
   std::vector<std::pair<grant, std::uint64_t>> held_;  // partition grants held, with their bytes
   std::size_t grants_out_ = 0;                          // adopted grants not back yet
+  std::shared_ptr<const std::function<void()>> on_home_;  // on_grant_home's callback
   std::uint64_t reused_ = 0, fresh_ = 0;
 };
 
