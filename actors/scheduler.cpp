@@ -158,6 +158,14 @@ struct step_ref {
   std::uint32_t index = 0;
   std::uint64_t ticket = 0, step = 0;
 };
+// A partition waiting in the host budget's queue: its step, and the budget and holder its request
+// named (for the cancel that withdraws it).
+struct host_wait {
+  step_ref at;
+  budget_actor budget;
+  caf::actor_addr holder;
+};
+
 struct scheduler_state {
   scheduler_state() = default;  // not an aggregate: CAF would construct it from the actor pointer
   engine_settings settings;
@@ -166,10 +174,12 @@ struct scheduler_state {
   assembler_actor assembler;
   bool key_store_alive = true, host_alive = true, assembler_alive = true;
   // Kept buffers of the keys whose partitions reserved host memory (reserve_host): their held
-  // grants go back when another key's partition has to ask the host budget.
+  // grants go back when the oldest waiting partition waits for the host budget (serve_waiters).
   std::vector<std::weak_ptr<zk::groth16::partition_buffers>> kept_buffers;
-  std::vector<step_ref> grant_waiters;  // partitions parked for a grant of their key's (reserve_host)
-  bool grant_tick = false;
+  // Partitions waiting in the host budget's queue, by their request's tag (the budget's order among
+  // ours): a grant coming home to the key's buffers may serve them first (serve_waiters).
+  std::map<std::uint64_t, host_wait> host_waits;
+  std::uint64_t next_wait_tag = 1, waits_served_home = 0;
   std::vector<slot_t> synths, devices, stagers;  // stagers[d] stages for devices[d]
   std::vector<std::set<order_key>> staged;       // per device: partitions staged there, waiting
   std::vector<budget_actor> vram;
@@ -233,6 +243,8 @@ void release_slot(std::vector<slot_t>& slots, int i, std::uint64_t ticket) {
 }
 
 void pump(sched_ptr self);
+// A partition waiting in the host budget's queue that is abandoned: its request is withdrawn.
+void withdraw_host_wait(sched_ptr self, job_id job, std::uint32_t index);
 
 // Frees whatever worker slot a dispatch held (its answer came back, or the attempt was abandoned).
 void release_ticket(sched_ptr self, std::uint64_t ticket) {
@@ -250,6 +262,7 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
       st.staged[t.device].erase(order_of(j, t.index));
     // Slots only waiting (for a key or a reservation) are free now; a worker that is computing
     // stays busy until its answer, which is then dropped.
+    if (t.st == stage::reserving) withdraw_host_wait(self, j.id, t.index);
     if (t.ticket && (t.st == stage::keying || t.st == stage::reserving || t.st == stage::device_resident ||
                      t.st == stage::device_reserving))
       release_ticket(self, t.ticket);
@@ -290,6 +303,7 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
   if (t.device >= 0 && static_cast<std::size_t>(t.device) < st.staged.size())
     st.staged[t.device].erase(order_of(j, t.index));
   if (t.st == stage::remote) release_ticket(self, t.ticket);
+  if (t.st == stage::reserving) withdraw_host_wait(self, j.id, t.index);
   t.ticket = 0;
   ++t.step;
   t.synth = t.device = -1;
@@ -603,86 +617,140 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
           });
 }
 
-// A key with kept buffers first offers a grant they hold (a previous partition's, handed over with
-// its set): no request to the host budget then. A grant from the budget is adopted by the buffers,
-// so that it comes back to them with this partition's set. The budget is asked without waiting
-// first; refused, the idle sets that other keys keep under held grants are freed and their grants
-// given back (a key that is not proving now makes room for one that is). Still refused: a partition
-// of a key with kept buffers is parked and tries again every grant_retry (a held grant, then the
-// budget without waiting): queued at the budget it could wait for grants of its own key's that go
-// to the buffers instead. Any other partition waits in the budget's queue.
-constexpr auto grant_retry = std::chrono::milliseconds(10);
+// The reserve step: a partition's host grant for its synthesis. A key with kept buffers first offers
+// a grant they hold (a previous partition's, handed over with its set): no request to the host
+// budget then. A grant from the budget is adopted by the buffers, so that it comes back to them with
+// this partition's set. While none of ours waits, the budget is asked without waiting; refused (or
+// behind partitions that wait), the partition waits in the budget's FIFO (a request with a tag, in
+// host_waits) and, if its key has kept buffers, for a grant of its key's coming home too: the
+// buffers call back (on_grant_home: a tick to this actor, no timer) and serve_waiters serves the
+// waiting partitions in the budget's order. The oldest takes a held grant of its key when there is
+// one, and its queued request is withdrawn (a grant the budget sent meanwhile goes back as it
+// arrives); else it waits for the budget, and the idle sets that keys keep under held grants are
+// freed and their grants given back, so the budget's FIFO, not whichever key's grants come home,
+// decides who goes next: a key cycling its own grants cannot starve another key's waiting
+// partition, and a key's queued request does not wait for a grant that goes to its buffers instead.
+void serve_waiters(sched_ptr self);
 
-void take_home_grant_or_ask(sched_ptr self, step_ref at, bool after_release);
+// The oldest waiting partition waits for the budget: every key's held grants go back to it, their
+// idle sets freed (its own key holds none it could take: none, or too small).
+void release_held_grants(sched_ptr self) {
+  std::erase_if(self->state.kept_buffers, [](const std::weak_ptr<zk::groth16::partition_buffers>& w) {
+    auto b = w.lock();
+    if (!b) return true;
+    b->release_held();
+    return false;
+  });
+}
+
+// Takes the wait `it` out of host_waits and its request out of the budget's queue.
+void withdraw(sched_ptr self, std::map<std::uint64_t, host_wait>::iterator it) {
+  auto& w = it->second;
+  if (w.budget) self->send(w.budget, cancel_atom::value, w.holder, it->first);
+  self->state.host_waits.erase(it);
+}
+
+void withdraw_host_wait(sched_ptr self, job_id job, std::uint32_t index) {
+  auto& waits = self->state.host_waits;
+  for (auto it = waits.begin(); it != waits.end(); ++it)
+    if (it->second.at.job == job && it->second.at.index == index) return withdraw(self, it);
+}
+
+// The budget granted the partition at `at`.
+void host_granted(sched_ptr self, step_ref at, keepalive token, std::uint64_t grant_bytes) {
+  auto* t = current(self, at);
+  if (!t) {  // abandoned: the token returns the grant
+    release_ticket(self, at.ticket);
+    pump(self);
+    return;
+  }
+  if (auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr) token.ptr = bufs->adopt(std::move(token.ptr), grant_bytes);
+  t->host_reservation = std::move(token);
+  synthesize(self, self->state.jobs.at(at.job), *t);
+}
+
+void take_home_grant_or_ask(sched_ptr self, step_ref at, bool refused);
 
 void ask_host_budget(sched_ptr self, step_ref at, bool no_wait) {
   auto* t = current(self, at);
   if (!t) return;
-  auto budget = self->state.host_budget;
-  auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr;
-  reserve_request req{t->key.synthesis_bytes, caf::actor_cast<caf::actor_addr>(self->state.synths[t->synth].handle),
+  auto& st = self->state;
+  auto budget = st.host_budget;
+  auto holder = caf::actor_cast<caf::actor_addr>(st.synths[t->synth].handle);
+  const std::uint64_t tag = no_wait ? 0 : st.next_wait_tag++;
+  if (tag) st.host_waits.emplace(tag, host_wait{at, budget, holder});
+  reserve_request req{t->key.synthesis_bytes, holder,
                       "synthesis of partition " + std::to_string(at.index) + " of job " + std::to_string(at.job),
-                      no_wait};
+                      no_wait, tag};
   self->request(budget, caf::infinite, std::move(req))
       .then(
-          [self, at, budget, bufs](reservation& grant) {
+          [self, at, budget, tag](reservation& grant) {
             auto token = make_reservation_token(budget, grant);
-            if (bufs) token.ptr = bufs->adopt(std::move(token.ptr), grant.bytes);
-            auto* t = current(self, at);
-            if (!t) {  // abandoned: the token returns the grant
-              release_ticket(self, at.ticket);
-              pump(self);
-              return;
+            if (tag) {
+              auto it = self->state.host_waits.find(tag);
+              if (it == self->state.host_waits.end()) return;  // withdrawn: the token returns the grant
+              self->state.host_waits.erase(it);
             }
-            t->host_reservation = std::move(token);
-            synthesize(self, self->state.jobs.at(at.job), *t);
+            host_granted(self, at, std::move(token), grant.bytes);
+            serve_waiters(self);  // the next one in the queue may be served by a held grant
           },
-          [self, at, budget, no_wait](caf::error& e) {
-            if (no_wait && e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::over_budget) {
+          [self, at, budget, tag](caf::error& e) {
+            auto& st = self->state;
+            if (tag) {
+              auto it = st.host_waits.find(tag);
+              if (it == st.host_waits.end()) return;  // withdrawn (errc::withdrawn, or the budget died since)
+              st.host_waits.erase(it);
+            } else if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::over_budget) {
               take_home_grant_or_ask(self, at, true);
               return;
             }
-            if (is_receiver_down(e) && self->state.host_budget == budget) self->state.host_alive = false;
+            if (is_receiver_down(e) && st.host_budget == budget) st.host_alive = false;
             step_failed(self, at, "host budget", e);
           });
 }
 
-void park_for_grant(sched_ptr self, step_ref at) {
-  auto& st = self->state;
-  st.grant_waiters.push_back(at);
-  if (!st.grant_tick) {
-    st.grant_tick = true;
-    self->delayed_send(self, grant_retry, tick_atom::value);
-  }
-}
-
-// The partition at `at` (reserving): a held grant of its key, else the budget (see above).
+// The partition at `at` (reserving): a held grant of its key, else the budget (see above). While
+// partitions wait, it queues behind them (serve_waiters gives held grants out in their order).
 void take_home_grant_or_ask(sched_ptr self, step_ref at, bool refused) {
   auto& st = self->state;
   auto* t = current(self, at);
   if (!t) return;
-  auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr;
-  if (bufs) {
+  if (!st.host_waits.empty()) {
+    refused = true;
+  } else if (auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr) {
     if (auto held = bufs->take_grant(t->key.synthesis_bytes)) {
       t->host_reservation = keepalive{std::move(held)};
       synthesize(self, st.jobs.at(at.job), *t);
       return;
     }
   }
-  if (!refused) {
-    ask_host_budget(self, at, true);
+  ask_host_budget(self, at, !refused);
+  if (refused) serve_waiters(self);  // if it is the oldest, the keys' held grants go back now
+}
+
+void serve_waiters(sched_ptr self) {
+  auto& st = self->state;
+  while (!st.host_waits.empty()) {
+    auto it = st.host_waits.begin();
+    const auto at = it->second.at;
+    auto* t = current(self, at);
+    if (!t) {  // abandoned without being withdrawn
+      withdraw(self, it);
+      continue;
+    }
+    auto bufs = t->key.ptr ? t->key.ptr->buffers : nullptr;
+    if (bufs) {
+      if (auto held = bufs->take_grant(t->key.synthesis_bytes)) {
+        withdraw(self, it);
+        ++st.waits_served_home;
+        t->host_reservation = keepalive{std::move(held)};
+        synthesize(self, st.jobs.at(at.job), *t);
+        continue;
+      }
+    }
+    release_held_grants(self);  // the oldest waits for the budget: the keys' held grants go to it
     return;
   }
-  std::size_t freed = 0;
-  std::erase_if(st.kept_buffers, [&](const std::weak_ptr<zk::groth16::partition_buffers>& w) {
-    auto b = w.lock();
-    if (!b) return true;
-    if (b != bufs) freed += b->release_held();
-    return false;
-  });
-  if (freed) ask_host_budget(self, at, true);  // the room they made, if it is enough
-  else if (bufs) park_for_grant(self, at);
-  else ask_host_budget(self, at, false);
 }
 
 void reserve_host(sched_ptr self, job_t& j, task_t& t) {
@@ -690,18 +758,14 @@ void reserve_host(sched_ptr self, job_t& j, task_t& t) {
   const auto at = next_step(j.id, t, stage::reserving);
   if (auto bufs = t.key.ptr ? t.key.ptr->buffers : nullptr;
       bufs && std::none_of(st.kept_buffers.begin(), st.kept_buffers.end(),
-                           [&](const std::weak_ptr<zk::groth16::partition_buffers>& w) { return w.lock() == bufs; }))
+                           [&](const std::weak_ptr<zk::groth16::partition_buffers>& w) { return w.lock() == bufs; })) {
     st.kept_buffers.push_back(bufs);
+    // A grant coming home wakes this actor (from the thread that let go of it): serve_waiters.
+    bufs->on_grant_home([me = self->address()] {
+      if (auto s = caf::actor_cast<caf::actor>(me)) caf::anon_send(s, tick_atom::value);
+    });
+  }
   take_home_grant_or_ask(self, at, false);
-}
-
-// Parked partitions try again: a grant of their key's may have come home.
-void retry_parked(sched_ptr self) {
-  auto& st = self->state;
-  st.grant_tick = false;
-  auto waiters = std::move(st.grant_waiters);
-  st.grant_waiters.clear();
-  for (auto& at : waiters) take_home_grant_or_ask(self, at, false);
 }
 
 void mark_dispatched(sched_ptr self, job_t& j, task_t& t) {
@@ -1091,7 +1155,7 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         pump(self);
       },
       [self](worker_replaced& r) { on_replaced(self, r); },
-      [self](tick_atom) { retry_parked(self); },
+      [self](tick_atom) { serve_waiters(self); },
       [self](node_joined& n) {
         auto& slot = self->state.nodes[n.id];
         slot.name = n.name;
@@ -1130,6 +1194,8 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         for (auto& [id, n] : st.nodes)
           s.nodes.push_back(node_load{id, static_cast<std::uint32_t>(n.tickets.size()), n.proofs, n.failures, n.busy_us});
         s.stale_results = st.stale;
+        s.host_waits = st.host_waits.size();
+        s.waits_served_home = st.waits_served_home;
         return s;
       },
   };

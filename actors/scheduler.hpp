@@ -90,7 +90,7 @@ typename Inspector::result_type inspect(Inspector& f, node_load& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
   return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running, x.nodes,
-           x.stale_results);
+           x.stale_results, x.host_waits, x.waits_served_home);
 }
 
 // Answers a job_ticket when the job ends (succeeded, failed or canceled).
@@ -98,7 +98,7 @@ using scheduler_actor = caf::typed_actor<                         //
     caf::replies_to<job_ticket>::with<job_outcome>,               //
     caf::reacts_to<cancel_atom, job_id>,                          //
     caf::reacts_to<worker_replaced>,                              //
-    caf::reacts_to<tick_atom>,                                    // retries partitions parked for a grant
+    caf::reacts_to<tick_atom>,                                    // a grant came home to a key's kept buffers
     caf::reacts_to<node_joined>,                                  //
     caf::reacts_to<node_lost_atom, std::uint64_t, std::string>,   //
     caf::replies_to<status_atom>::with<scheduler_status>>;

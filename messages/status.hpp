@@ -170,6 +170,9 @@ struct scheduler_status {
   std::uint64_t retries = 0, tasks_queued = 0, tasks_running = 0;
   std::vector<node_load> nodes;
   std::uint64_t stale_results = 0;  // answers of abandoned attempts (a node thought dead, a late worker)
+  // Partitions waiting in the host budget's queue now, and waits that a grant coming home to the
+  // key's kept buffers served (their queued request withdrawn).
+  std::uint64_t host_waits = 0, waits_served_home = 0;
   bool operator==(const scheduler_status&) const = default;
 };
 

@@ -165,7 +165,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, du) == du);
   node_load nl{rng(), 2, rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, nl) == nl);
-  scheduler_status ss{{du}, 1, 2, 3, {nl}, 6};
+  scheduler_status ss{{du}, 1, 2, 3, {nl}, 6, 7, 8};
   REQUIRE(roundtrip(sys, ss) == ss);
   job_report jr{rng(), "r", job_state::succeeded, priority::high, 10, 12, tm, {"x"}};
   REQUIRE(roundtrip(sys, jr) == jr);

@@ -6,7 +6,9 @@
 // into the buffers kept with the key: the second partition allocates none. Through the engine, each
 // partition's grant comes back to the key's buffers with its set (counted once): however many
 // partitions follow, no more sets are made than the budget admits at once, the held grants are in
-// the host budget, and they go back with the key when it is evicted, letting a waiting key in.
+// the host budget, and they go back with the key when it is evicted, letting a waiting key in. A
+// partition waiting in the budget's queue is served by its key's grant coming home (the request
+// withdrawn), and keys waiting at one budget take turns in its order: none starves another.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -528,4 +530,102 @@ TEST_CASE("a key's held partition grants go back when another key is built: its 
     self->send_exit(store, caf::exit_reason::user_shutdown);
     self->send_exit(budget, caf::exit_reason::user_shutdown);
   }
+}
+
+TEST_CASE("a partition waiting for a grant is served by its key's grant coming home, its budget request withdrawn",
+          "[engine][synthetic][fil][kept]") {
+  register_sumless();
+  porep_2k setup("cuzk-kept-home");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
+  auto cfg = test::small_config();
+  cfg.devices = {"sumless"};
+  cfg.host_budget = std::to_string(key_grant + setup.set);  // one partition in flight
+  cfg.device_budget = "1GiB";
+  auto e = engine::engine::start(cfg);
+  e.preload_key(key_path);
+  sumless::hold = true;
+  const auto ids = submit_sectors(e, setup, key_path, 2, "home");
+  // The first partition proves (held) with the one grant; the second waits in the budget's queue.
+  REQUIRE(eventually(e, [&](const engine::status_report& s) {
+    return sumless::proving == 1 && s.scheduler.host_waits == 1 && s.host.queued == 1;
+  }));
+  INFO(grants_line(e, key_path));
+  CHECK(e.status().scheduler.waits_served_home == 0);
+  sumless::hold = false;
+  // The first partition's grant comes home to the buffers (never to the budget): the second takes
+  // it (the home-coming wakes the scheduler; there is no timer) and its queued request is withdrawn.
+  const auto results = await_all(e, ids, key_path, 120s);
+  for (auto& r : results) CHECK(r.state == engine::job_state::succeeded);
+  REQUIRE(eventually(e, [&](const engine::status_report& s) {
+    const auto* k = key_of(s, key_path);
+    return k && k->buffers_grants_out == 0 && s.host.queued == 0 && s.scheduler.host_waits == 0;
+  }));
+  const auto s = e.status();
+  const auto* k = key_of(s, key_path);
+  REQUIRE(k);
+  CHECK(s.scheduler.waits_served_home == 1);
+  CHECK(k->buffers_held_grants == 1);
+  CHECK(k->buffers_fresh == 6);  // one set made, taken again with its grant
+  CHECK(s.host.in_use == k->bytes + k->buffers_held_bytes);
+  REQUIRE(e.evict_key(key_path));
+  CHECK(test::budgets_drain(e));
+}
+
+TEST_CASE("kept-buffer keys waiting at a budget admitting one partition take turns in the budget's order",
+          "[engine][synthetic][fil][kept]") {
+  register_sumless();
+  porep_2k setup("cuzk-kept-fair");
+  const auto k_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  const auto l_path = zk::groth16::synthetic_key_path({6, false, setup.pce});
+  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
+  auto cfg = test::small_config();
+  cfg.devices = {"sumless"};
+  cfg.synthesizers = 3;  // three partitions can wait for a grant at once
+  cfg.host_budget = std::to_string(2 * key_grant + setup.set);  // both keys and one partition in flight
+  cfg.device_budget = "1GiB";
+  auto e = engine::engine::start(cfg);
+  REQUIRE(e.preload_key(k_path).bytes == key_grant);
+  REQUIRE(e.preload_key(l_path).bytes == key_grant);
+  // K's a proves (held); then K's b, L's c and K's d queue at the budget, in that order. Before,
+  // b took a's grant home, d took b's, and c, queued at the budget, waited for a grant that only
+  // ever went to K's buffers.
+  sumless::hold = true;
+  std::vector<engine::job_id> ids = submit_sectors(e, setup, k_path, 1, "fair-a");
+  REQUIRE(eventually(e, [&](const engine::status_report&) { return sumless::proving == 1; }));
+  const std::pair<const std::string*, const char*> next[] = {{&k_path, "fair-b"}, {&l_path, "fair-c"}, {&k_path, "fair-d"}};
+  for (std::size_t i = 0; i < 3; ++i) {
+    ids.push_back(submit_sectors(e, setup, *next[i].first, 1, next[i].second)[0]);
+    REQUIRE(eventually(e, [&](const engine::status_report& s) { return s.scheduler.host_waits == i + 1; }));
+  }
+  INFO(grants_line(e, k_path));
+  sumless::hold = false;
+  const auto results = await_all(e, ids, k_path, 120s);
+  // Every job done, each proved in the order it waited (one partition at a time): a, b, c, d.
+  std::vector<std::uint64_t> proved;
+  for (auto& r : results) {
+    REQUIRE(r.state == engine::job_state::succeeded);
+    REQUIRE(r.partition_timings.size() == 1);
+    proved.push_back(r.partition_timings[0].device_start_unix_us);
+  }
+  CHECK(std::is_sorted(proved.begin(), proved.end()));
+  // b was served by a's grant coming home; c and d by the budget, after the other key's grant went back.
+  REQUIRE(eventually(e, [&](const engine::status_report& s) {
+    const auto* k = key_of(s, k_path);
+    const auto* l = key_of(s, l_path);
+    return k && l && k->buffers_grants_out == 0 && l->buffers_grants_out == 0 && s.host.queued == 0 &&
+           s.scheduler.host_waits == 0;
+  }));
+  const auto s = e.status();
+  CHECK(s.scheduler.waits_served_home == 1);
+  const auto* k = key_of(s, k_path);
+  const auto* l = key_of(s, l_path);
+  REQUIRE(k);
+  REQUIRE(l);
+  CHECK(s.host.in_use == k->bytes + k->buffers_held_bytes + l->bytes + l->buffers_held_bytes);
+  CHECK(k->buffers_held_grants + l->buffers_held_grants == 1);
+  REQUIRE(e.evict_key(k_path));
+  REQUIRE(e.evict_key(l_path));
+  CHECK(test::budgets_drain(e));
+  CHECK(e.status().host.in_use == 0);
 }
