@@ -242,6 +242,16 @@ void register_sumless() {
   });
 }
 
+// An engine proving on `sumless` whose host budget is `host_budget` bytes.
+engine::config sumless_config(std::uint64_t host_budget) {
+  register_sumless();
+  auto cfg = test::small_config();
+  cfg.devices = {"sumless"};
+  cfg.host_budget = std::to_string(host_budget);
+  cfg.device_budget = "1GiB";
+  return cfg;
+}
+
 // The engine's view of a key's kept sets and grants, for a failure message.
 std::string grants_line(engine::engine& e, const std::string& key_path) {
   auto s = e.status();
@@ -295,7 +305,6 @@ std::vector<engine::job_id> submit_sectors(engine::engine& e, const porep_2k& se
 
 TEST_CASE("a PoRep key's kept sets are counted once: its partitions' grants come back with their sets",
           "[engine][synthetic][fil][kept]") {
-  register_sumless();
   sumless::hold = false;
   porep_2k setup("cuzk-kept-sets");
   const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
@@ -304,11 +313,7 @@ TEST_CASE("a PoRep key's kept sets are counted once: its partitions' grants come
   for (std::uint64_t admits : {1, 2, 3}) {
     CAPTURE(admits);
     // Room for the key and `admits` partitions in flight, no more.
-    auto cfg = test::small_config();
-    cfg.devices = {"sumless"};
-    cfg.host_budget = std::to_string(key_grant + admits * setup.set);
-    cfg.device_budget = "1GiB";
-    auto e = engine::engine::start(cfg);
+    auto e = engine::engine::start(sumless_config(key_grant + admits * setup.set));
     REQUIRE(e.preload_key(key_path).bytes == key_grant);
     const int sectors = int(admits) + 3;
     const auto results = await_all(e, submit_sectors(e, setup, key_path, sectors, "kept"), key_path);
@@ -351,15 +356,10 @@ TEST_CASE("a PoRep key's kept sets are counted once: its partitions' grants come
 
 TEST_CASE("a cancelled or failed PoRep partition's grant comes home to its key's buffers",
           "[engine][synthetic][fil][kept]") {
-  register_sumless();
   porep_2k setup("cuzk-kept-cancel");
   const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
   const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
-  auto cfg = test::small_config();
-  cfg.devices = {"sumless"};
-  cfg.host_budget = std::to_string(key_grant + 2 * setup.set);  // two partitions in flight
-  cfg.device_budget = "1GiB";
-  auto e = engine::engine::start(cfg);
+  auto e = engine::engine::start(sumless_config(key_grant + 2 * setup.set));  // two partitions in flight
   e.preload_key(key_path);
   auto key_now = [&] {
     auto s = e.status();
@@ -534,15 +534,10 @@ TEST_CASE("a key's held partition grants go back when another key is built: its 
 
 TEST_CASE("a partition waiting for a grant is served by its key's grant coming home, its budget request withdrawn",
           "[engine][synthetic][fil][kept]") {
-  register_sumless();
   porep_2k setup("cuzk-kept-home");
   const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
   const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
-  auto cfg = test::small_config();
-  cfg.devices = {"sumless"};
-  cfg.host_budget = std::to_string(key_grant + setup.set);  // one partition in flight
-  cfg.device_budget = "1GiB";
-  auto e = engine::engine::start(cfg);
+  auto e = engine::engine::start(sumless_config(key_grant + setup.set));  // one partition in flight
   e.preload_key(key_path);
   sumless::hold = true;
   const auto ids = submit_sectors(e, setup, key_path, 2, "home");
@@ -574,16 +569,12 @@ TEST_CASE("a partition waiting for a grant is served by its key's grant coming h
 
 TEST_CASE("kept-buffer keys waiting at a budget admitting one partition take turns in the budget's order",
           "[engine][synthetic][fil][kept]") {
-  register_sumless();
   porep_2k setup("cuzk-kept-fair");
   const auto k_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
   const auto l_path = zk::groth16::synthetic_key_path({6, false, setup.pce});
   const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
-  auto cfg = test::small_config();
-  cfg.devices = {"sumless"};
+  auto cfg = sumless_config(2 * key_grant + setup.set);  // both keys and one partition in flight
   cfg.synthesizers = 3;  // three partitions can wait for a grant at once
-  cfg.host_budget = std::to_string(2 * key_grant + setup.set);  // both keys and one partition in flight
-  cfg.device_budget = "1GiB";
   auto e = engine::engine::start(cfg);
   REQUIRE(e.preload_key(k_path).bytes == key_grant);
   REQUIRE(e.preload_key(l_path).bytes == key_grant);
