@@ -371,11 +371,14 @@ TEST_CASE("a cancelled or failed PoRep partition's grant comes home to its key's
   SECTION("cancelled while proving, staged and waiting for a grant") {
     sumless::hold = true;
     const auto ids = submit_sectors(e, setup, key_path, 4, "cancel");
-    // One partition proving (held), one staged behind it, the others waiting for a grant: the
-    // budget admits two.
+    // One partition proving (held), one synthesized behind it (its six vectors taken while the
+    // first's witness is out: else, cancelled before its synthesizer started, it could take the
+    // first's whole set back once released, and the sector after would find one set too few), the
+    // others waiting for a grant: the budget admits two.
     REQUIRE(eventually(e, [&](const engine::status_report& s) {
       const auto* k = key_of(s, key_path);
-      return sumless::proving == 1 && k && k->buffers_grants_out == 2;
+      return sumless::proving == 1 && k && k->buffers_grants_out == 2 && k->buffers_fresh + k->buffers_reused == 12 &&
+             s.scheduler.host_waits == 2;
     }));
     INFO(grants_line(e, key_path));
     for (auto id : ids) CHECK(e.cancel(id));
