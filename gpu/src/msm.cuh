@@ -7,7 +7,8 @@
 // per group (~1 ms at 2^27 on the H200). A group holds msm_group_pairs pairs (4 windows of 2^27
 // points, one array of 4 sets; an MSM of fewer than 2^29 / windows points: one group, as before):
 // one window at a time measured +4% at 2^27 and +21% at 2^24 (launches and the accumulation's
-// tail per window, docs/benchmarks.md). The keys, local to the group, take fewer radix bits.
+// tail per window, docs/gpu.md, Design, "MSM"). The keys, local to the group, take fewer radix
+// bits.
 // 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; those of the
 //    group's windows give pairs (key = array in the group * nb + |digit|, value = point index |
 //    sign << 31).
@@ -134,7 +135,8 @@ constexpr uint32_t no_key = 0xffffffffu;
 
 // Each thread's pairs are added in order; a point is loaded when its turn comes. (Software
 // pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%
-// of this on the H200 and slower for G2: docs/benchmarks.md, 2026-12-02 16:25.)
+// of this on the H200 and slower for G2: the diary of docs/benchmarks.md at 3bc72f5, 2026-12-02
+// 16:25.)
 //
 // msm_accumulate_points_4 caps the registers so that 4 blocks of msm_acc_threads fit an SM (more
 // warps per scheduler to hide the products' latency, at the cost of ~80 bytes of spills): G1's

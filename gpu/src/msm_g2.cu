@@ -4,10 +4,11 @@
 // The base field is a wrapper whose product is one out-of-line device function (same bytes as
 // fp_d; Fp2 squarings, the rest of the formulas), and the Fp2 product is one more (fp2_mul_call:
 // the lazy Karatsuba of mont.cuh, its double-width products and two REDCs inlined: 1,265 SASS
-// instructions). Measured on the H200, G2 MSM 2^24 resident (docs/benchmarks.md, issue 19, G2):
-// Karatsuba on three Fp calls 361.3 ms; the one Fp2 call 308.8 ms; the first accumulation level
-// with every product inlined (22,800 SASS instructions against ~5,300, no spills) 356.1 ms. Fully
-// inlined kernels also take nvcc's front end many minutes.
+// instructions). Measured on the H200, G2 MSM 2^24 resident (docs/gpu.md "Compile time"; the
+// diary of docs/benchmarks.md at 3bc72f5, issue 19, G2): Karatsuba on three Fp calls 361.3 ms;
+// the one Fp2 call 308.8 ms; the first accumulation level with every product inlined (22,800 SASS
+// instructions against ~5,300, no spills) 356.1 ms. Fully inlined kernels also take nvcc's front
+// end many minutes.
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "cuzk/gpu/xyzz_slots.cuh"
@@ -103,8 +104,8 @@ struct g2_mem {
 // and three temporaries, 7 x 96 B a thread, 64 threads a block, registers capped at 200 so that 5
 // blocks (43 KB of slots each) fit an SM: 10 warps, against 8 at 255 registers for the accumulator
 // in registers. (SASS, sm_90: a mixed addition's hot path ~2 STL / ~20 LDL instead of 74 / 143,
-// the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, issue 19, G2 on
-// shared-memory slots.)
+// the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, "Pending
+// measurement".)
 struct g2_smem_acc {
   static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200;
   g2_mem m;

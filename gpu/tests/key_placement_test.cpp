@@ -81,7 +81,8 @@ TEST_CASE("shifted sets go to H first, as many as the budget allows, and device_
   SECTION("the H200's auto budget at 32 GiB once the MSMs sort 2^29 pairs at a time (87 GB): H 6 sets, A 2, B1 4") {
     // policy_for's budget: the device's 150 GB beside the plain key, a proof's scratch (G1 at 2^27:
     // 14 GB with 4 windows sorted at a time, not 33 GB with all 12) and two staged partitions
-    // (docs/benchmarks.md, "MSM sorts one group of bucket arrays at a time": 87.3 GB of sets).
+    // (the diary of docs/benchmarks.md at 3bc72f5, "the MSM sorts one group of bucket arrays at a
+    // time": 87.3 GB of sets).
     const shift_policy p{std::size_t(87) * 1000000000};
     const sets_plan plan = key.plan(p);
     CHECK(plan.sets[H] == 6);
@@ -162,7 +163,8 @@ TEST_CASE("one budget for the plan and the load: the room counts each section's 
   }
   SECTION("the H200 at 32 GiB with three staged partitions (~53 GB of room): H 4 sets whose scratch fits, not 6") {
     // 150.1 GB less the plain key with its device evaluator (63.5), a proof's plain scratch (~20),
-    // three staged witnesses (12.5) and the margin (0.5): docs/benchmarks.md, issue 19 run 7.
+    // three staged witnesses (12.5) and the margin (0.5): run 6's memory, docs/benchmarks.md
+    // "PoRep 32 GiB through the engine".
     shift_policy p = with_lanes(shift_policy{SIZE_MAX});
     p.room = std::size_t(53) * 1000000000;
     const sets_plan plan = key.plan(p);

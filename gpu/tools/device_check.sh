@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The maintained device check (one device-tool call): the [device] tests, the G1/G2 MSM and the
-# 2^24 proof benchmarks of docs/benchmarks.md's last H200 rows ("Runs 6-9"), with
+# 2^24 proof benchmarks of docs/benchmarks.md ("Against sppark", "Chain circuit, key resident"), with
 # logs under $OUT/logs.tar and a short table last. Compare the figures with those rows. Also a
 # key evicted from the GPU under VRAM pressure and made resident again (engine_stream evict).
 #   here:  scripts/build.sh build cuzk cuzk_gpu_tests chain_circuit engine_stream

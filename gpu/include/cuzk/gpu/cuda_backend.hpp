@@ -54,12 +54,13 @@ struct cuda_options {
   // Kernel variants of the XYZZ bucket method: G1's accumulation compiled for 4 blocks per SM
   // (registers capped at 128; 0: as many as its 164 registers allow, 3; G2's is always uncapped);
   // the bucket reduction's segments in two kernels (fewer registers each) or one. The defaults
-  // measured best on the H200 (docs/benchmarks.md, issue 19 run 3).
+  // measured best on the H200 (docs/benchmarks.md "MSM stages"; the variants: the diary of
+  // docs/benchmarks.md at 3bc72f5, issue 19 run 3).
   unsigned msm_acc_blocks = 4;
   bool msm_segment_split = true;
   // G2's first-level accumulation and bucket segments on shared-memory slots instead of registers
   // (msm_g2.cu: no state parked around the Fp2 product calls, 10 warps per SM instead of 8). Off
-  // until measured on the device (docs/benchmarks.md, issue 19: G2 on shared-memory slots).
+  // until measured on the device (docs/benchmarks.md, "Pending measurement").
   bool msm_g2_smem = false;
   // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp); off until
   // measured.
@@ -74,8 +75,9 @@ struct cuda_options {
   // msm_ones_points: points per thread of the lane's sum (0: msm.cuh's rule, at most
   // msm_sum_threads threads): fewer make shorter blocks, which give their SMs back sooner (and
   // take 2 x n / points XYZZ points of the lane's scratch). The defaults are the measured lane of
-  // docs/benchmarks.md (accumulated, one priority, the rule); the other settings are not measured
-  // yet (`cuzk bench msm --variants`, gpu/tools/device_msm.sh bits).
+  // docs/benchmarks.md "Scalars that are bits" (accumulated, one priority, the rule); the other
+  // settings are not measured yet ("Pending measurement": `cuzk bench msm --variants`,
+  // gpu/tools/device_msm.sh bits).
   enum class ones_start { serial, sorted, accumulated };
   ones_start msm_ones_start = ones_start::accumulated;
   bool msm_ones_urgent = false;
@@ -97,7 +99,7 @@ struct cuda_options {
   bool ntt_uniform_roots = true;
   // The NTT passes of 2^24's and 2^27's tile shapes (at 256 threads) as kernels with the shape
   // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT). Off until timed
-  // on the GPU (docs/benchmarks.md, "Issue 19 item 4: the bit reversal and the compiled shapes").
+  // on the GPU (docs/benchmarks.md, "Pending measurement").
   bool ntt_compiled_shapes = false;
   // The NTT's bit reversal on its last DIF pass's store into a second vector (out of place, stores
   // in runs of 4 elements; cuzk/gpu/ntt_tile.cuh): the natural-order transforms on device data
