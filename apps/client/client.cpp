@@ -303,6 +303,8 @@ void register_client(CLI::App& app) {
         for (auto& b : s.budgets())
           std::cout << "budget " << b.name() << ": " << b.reserved_bytes() << " / " << b.limit_bytes()
                     << " bytes reserved, peak " << b.peak_bytes() << ", " << b.waiting() << " waiting\n";
+        std::cout << "host waits: " << s.host_waits() << " partitions waiting for a host grant, "
+                  << s.host_waits_served_home() << " served by a grant coming home to their key\n";
         for (auto& k : s.loaded_srs()) {
           std::cout << "key " << k.circuit_id() << ": " << tier_name(k.tier()) << ", " << k.size_bytes()
                     << " bytes in memory, " << k.ref_count() << " lease(s), file " << k.file_bytes() << " bytes";

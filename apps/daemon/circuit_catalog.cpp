@@ -22,6 +22,7 @@ circuit_catalog::circuit read_header(const std::string& path) {
   auto h = zk::io::zkey_header::read(path);
   circuit_catalog::circuit c;
   c.path = path;
+  c.canonical = canonical_path(path);
   c.n_vars = h.n_vars;
   c.n_public = h.n_public;
   c.domain_size = h.domain_size;
@@ -30,6 +31,12 @@ circuit_catalog::circuit read_header(const std::string& path) {
 }
 
 }  // namespace
+
+std::string canonical_path(const std::string& path) {
+  std::error_code ec;
+  auto c = fs::weakly_canonical(path, ec);
+  return ec ? path : c.string();
+}
 
 circuit_catalog::circuit_catalog(std::string dir) : dir_(std::move(dir)) {}
 

@@ -10,10 +10,15 @@
 
 namespace cuzk::daemon {
 
+// `path` with its symbolic links and dots resolved (std::filesystem::weakly_canonical), or `path`
+// itself when that fails: how the daemon tells that two spellings name one key file.
+std::string canonical_path(const std::string& path);
+
 class circuit_catalog {
  public:
   struct circuit {
     std::string path;
+    std::string canonical;  // canonical_path(path), taken at the scan: status matches keys by it
     std::uint32_t n_vars = 0, n_public = 0, domain_size = 0;
     std::uint64_t file_bytes = 0;
   };

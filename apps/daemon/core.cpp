@@ -15,7 +15,6 @@
 #include <algorithm>
 #include <future>
 #include <fstream>
-#include <random>
 #include <sstream>
 
 #include "fil_request.hpp"
@@ -719,6 +718,7 @@ pb::GetStatusResponse core::status() {
     s.failed = failed_;
   }
   s.circuits = catalog_.known();
+  s.key_files = key_files_.of(s.engine.key_store.keys);
   return status_of(s);
 }
 

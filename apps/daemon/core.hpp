@@ -139,6 +139,7 @@ class core {
   config::daemon_config cfg_;
   daemon_info info_;
   circuit_catalog catalog_;
+  key_files key_files_;  // the engine's key files, read once per key (status reads no disk)
   std::unique_ptr<journal> journal_;
   std::optional<engine::engine> engine_;
   // The engine's local devices, comma-separated (SubmitProofResponse.assigned_gpu): partitions are

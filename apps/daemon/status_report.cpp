@@ -19,6 +19,23 @@ std::string tier_name(pb::SRSStatus::Tier t) {
 
 }  // namespace
 
+key_file key_files::read(const std::string& path) {
+  std::error_code ec;
+  auto bytes = fs::file_size(path, ec);
+  return {canonical_path(path), ec ? 0 : std::uint64_t(bytes)};
+}
+
+std::map<std::string, key_file> key_files::of(const std::vector<engine::key_status>& keys) {
+  std::lock_guard lock(mu_);
+  std::map<std::string, key_file> out;
+  for (auto& k : keys) {
+    auto it = known_.find(k.path);
+    if (it == known_.end()) it = known_.emplace(k.path, probe_(k.path)).first;
+    out.emplace(k.path, it->second);
+  }
+  return out;
+}
+
 pb::GetStatusResponse status_of(const status_snapshot& in) {
   pb::GetStatusResponse s;
   const daemon_info& info = in.info;
@@ -71,13 +88,16 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
   };
   add_budget(es.host);
   for (auto& v : es.vram) add_budget(v);
-  // The key store's keys are by zkey path: match them to the catalog's circuits (a key the store
-  // has never seen is cold).
-  auto same_file = [](const std::string& a, const std::string& b) {
-    if (a == b) return true;
-    std::error_code ec1, ec2;
-    auto ca = fs::weakly_canonical(a, ec1), cb = fs::weakly_canonical(b, ec2);
-    return !ec1 && !ec2 && ca == cb;
+  // The key store's keys are by zkey path: match them to the catalog's circuits by path or by the
+  // canonical paths taken before (a key the store has never seen is cold).
+  auto file_of = [&](const engine::key_status& key) -> const key_file* {
+    auto it = in.key_files.find(key.path);
+    return it == in.key_files.end() ? nullptr : &it->second;
+  };
+  auto same_file = [&](const engine::key_status& key, const circuit_catalog::circuit& c) {
+    if (key.path == c.path) return true;
+    auto* f = file_of(key);
+    return f && !c.canonical.empty() && f->canonical == c.canonical;
   };
   auto tier = [](engine::key_tier t) {
     return t == engine::key_tier::hot ? pb::SRSStatus::HOT : t == engine::key_tier::warm ? pb::SRSStatus::WARM
@@ -110,7 +130,7 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
     k->set_tier(pb::SRSStatus::COLD);
     k->set_file_bytes(c.file_bytes);
     for (auto& key : es.key_store.keys)
-      if (key.path == name || same_file(key.path, c.path)) {
+      if (key.path == name || same_file(key, c)) {
         k->set_tier(tier(key.tier));
         k->set_size_bytes(key.bytes + key.buffers_held_bytes);  // its kept sets' held grants too
         k->set_ref_count(key.leases);
@@ -130,8 +150,7 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
     k->set_ref_count(key.leases);
     for (auto d : key.resident_on) k->add_resident_on(d);
     b2_of(key, k);
-    std::error_code ec;
-    k->set_file_bytes(fs::file_size(key.path, ec));
+    if (auto* f = file_of(key)) k->set_file_bytes(f->bytes);
   }
   // Jobs by proof kind, as Curio reads them for back-pressure (pending + in_progress).
   std::map<engine::job_id, std::string> kinds;
@@ -188,6 +207,8 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
   s.set_node_refusals(es.registrar.refused);
   s.set_node_losses(es.registrar.lost);
   s.set_stale_results(es.scheduler.stale_results);
+  s.set_host_waits(es.scheduler.host_waits);
+  s.set_host_waits_served_home(es.scheduler.waits_served_home);
   for (auto& r : es.registrar.refusals) s.add_refusals(r);
   if (es.coordinator) {
     auto* c = s.mutable_coordinator();
@@ -221,6 +242,11 @@ std::string prometheus_text(const pb::GetStatusResponse& s) {
   m << "cuzk_partition_retries_total " << s.retries() << "\n";
   metric("cuzk_faults_total", "Worker faults seen by the supervisor", "counter");
   m << "cuzk_faults_total " << s.faults() << "\n";
+  metric("cuzk_host_waits", "Partitions waiting in the host budget's queue for a grant", "gauge");
+  m << "cuzk_host_waits " << s.host_waits() << "\n";
+  metric("cuzk_host_waits_served_home_total", "Host waits served by a grant coming home to their key's kept buffers",
+         "counter");
+  m << "cuzk_host_waits_served_home_total " << s.host_waits_served_home() << "\n";
   metric("cuzk_partitions_queued", "Partitions waiting, by proof kind", "gauge");
   for (auto& q : s.queues()) m << "cuzk_partitions_queued{proof_kind=\"" << q.proof_kind() << "\"} " << q.partitions_queued() << "\n";
   metric("cuzk_jobs_queued", "Jobs waiting, by proof kind", "gauge");
@@ -294,6 +320,7 @@ std::string status_json_text(const pb::GetStatusResponse& s) {
   j["uptime_seconds"] = s.uptime_seconds();
   j["jobs"] = {{"completed", s.total_proofs_completed()}, {"failed", s.total_proofs_failed()}, {"active", s.jobs_running()},
                {"retries", s.retries()}, {"faults", s.faults()}};
+  j["host_waits"] = {{"waiting", s.host_waits()}, {"served_home", s.host_waits_served_home()}};
   for (auto& d : s.gpus())
     j["devices"].push_back({{"name", d.name()}, {"kind", d.kind()}, {"busy_seconds", d.busy_seconds()},
                             {"partitions", d.partitions_done()}, {"vram_budget_bytes", d.vram_budget_bytes()},

@@ -32,13 +32,19 @@ again=$("$CUZK" submit --addr "$ADDR" --circuit sample --witness "$W" --request-
 check "a repeated request id returns the same job" test "$job" = "$again"
 check "await writes the job's proofs" "$CUZK" await --addr "$ADDR" "$job" --out "$T/a1"
 check "awaited proof verifies" verify_dir "$T/a1" 1
+check "status: the host waits line (none waiting once the proofs are done)" \
+  status_shows '^host waits: 0 partitions waiting for a host grant, [0-9]+ served by a grant coming home to their key$'
 check "status answers with this daemon's pid" bash -c "'$CUZK' status --addr '$ADDR' --json | grep -q '\"pid\": *$DAEMON_PID'"
 port=$(sed -n 's/.*status http:\/\/127.0.0.1:\([0-9]*\).*/\1/p' "$T/daemon.out" | head -n 1)
 check "HTTP /metrics serves Prometheus text" bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_jobs_completed_total [1-9]'"
+check "HTTP /metrics shows the scheduler's host waits (engine status -> core's snapshot)" \
+  bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_host_waits_served_home_total [0-9]'"
 check "HTTP /metrics shows the sample key's tier (hot)" \
   bash -c "curl -sf http://127.0.0.1:$port/metrics | grep -q '^cuzk_key_tier{circuit=\"sample\",tier=\"hot\"} 1'"
 check "HTTP /status shows the sample key hot" \
   bash -c "curl -sf http://127.0.0.1:$port/status | node -e 'const s = JSON.parse(require(\"fs\").readFileSync(0)); process.exit(s.keys.some(k => k.circuit === \"sample\" && k.tier === \"hot\" && k.bytes > 0) ? 0 : 1)'"
+check "HTTP /status shows the host waits" \
+  bash -c "curl -sf http://127.0.0.1:$port/status | node -e 'const s = JSON.parse(require(\"fs\").readFileSync(0)); process.exit(Number.isInteger(s.host_waits.waiting) && Number.isInteger(s.host_waits.served_home) ? 0 : 1)'"
 check "HTTP /status serves JSON" bash -c "curl -sf http://127.0.0.1:$port/status | node -e 'JSON.parse(require(\"fs\").readFileSync(0))'"
 check "the unix socket is 0600" test "$(stat -c %a "$SOCK")" = 600
 

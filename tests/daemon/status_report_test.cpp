@@ -3,7 +3,10 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include "status_report.hpp"
 
@@ -23,6 +26,8 @@ status_snapshot sample_snapshot() {
   dev.current_job = 11;
   es.scheduler.devices.push_back(dev);
   es.scheduler.retries = 4;
+  es.scheduler.host_waits = 3;
+  es.scheduler.waits_served_home = 5;
   es.vram.push_back({.name = "vram0", .capacity = 1000, .in_use = 400, .peak = 900, .queued = 2});
   es.host = {.name = "host", .capacity = 5000, .in_use = 1200, .peak = 3000};
   es.key_store.devices.push_back({.device = 0, .resident_bytes = 300, .keys = 1, .loads = 2, .evictions = 1});
@@ -44,8 +49,8 @@ status_snapshot sample_snapshot() {
   es.intake.jobs = {job(11, cuzk::msg::job_state::running, 10), job(12, cuzk::msg::job_state::queued, 1),
                     job(13, cuzk::msg::job_state::queued, 2), job(14, cuzk::msg::job_state::succeeded, 3)};
   in.live = {{11, {"job-a", "porep"}}, {12, {"job-b", "wpost"}}};  // 13: not the daemon's kind map: circom
-  in.circuits["sample"] = {.path = "/keys/sample.zkey", .file_bytes = 123};
-  in.circuits["other"] = {.path = "/keys/other.zkey", .file_bytes = 77};
+  in.circuits["sample"] = {.path = "/keys/sample.zkey", .canonical = "/keys/sample.zkey", .file_bytes = 123};
+  in.circuits["other"] = {.path = "/keys/other.zkey", .canonical = "/keys/other.zkey", .file_bytes = 77};
   in.completed = 3;
   in.failed = 1;
   return in;
@@ -62,6 +67,8 @@ TEST_CASE("status_of maps the snapshot's figures into GetStatus", "[daemon][stat
   CHECK(s.total_proofs_failed() == 1);
   CHECK(s.jobs_running() == 3);  // running 11, queued 12 and 13
   CHECK(s.retries() == 4);
+  CHECK(s.host_waits() == 3);
+  CHECK(s.host_waits_served_home() == 5);
   REQUIRE(s.gpus_size() == 1);
   const auto& g = s.gpus(0);
   CHECK(g.name() == "cuda:0");
@@ -115,7 +122,9 @@ TEST_CASE("/metrics and /status show GetStatus's figures", "[daemon][status]") {
                            "cuzk_key_tier{circuit=\"sample\",tier=\"hot\"} 1\n",
                            "cuzk_key_tier{circuit=\"sample\",tier=\"cold\"} 0\n", "cuzk_key_bytes{circuit=\"sample\"} 55\n",
                            "cuzk_device_busy_seconds_total{device=\"cuda:0\"} 2.5\n",
-                           "cuzk_device_staged_bytes{device=\"cuda:0\"} 100\n"})
+                           "cuzk_device_staged_bytes{device=\"cuda:0\"} 100\n",
+                           "# TYPE cuzk_host_waits gauge\ncuzk_host_waits 3\n",
+                           "# TYPE cuzk_host_waits_served_home_total counter\ncuzk_host_waits_served_home_total 5\n"})
     CHECK(m.find(line) != std::string::npos);
   CHECK(m.find("cuzk_cluster_") == std::string::npos);  // standalone
 
@@ -124,6 +133,8 @@ TEST_CASE("/metrics and /status show GetStatus's figures", "[daemon][status]") {
   CHECK(j["uptime_seconds"] == 60);
   CHECK(j["jobs"]["completed"] == 3);
   CHECK(j["jobs"]["active"] == 3);
+  CHECK(j["host_waits"]["waiting"] == 3);
+  CHECK(j["host_waits"]["served_home"] == 5);
   CHECK(j["devices"][0]["busy_seconds"] == 2.5);
   CHECK(j["devices"][0]["vram_staged_bytes"] == 100);
   CHECK(j["queues"]["circom"]["partitions_queued"] == 2);
@@ -138,4 +149,57 @@ TEST_CASE("/metrics and /status show GetStatus's figures", "[daemon][status]") {
     }
   CHECK(sample);
   CHECK(j["cluster"]["role"] == "standalone");
+}
+
+TEST_CASE("status_of reads no file: it matches and sizes keys by what the snapshot took", "[daemon][status]") {
+  auto in = sample_snapshot();
+  // The engine knows the sample key by another spelling, and a Filecoin parameters file; neither
+  // path exists, so only the snapshot's key_files can match the one and size the other.
+  in.engine.key_store.keys[0].path = "/nowhere/link-to-sample.zkey";
+  in.circuits["sample"].canonical = "/keys/real/sample.zkey";
+  cuzk::msg::key_status params;
+  params.path = "/nowhere/v28-test.params";
+  params.tier = cuzk::msg::key_tier::warm;
+  in.engine.key_store.keys.push_back(params);
+  in.key_files["/nowhere/link-to-sample.zkey"] = {"/keys/real/sample.zkey", 123};
+  in.key_files["/nowhere/v28-test.params"] = {"/nowhere/v28-test.params", 4096};
+  const auto s = status_of(in);
+  std::map<std::string, const pb::SRSStatus*> k;
+  for (auto& x : s.loaded_srs()) k[x.circuit_id()] = &x;
+  REQUIRE(k.size() == 3);
+  CHECK(k["sample"]->tier() == pb::SRSStatus::HOT);  // matched by the canonical path
+  CHECK(k["sample"]->size_bytes() == 55);
+  CHECK(k["other"]->tier() == pb::SRSStatus::COLD);
+  REQUIRE(k.count("v28-test"));
+  CHECK(k["v28-test"]->tier() == pb::SRSStatus::WARM);
+  CHECK(k["v28-test"]->file_bytes() == 4096);
+}
+
+TEST_CASE("key_files reads each key's file once: a file removed since still shows its size", "[daemon][status]") {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("cuzk-key-files-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const auto path = (dir / "v28-test.params").string();
+  std::ofstream(path, std::ios::binary) << std::string(1000, 'x');
+  std::uint32_t probes = 0;
+  key_files files([&](const std::string& p) {
+    ++probes;
+    return key_files::read(p);
+  });
+  cuzk::msg::key_status key;
+  key.path = (dir / "." / "v28-test.params").string();  // another spelling of the same file
+  auto first = files.of({key});
+  CHECK(probes == 1);
+  CHECK(first[key.path].bytes == 1000);
+  CHECK(first[key.path].canonical == fs::weakly_canonical(path).string());
+  fs::remove_all(dir);
+  auto again = files.of({key});
+  CHECK(probes == 1);  // not read again
+  CHECK(again == first);
+  cuzk::msg::key_status gone;
+  gone.path = path;
+  auto both = files.of({key, gone});
+  CHECK(probes == 2);  // only the new path
+  CHECK(both[gone.path].bytes == 0);  // it cannot be read now: 0
+  CHECK(both[key.path].bytes == 1000);
 }
