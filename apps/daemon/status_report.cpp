@@ -30,8 +30,14 @@ std::map<std::string, key_file> key_files::of(const std::vector<engine::key_stat
   std::map<std::string, key_file> out;
   for (auto& k : keys) {
     auto it = known_.find(k.path);
-    if (it == known_.end()) it = known_.emplace(k.path, probe_(k.path)).first;
-    out.emplace(k.path, it->second);
+    if (it != known_.end()) {
+      out.emplace(k.path, it->second);
+      continue;
+    }
+    // A file that cannot be read now (0 bytes) is not kept: the next status looks again.
+    auto f = probe_(k.path);
+    if (f.bytes) known_.emplace(k.path, f);
+    out.emplace(k.path, std::move(f));
   }
   return out;
 }

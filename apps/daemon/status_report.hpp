@@ -47,7 +47,8 @@ class key_files {
   // The look-up: canonical_path and the file's size (0 when it cannot be read).
   static key_file read(const std::string& path);
   explicit key_files(probe_fn probe = read) : probe_(std::move(probe)) {}
-  // The files of `keys` by path, probing only the paths not seen before.
+  // The files of `keys` by path, probing only the paths not read before (one that could not be
+  // read, 0 bytes, is probed again next time).
   std::map<std::string, key_file> of(const std::vector<engine::key_status>& keys);
 
  private:

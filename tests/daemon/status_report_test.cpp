@@ -175,7 +175,9 @@ TEST_CASE("status_of reads no file: it matches and sizes keys by what the snapsh
   CHECK(k["v28-test"]->file_bytes() == 4096);
 }
 
-TEST_CASE("key_files reads each key's file once: a file removed since still shows its size", "[daemon][status]") {
+TEST_CASE("key_files reads each key's file once: a file removed since still shows its size, an unreadable one is "
+          "read again",
+          "[daemon][status]") {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / ("cuzk-key-files-" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -202,4 +204,12 @@ TEST_CASE("key_files reads each key's file once: a file removed since still show
   CHECK(probes == 2);  // only the new path
   CHECK(both[gone.path].bytes == 0);  // it cannot be read now: 0
   CHECK(both[key.path].bytes == 1000);
+  // Unreadable is not remembered: once the file is there again, the next status reads its size.
+  fs::create_directories(dir);
+  std::ofstream(path, std::ios::binary) << std::string(700, 'y');
+  auto back = files.of({key, gone});
+  CHECK(probes == 3);  // the unreadable path again, not the known one
+  CHECK(back[gone.path].bytes == 700);
+  CHECK(back[key.path].bytes == 1000);
+  fs::remove_all(dir);
 }
