@@ -13,8 +13,9 @@
 // unleased residents, LRU, then asked for without queueing (reserve_request::no_wait): a grant that
 // queued would hold up the staging grants of the partitions whose proofs release the leases it
 // waits for. What does not fit yet is asked for again on a tick (every 20 ms while any waits). A
-// key that with its shifted sets leaves no room in the whole budget for one staged partition is
-// made without them; larger still, the waiters get no residency (an empty handle) and the device
+// key that with its shifted sets leaves no room in the whole budget for its staged partitions
+// (key_load_options::staged_partitions, device_depth + 1: admission_bytes, the one rule) is made
+// without them; larger still, the waiters get no residency (an empty handle) and the device
 // uploads the points for each proof.
 // A hot key that is evicted (or dropped) takes its unleased residents with it.
 // A Filecoin key is a `.params` path: the same tiers, its parameters.json digest checked at load
@@ -290,6 +291,7 @@ struct key_store_state {
   std::vector<device_tier> devices;
   bool tick_pending = false;
   std::uint64_t cache_bytes = 0;
+  unsigned staged_partitions = 1;  // key_load_options::staged_partitions: the admission rule's
   key_worker_actor worker;
   std::map<std::string, key_entry> keys;
   std::map<std::string, key_summary> summaries;
@@ -459,6 +461,20 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
 // a, b, c and the witness.
 std::uint64_t staged_room(const key_handle& k) { return staging_grant_bytes(k, k.device_witness_bytes > 0); }
 
+// The admission rule of the resident tier, its one place: a key of `bytes` (the device's grant,
+// describe) goes resident only where the VRAM budget has room for it and, beside it,
+// key_load_options::staged_partitions of its staged partitions (device_depth + 1: the partition that
+// asked holds this device's stager slot and asks for its staging grant next, the one proving and
+// those waiting in the device's mailbox). The GPU's sets plan leaves the same room
+// (backend_settings::staged_partitions, key_placement.hpp's shift_policy::staged), so a key made
+// with its shifted sets and one made without them are admitted alike, and the device's reserve step
+// finds room for exactly the slots it makes. Looser (one partition) would admit a key that then
+// proves at depth one with a staging cudaMalloc per proof beside it; a key that does not leave this
+// room with its sets is made without them, and larger still it does not go resident.
+std::uint64_t admission_bytes(const key_store_state& st, const resident_entry& r) {
+  return r.bytes + std::uint64_t(st.staged_partitions) * staged_room(r.key);
+}
+
 // Asks device d's VRAM budget how full it is, for entry `path` (a new ticket): `then` runs with the
 // entry and the answer unless the entry moved on meanwhile. No answer (the budget is being
 // replaced): the entry waits and asks again on the tick.
@@ -480,9 +496,9 @@ void with_vram_status(store_ptr self, std::uint32_t d, const std::string& path, 
 }
 
 // Room on device d for entry `path` (sized): its unleased residents go, LRU first, until the budget
-// has the key's bytes free and, beside them, one staged partition's (the partition that asked
-// holds this device's stager slot and asks for its staging grant next: a key granted into the last
-// free bytes would starve it while the idle residents kept their room). Then the grant, asked for
+// has admission_bytes free: the key's and its staged partitions' (the partition that asked holds
+// this device's stager slot and asks for its staging grant next: a key granted into the last free
+// bytes would starve it while the idle residents kept their room). Then the grant, asked for
 // without queueing. Not yet (leases hold the room): waits for the tick.
 void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
   self->state.devices[d].keys[path].st = resident_entry::stage::waiting;
@@ -491,7 +507,7 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
     auto& dev = st.devices[d];
     auto vram = dev.vram;
     std::uint64_t free = free_bytes(b);
-    const std::uint64_t need = r.bytes + staged_room(r.key);
+    const std::uint64_t need = admission_bytes(st, r);
     while (free < need) {
       resident_entry* lru = nullptr;
       for (auto& [p, e] : dev.keys)
@@ -577,9 +593,8 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
               return;
             }
             with_vram_status(self, d, path, [self, d, path](resident_entry& r, const budget_status& b) {
-              // It must leave room for one staged partition: the scheduler holds the
-              // lease while it asks for that partition's grant.
-              if (r.bytes + staged_room(r.key) <= b.capacity) {
+              // It must leave room for its staged partitions (admission_bytes).
+              if (admission_bytes(self->state, r) <= b.capacity) {
                 try_reserve(self, d, path);
               } else if (r.sets) {
                 r.sets = false;  // too large with its shifted sets: sized again without
@@ -617,6 +632,7 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
                                          std::vector<device_actor> devices, std::vector<budget_actor> vram) {
   self->state.host_budget = std::move(host_budget);
   self->state.cache_bytes = cache_bytes;
+  self->state.staged_partitions = std::max(1u, load.staged_partitions);
   for (std::size_t d = 0; d < devices.size(); ++d)
     self->state.devices.push_back(device_tier{devices[d], d < vram.size() ? vram[d] : budget_actor{}, {}, 0, 0});
   self->state.on_event = load.on_event;

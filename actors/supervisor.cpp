@@ -63,7 +63,7 @@ caf::actor spawn_role(sup_ptr self, role who, std::uint32_t slot) {
                                                          s.key_cache_bytes,
                                                          key_load_options{s.param_digests, s.evaluator_dir, s.record_threads,
                                                                           s.kept_partitions, s.on_event, s.device_synthesis,
-                                                                          s.backend.b2 != zk::groth16::b2_mode::device}, std::move(devices),
+                                                                          s.backend.b2 != zk::groth16::b2_mode::device, s.backend.staged_partitions}, std::move(devices),
                                                          std::move(vram)));
     }
     case role::synthesizer:

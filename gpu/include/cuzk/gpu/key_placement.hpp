@@ -29,8 +29,10 @@ struct shift_policy {
   std::size_t keep_free = 0;
   bool window_forced = false;
   // What the policy's staged partitions take beside the key, all of them (cuda_options::
-  // staged_partitions x one partition's witness, and a, b, c unless a compact evaluator makes them
-  // on the device); counted in the room, and again by the load's check.
+  // staged_partitions x zk::groth16::staged_bytes: one partition's witness, and a, b, c unless a
+  // compact evaluator makes them on the device); counted in the room, and again by the load's
+  // check. The engine passes device_depth + 1, the number its key store admits a resident key with
+  // (actors/key_store.cpp, admission_bytes): one rule for a key's staged room, with sets or without.
   std::size_t staged = 0;
   std::size_t room = SIZE_MAX;
   // A proof's scratch other than the two MSM lanes (NTT tables, the split's lists, result slots):
