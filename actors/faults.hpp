@@ -60,6 +60,7 @@ class faulty_backend final : public zk::groth16::backend {
     return inner_->resident_bytes(key, sets, pce);
   }
   unsigned reserve_staging(std::uint64_t bytes, unsigned count) override { return inner_->reserve_staging(bytes, count); }
+  std::uint64_t reserve_proof(const zk::groth16::key_points& key) override { return inner_->reserve_proof(key); }
 
  private:
   void kernel(const char* what) {

@@ -154,8 +154,15 @@ class vram_fake final : public zk::groth16::cpu_backend {
     // Every proof comes with its key resident here, made for this key.
     if (!key.resident || key.resident->bytes() != points_bytes(key)) ++without_resident;
     // ... and after the reserve step of its load: as many reserves as loads.
-    if (reserves != loads) ++before_reserve;
+    if (reserves != loads || proof_reserves != loads) ++before_reserve;
     return cpu_backend::prove_sums(key, in, t);
+  }
+  // The reserve step's first half (a GPU's proof scratch), recorded: made for the key just loaded
+  // (key_points::resident, this backend's), before that load's staging slots.
+  std::uint64_t reserve_proof(const zk::groth16::key_points& key) override {
+    if (!key.resident || key.resident->bytes() != points_bytes(key) || reserves != proof_reserves) ++proof_reserve_misses;
+    ++proof_reserves;
+    return 0;
   }
   // The reserve step (a GPU's staging slots), recorded: how many, of what size.
   unsigned reserve_staging(std::uint64_t bytes, unsigned count) override {
@@ -164,7 +171,8 @@ class vram_fake final : public zk::groth16::cpu_backend {
     ++reserves;
     return count;
   }
-  static inline std::atomic<int> loads{0}, without_resident{0}, reserves{0}, before_reserve{0};
+  static inline std::atomic<int> loads{0}, without_resident{0}, reserves{0}, before_reserve{0}, proof_reserves{0},
+      proof_reserve_misses{0};
   static inline std::atomic<std::uint64_t> last_reserve_bytes{0};
   static inline std::atomic<unsigned> last_reserve_count{0};
   static inline std::atomic<std::uint64_t> last_shifted{0}, last_vram_budget{0};
@@ -243,13 +251,16 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
   const std::uint64_t partition = zk::groth16::staged_bytes(key.domain_size, key.n_vars, false);
   auto c = small_config();
   c.devices = {"vramfake"};
-  const std::uint64_t budget = kb + 2 * partition;  // one key and two staged partitions; not two keys
+  // One key and its device_depth + 1 staged partitions (the admission rule); not two keys.
+  const std::uint64_t budget = kb + (c.device_depth + 1) * partition;
   REQUIRE(budget < 2 * kb);
   c.device_budget = std::to_string(budget);
   vram_fake::loads = 0;
   vram_fake::without_resident = 0;
   vram_fake::reserves = 0;
   vram_fake::before_reserve = 0;
+  vram_fake::proof_reserves = 0;
+  vram_fake::proof_reserve_misses = 0;
   std::mt19937_64 rng(7);
   {
     auto e = engine::engine::start(c);
@@ -304,6 +315,9 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     // of one staged partition's grant (a, b, c and the witness: a zkey's synthesizers evaluate).
     REQUIRE(vram_fake::reserves == 3);
     REQUIRE(vram_fake::before_reserve == 0);
+    // ... each after its proof's scratch, reserved for the key just made (backend::reserve_proof).
+    REQUIRE(vram_fake::proof_reserves == 3);
+    REQUIRE(vram_fake::proof_reserve_misses == 0);
     REQUIRE(vram_fake::last_reserve_bytes == partition);
     REQUIRE(vram_fake::last_reserve_count == c.device_depth + 1);
     REQUIRE(vram_settles_at(kb));
@@ -315,6 +329,51 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     REQUIRE(s.key_store.devices[0].evictions == 3);
   }
   std::filesystem::remove_all(dir);
+}
+
+// The resident tier's admission rule (key_store.cpp, admission_bytes): a key goes resident only with
+// room beside it for device_depth + 1 of its staged partitions, the room the GPU's sets plan leaves
+// (backend_settings::staged_partitions). A budget one byte short of that admits no residency: the
+// job still succeeds, its proofs without a resident key (the device uploads the points per proof).
+TEST_CASE("a key goes resident only with room for device_depth + 1 staged partitions beside it", "[engine][resident]") {
+  register_vram_fake();
+  auto key = zk::io::zkey::load(test::sample_zkey());
+  const auto kb = points_bytes(zk::groth16::points_of(key));
+  const std::uint64_t partition = zk::groth16::staged_bytes(key.domain_size, key.n_vars, false);
+  auto c = small_config();
+  c.devices = {"vramfake"};
+  REQUIRE(c.device_depth == 2);
+  const std::uint64_t rule = kb + (c.device_depth + 1) * partition;
+  std::mt19937_64 rng(11);
+  for (const std::uint64_t budget : {rule, rule - 1}) {
+    INFO("budget " << budget << " rule " << rule);
+    c.device_budget = std::to_string(budget);
+    vram_fake::loads = 0;
+    vram_fake::without_resident = 0;
+    vram_fake::reserves = 0;
+    vram_fake::proof_reserves = 0;
+    auto e = engine::engine::start(c);
+    REQUIRE(e.status().vram[0].capacity == budget);
+    auto r = e.await(e.submit(sample_request(rng, 2)), 60s);
+    REQUIRE(r);
+    REQUIRE(r->state == engine::job_state::succeeded);
+    require_verifies(key, *r, 2);
+    const auto s = e.status();
+    if (budget == rule) {
+      REQUIRE(s.key_store.devices[0].resident_bytes == kb);
+      REQUIRE(vram_fake::loads == 1);
+      REQUIRE(vram_fake::without_resident == 0);
+      REQUIRE(vram_fake::reserves == 1);  // its reserve step: the slots the rule left room for
+      REQUIRE(vram_fake::proof_reserves == 1);
+      REQUIRE(vram_fake::last_reserve_count == c.device_depth + 1);
+    } else {
+      REQUIRE(s.key_store.devices[0].resident_bytes == 0);
+      REQUIRE(vram_fake::loads == 0);
+      REQUIRE(vram_fake::without_resident == 2);
+      REQUIRE(vram_fake::proof_reserves == 0);
+    }
+    REQUIRE(budgets_drain(e));
+  }
 }
 
 TEST_CASE("a cold key with many partitions at once: evaluator built once and accounted memory within budget",

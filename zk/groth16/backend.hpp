@@ -225,6 +225,19 @@ class backend {
     (void)bytes, (void)count;
     return 0;
   }
+  // The reserve step's other half, before the slots: the scratch a proof on `key` takes beside its
+  // staged inputs (for CUDA: both MSM lanes' arenas, the work buffer of the split scalars and
+  // gathered wires, the result slots, the NTT tables), made now when `key.resident` is this
+  // backend's key, sized by the very functions the proof sizes them with, so that the key's first
+  // proof allocates nothing. That scratch is part of the key's grant (resident_bytes: the key's
+  // bytes plus its proof's scratch), so making it takes no room the VRAM budget gave to anything
+  // else; still best effort: what the device's free memory less its margin does not hold now is
+  // made by the first proof as before, and nothing here fails a load. Returns the device bytes the
+  // backend holds as proof scratch now (0: a host backend computes in place).
+  virtual std::uint64_t reserve_proof(const key_points& key) {
+    (void)key;
+    return 0;
+  }
 
   // h and the five MSMs of one proof. The default runs compute_h and the MSMs in sequence on
   // host_staged inputs; a device backend overrides it for its own staged inputs.
