@@ -370,6 +370,80 @@ struct cuda_backend::impl {
     return sum_results<Jac, Xyzz>(0, count);
   }
 
+  // A proof's G1 lane (one scratch arena for A, B1, C and H, run one after the other): its scratch
+  // is planned for the most demanding of the four MSMs at the lane's length (g1_length), on the
+  // device key's bases (plain or shifted). prove_device and the reserve step size it here.
+  struct g1_lane {
+    msm_bases most;
+    std::size_t need = 0;
+  };
+  g1_lane g1_lane_of(const device_key& dk, std::size_t g1_len) const {
+    g1_lane r{dk.a.bases()};
+    for (const msm_bases& mb : {dk.a.bases(), dk.b1.bases(), dk.c.bases(), dk.h.bases()})
+      if (const std::size_t need = scratch_need<false>(g1_len, mb); need > r.need) r = {mb, need};
+    return r;
+  }
+  // A proof's work buffer (device_context::work): the witness gathered at a bellperson key's A and
+  // B wires, then the split's lists (split_bytes), sized for B2's cut vector whether a proof's B2
+  // plan cuts or not (the plan follows measured rates), so the size is the key's and never grows
+  // later. 0: the proof needs none. prove_device and the reserve step size it here.
+  static std::size_t gathered_bytes_of(const zk::groth16::key_points& key) {
+    return key.bellperson ? split_align((key.a_wires.size() + key.b_wires.size()) * 32) : 0;
+  }
+  std::size_t work_bytes(const zk::groth16::key_points& key) const {
+    const bool bp = key.bellperson;
+    const std::size_t nv = key.c.size() + key.n_private_from;
+    const std::size_t na = bp ? key.a_wires.size() : nv, nb = bp ? key.b_wires.size() : nv;
+    if (!opt.msm_split_bits) return gathered_bytes_of(key);
+    split_vec sv[4];
+    sv[0].n = na;
+    sv[1].n = nb;
+    sv[2].n = nv;
+    sv[3].n = nb;
+    std::vector<split_vec*> most = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
+    if (nb) most.push_back(&sv[3]);
+    return gathered_bytes_of(key) + split_bytes(most);
+  }
+
+  // The reserve step's proof scratch (backend::reserve_proof) for `key`, resident here as `dk`: the
+  // G1 lane's arena (g1_lane_of), the B2 lane's (the side lane, at all of B2's points: the most a
+  // B2 plan puts on the device, the key's grant's lane), the work buffer (work_bytes), the result
+  // slots of an unchunked proof (each MSM: its ones' sum and one chunk) and the NTT's tables, each
+  // grown only while the device's free memory less the margin (idle staging slots included: they
+  // go back first) holds it. The device's memory is the key's grant here (resident_bytes counts
+  // the proof's scratch), so this takes no one else's room; what does not fit is made by the first
+  // proof as before. Never throws for want of room. Returns the scratch the context holds now.
+  std::uint64_t reserve_proof(const zk::groth16::key_points& key, const device_key& dk) {
+    const std::size_t g1_len = g1_length(key);
+    if (g1_len == 0) return 0;
+    auto fits = [this](std::size_t extra) {
+      if (extra > ctx.free_bytes()) return false;
+      ctx.make_room(extra);
+      return true;
+    };
+    auto grow = [&](arena& ar, std::size_t need) {
+      if (need <= ar.capacity() || !fits(need - ar.capacity())) return;
+      CUZK_CUDA(cudaStreamSynchronize(ctx.compute));  // an earlier proof's lanes may still use it
+      CUZK_CUDA(cudaStreamSynchronize(ctx.side));
+      ar.reserve(need);
+    };
+    grow(ctx.scratch, g1_lane_of(dk, g1_len).need);
+    if (const std::size_t nb = key.b2.size()) grow(ctx.side_scratch, scratch_need<true>(nb, dk.b2.bases()));
+    if (const std::size_t wb = work_bytes(key); wb > ctx.work.bytes() && fits(wb - ctx.work.bytes()))
+      ctx.work_buffer(wb, "cuda reserve: the gathered witness and the split of the scalars");
+    ctx.ensure_result_slots(5 * 2);
+    const std::size_t n = key.bellperson ? key.h.size() + 1 : key.h.size();
+    unsigned L = 0;
+    while ((std::size_t(1) << L) < n) ++L;
+    if (fits(2 * ntt_engine::table_bytes(L))) (key.bellperson ? ntt_bp : ntt).prepare(L, ctx.compute);
+    CUZK_CUDA(cudaStreamSynchronize(ctx.compute));
+    return scratch_held();
+  }
+  // The proof scratch the context holds now: both lanes' arenas, the work buffer, the result slots.
+  std::uint64_t scratch_held() const {
+    return ctx.scratch.capacity() + ctx.side_scratch.capacity() + ctx.work.bytes() + ctx.result.size();
+  }
+
   // The device memory a proof on this key takes beside its device key and staged inputs, at most:
   // both MSM lanes' scratch (for plain or shifted bases, whichever is more: the plan's lanes), and
   // the rest (proof_fixed_scratch).
@@ -380,23 +454,16 @@ struct cuda_backend::impl {
     const sets_plan plan = plan_shifted_sets(ns, {96, 96, 192, 96, 96}, pl);
     return plan.lane[0] + plan.lane[1] + proof_fixed_scratch(key);
   }
-  // A proof's scratch beside the two MSM lanes: the witness gathered at a bellperson key's wires,
-  // the split of the scalars that are bits, the NTT tables and the result slots.
+  // A proof's scratch beside the two MSM lanes: its work buffer (work_bytes: the witness gathered at
+  // a bellperson key's wires, the split of the scalars that are bits), the NTT tables and the
+  // result slots.
   std::uint64_t proof_fixed_scratch(const zk::groth16::key_points& key) const {
     const std::size_t n = key.bellperson ? key.h.size() + 1 : key.h.size();
-    const std::size_t nv = key.c.size() + key.n_private_from, nb = key.b2.size();
-    const std::size_t g1_len = g1_length(key);
-    if (g1_len == 0) return 0;
+    if (g1_length(key) == 0) return 0;
     unsigned L = 0;
     while ((std::size_t(1) << L) < n) ++L;
-    const std::size_t gathered = key.bellperson ? (key.a_wires.size() + key.b_wires.size()) * 32 : 0;
     const std::size_t slots = 5 * 64 * device_context::result_slot_bytes;
-    // The split of the scalars that are bits: two index lists per split vector, CUB's temp.
-    // (B2's cut vector included: prove_device's work buffer makes room for it on every proof.)
-    const std::size_t split = opt.msm_split_bits ? 8 * (key.bellperson ? key.a.size() + key.b1.size() + nv : nv) +
-                                                       8 * nb + msm_split_temp_bytes(g1_len) + 8192
-                                                 : 0;
-    return gathered + split + 2 * ntt_engine::table_bytes(L) + slots;
+    return work_bytes(key) + 2 * ntt_engine::table_bytes(L) + slots;
   }
 
   // A witness-only staging (cuda_staged::witness_only) on `ctx`'s stream when `resident` is a device
@@ -458,13 +525,9 @@ struct cuda_backend::impl {
                     bh = dk.h.bases();
     ntt_engine& engine = bp ? ntt_bp : ntt;
     engine.prepare(L, ctx.compute);
-    // The G1 lane's chunk is planned for the most demanding of its four MSMs (one scratch arena).
-    std::size_t g1_need = 0, g1_len = std::max(nv, n);
-    const msm_bases* g1_most = &ba;
-    for (const msm_bases* mb : {&ba, &bb1, &bc, &bh}) {
-      std::size_t need = scratch_need<false>(g1_len, *mb);
-      if (need > g1_need) g1_need = need, g1_most = mb;
-    }
+    const std::size_t g1_len = g1_length(key);  // max(nv, n): the sizes are checked above
+    const g1_lane lane1 = g1_lane_of(dk, g1_len);
+    const std::size_t g1_need = lane1.need;
     // B2's plan: points [0, k2) on the host (a thread beside the device from here on), the rest on
     // the device. The host part needs the witness in host memory (a staging that kept it).
     const std::span<const scalar> host_w = in.host_witness();
@@ -515,19 +578,12 @@ struct cuda_backend::impl {
       svs = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
       if (b2_cut) svs.push_back(&sv[3]);
     }
-    // The work buffer (kept across proofs): the gathered witness of a bellperson key's A and B
-    // queries, then the split's lists, sized for B2's cut vector whether this proof's plan cuts or
-    // not (the plan follows measured rates), so the size is the key's and never grows later.
-    const std::size_t gathered_bytes = bp ? split_align((na + nb) * 32) : 0;
-    std::size_t split_need = 0;
-    if (split) {
-      std::vector<split_vec*> most = bp ? std::vector<split_vec*>{&sv[0], &sv[1], &sv[2]} : std::vector<split_vec*>{&sv[0]};
-      if (nb) most.push_back(&sv[3]);
-      split_need = split_bytes(most);
-    }
+    // The work buffer (kept across proofs, work_bytes): the gathered witness first, then the
+    // split's lists.
+    const std::size_t gathered_bytes = gathered_bytes_of(key);
     unsigned char* work = nullptr;
-    if (gathered_bytes || split)
-      work = ctx.work_buffer(gathered_bytes + split_need, "cuda prove: the gathered witness and the split of the scalars");
+    if (const std::size_t wb = work_bytes(key))
+      work = ctx.work_buffer(wb, "cuda prove: the gathered witness and the split of the scalars");
     void* gathered = gathered_bytes ? work : nullptr;
     if (split) split_place(svs, work + gathered_bytes);
     // The device's part of B2 (points k2 on: the bases from there, the same shifted layout) gets
@@ -538,7 +594,7 @@ struct cuda_backend::impl {
                         : 1;
     const bool two_lanes = d2 && c2 == d2 && !opt.force_msm_chunk;
     if (d2 && !two_lanes) c2 = chunk_points<true>(d2, bb2d);
-    std::size_t c1 = chunk_points<false>(g1_len, *g1_most);
+    std::size_t c1 = chunk_points<false>(g1_len, lane1.most);
     const std::size_t nh = key.h.size();
 
     const uint64_t* w = in.witness();
@@ -905,6 +961,22 @@ unsigned cuda_backend::reserve_staging(std::uint64_t bytes, unsigned count) {
   auto& I = *impl_;
   CUZK_CUDA(cudaSetDevice(I.opt.device));
   return I.ctx.slots->reserve(std::size_t(bytes), count, I.ctx.safety_margin);
+}
+
+std::uint64_t cuda_backend::reserve_proof(const zk::groth16::key_points& key) {
+  auto& I = *impl_;
+  std::lock_guard lock(I.ctx.mu);
+  CUZK_CUDA(cudaSetDevice(I.opt.device));
+  auto* dk = dynamic_cast<const device_key*>(key.resident);
+  if (!dk || dk->device() != I.opt.device || !dk->made_from(key)) return 0;
+  try {
+    return I.reserve_proof(key, *dk);
+  } catch (const std::exception&) {
+    // A device allocation that failed after all (the room was there when asked): what is made
+    // stays, the rest is made by the first proof; the load does not fail for it.
+    cudaGetLastError();
+    return I.scratch_held();
+  }
 }
 
 std::size_t cuda_backend::shifted_bytes(const zk::groth16::resident_key& key) {

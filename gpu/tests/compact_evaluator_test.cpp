@@ -412,3 +412,62 @@ TEST_CASE("the reserve step makes a key's staging slots at load: three staged at
   CHECK(later.malloc_bytes == warm.malloc_bytes);
   CHECK(later.async_calls == warm.async_calls);
 }
+
+// Issue 19 item 6 and the first sector's target, the reserve step's other half: the proof's own
+// scratch (both MSM lanes' arenas, the work buffer of the gathered witness and the split scalars,
+// the result slots, the NTT tables) made at the end of the key's load (backend::reserve_proof, the
+// engine's device actor before the staging slots), sized by the functions the proof sizes them
+// with. After the load and the reserve step, the key's first proof (a witness mostly bits, staged
+// as its witness alone into a reserved slot, as the engine stages a PoRep partition) makes no
+// cudaMalloc, and its proof is the CPU backend's. A second reserve makes nothing.
+TEST_CASE("after the load and the reserve step the first proof allocates no device memory", "[device][alloc]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  const recorded_random_key rk("first.pce", 31, 6);
+  const auto& ev = rk.ev;
+  const auto& key = rk.key;
+  REQUIRE(key.convention == zk::io::key_convention::bellperson);  // the gathered witness is in the work buffer
+  auto kp = g16::points_of(key);
+  zk::io::witness w;
+  w.values = random_witness(ev.n_vars(), 32);
+  w.values[0] = fr::one().to_canonical();
+  std::uint64_t bs = 33;  // mostly bits, as a PoRep witness: the split's lists are not empty
+  for (std::size_t i = 2; i < w.values.size(); i += 2) w.values[i] = zk::bigint<4>{{gpu::testgen::splitmix(bs) & 1, 0, 0, 0}};
+  std::uint64_t st = 34;
+  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
+  g16::cpu_backend cpu;
+  g16::host_stager host;
+  auto on_host = host.stage(ev.evaluate(w), w.values);
+  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+
+  constexpr unsigned depth_plus_one = 3;  // the engine's default device_depth 2, plus one
+  gpu::cuda_options o;
+  o.staged_partitions = depth_plus_one;
+  gpu::cuda_backend dev(o);
+  auto dk = dev.load_key(kp, &ev, false);
+  REQUIRE(dk);
+  kp.resident = dk.get();
+  const auto before = gpu::device_allocations();
+  const std::uint64_t scratch = dev.reserve_proof(kp);
+  CHECK(scratch > 0);
+  CHECK(gpu::device_allocations().malloc_calls > before.malloc_calls);  // made here, not by the proof
+  const std::uint64_t slot = g16::staged_bytes(ev.domain_size(), ev.n_vars(), true);
+  REQUIRE(dev.reserve_staging(slot, depth_plus_one) == depth_plus_one);
+  const auto reserved = gpu::device_allocations();
+  CHECK(dev.reserve_proof(kp) == scratch);  // made once
+  CHECK(gpu::device_allocations().malloc_calls == reserved.malloc_calls);
+
+  auto stager = dev.make_stager();
+  {
+    auto s = stager->stage_witness(ev, w.values, dk.get());
+    REQUIRE(s);
+    CHECK(g16::prove_staged(key, *s, rnd, dev, nullptr, dk.get()) == want);
+  }
+  const auto first = gpu::device_allocations();
+  CHECK(first.malloc_calls == reserved.malloc_calls);
+  CHECK(first.malloc_bytes == reserved.malloc_bytes);
+  CHECK(first.async_calls == reserved.async_calls);
+  CHECK(first.async_bytes == reserved.async_bytes);
+}

@@ -163,6 +163,11 @@ class cuda_backend : public zk::groth16::backend {
   // proofs of `bytes` (zk::groth16::staged_bytes), made now in the device's free memory less the
   // safety margin; idle slots of other sizes go back first when they do not fit.
   unsigned reserve_staging(std::uint64_t bytes, unsigned count) override;
+  // The reserve step's proof scratch for `key` resident here (key.resident: this backend's device
+  // key): both MSM lanes' arenas, the work buffer, the result slots and the NTT tables, sized by the
+  // functions prove_device sizes them with, made in the device's free memory less the margin (idle
+  // staging slots go back first); the rest is made by the first proof. Returns the scratch held.
+  std::uint64_t reserve_proof(const zk::groth16::key_points& key) override;
   // a, b, c of a compact recorded evaluator computed on the device from a canonical witness (the
   // evaluator uploaded for this call), read back: tests and benchmarks. kernel_ms: the kernels'
   // time (CUDA events).
