@@ -12,6 +12,7 @@
 # B2=device|host|split|auto: where the proofs' G2 MSM runs (`cuzk bench fil --b2`; default: the engine's).
 # SHIFTED=off|auto|SIZE: the 32 GiB bench's `--shifted-bases` (default: the engine's, auto); TAG: a
 # suffix of its logs and results (several variants in one call); SKIP_TESTS=1 / SKIP_2K=1 skip steps 1-3.
+# ARGS: more arguments of the 32 GiB bench (e.g. "--alone-below 0" for the first sector's before).
 set -u -o pipefail
 cd "$(dirname "$0")"
 export CUZK_SOURCE_DIR=${CUZK_SOURCE_DIR:-$(cd ../.. && pwd)}  # the checkout's fixtures (gpu/tools or .device/NAME)
@@ -57,9 +58,9 @@ fi
 # 4. 32 GiB: ten partitions per sector, two sectors, through the engine.
 left=$((budget - SECONDS))
 T=${TAG:-}
-say "32 GiB bench${SHIFTED:+ --shifted-bases $SHIFTED} with ${left} s left"
+say "32 GiB bench${SHIFTED:+ --shifted-bases $SHIFTED}${ARGS:+ $ARGS} with ${left} s left"
 timeout "$left" $R cuzk bench fil --shape porep-32GiB --partitions 10 --sectors "${SECTORS:-2}" --evaluator-dir /tmp/pce \
-  --out "$OUT/bench-32g$T.json" ${B2:+--b2 $B2} ${SHIFTED:+--shifted-bases $SHIFTED} >"$L/bench-32g$T.log" 2>&1
+  --out "$OUT/bench-32g$T.json" ${B2:+--b2 $B2} ${SHIFTED:+--shifted-bases $SHIFTED} ${ARGS:-} >"$L/bench-32g$T.log" 2>&1
 say "bench porep-32GiB rc=$?"
 grep -vE "^\s*$" "$L/bench-32g$T.log" | grep -v "\[" | tail -30 | tee -a "$S"
 kill $dmon 2>/dev/null
