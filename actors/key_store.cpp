@@ -15,8 +15,9 @@
 // waits for. What does not fit yet is asked for again on a tick (every 20 ms while any waits). A
 // key that with its shifted sets leaves no room in the whole budget for its staged partitions
 // (key_load_options::staged_partitions, device_depth + 1: admission_bytes, the one rule) is made
-// without them; larger still, the waiters get no residency (an empty handle) and the device
-// uploads the points for each proof.
+// without them; still too large, it is admitted with room for one staged partition (depth one);
+// larger still, the waiters get no residency (an empty handle) and the device uploads the points
+// for each proof.
 // A hot key that is evicted (or dropped) takes its unleased residents with it.
 // A Filecoin key is a `.params` path: the same tiers, its parameters.json digest checked at load
 // when [filecoin] verify_params (load_circuit_key). A PoRep key loads with its evaluator: the
@@ -274,6 +275,7 @@ struct resident_entry {
   key_handle key;          // while sizing and loading: the hot key it is made from (a lease)
   std::weak_ptr<const zk::io::zkey> made_from;  // resident: that key (no lease: it does not pin hot)
   bool sets = true;        // with shifted sets (false once the sized grant exceeded the budget)
+  unsigned staged = 1;     // staged partitions admitted beside it (admission_bytes)
   std::uint64_t bytes = 0, last_used = 0, ticket = 0;
   std::vector<caf::typed_response_promise<resident_handle>> waiters;
 };
@@ -462,17 +464,19 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
 std::uint64_t staged_room(const key_handle& k) { return staging_grant_bytes(k, k.device_witness_bytes > 0); }
 
 // The admission rule of the resident tier, its one place: a key of `bytes` (the device's grant,
-// describe) goes resident only where the VRAM budget has room for it and, beside it,
-// key_load_options::staged_partitions of its staged partitions (device_depth + 1: the partition that
-// asked holds this device's stager slot and asks for its staging grant next, the one proving and
-// those waiting in the device's mailbox). The GPU's sets plan leaves the same room
-// (backend_settings::staged_partitions, key_placement.hpp's shift_policy::staged), so a key made
-// with its shifted sets and one made without them are admitted alike, and the device's reserve step
-// finds room for exactly the slots it makes. Looser (one partition) would admit a key that then
-// proves at depth one with a staging cudaMalloc per proof beside it; a key that does not leave this
-// room with its sets is made without them, and larger still it does not go resident.
-std::uint64_t admission_bytes(const key_store_state& st, const resident_entry& r) {
-  return r.bytes + std::uint64_t(st.staged_partitions) * staged_room(r.key);
+// describe) goes resident only where the VRAM budget has room for it and, beside it, `staged` of
+// its staged partitions. Where the budget's capacity allows, that is
+// key_load_options::staged_partitions (device_depth + 1: the partition that asked holds this
+// device's stager slot and asks for its staging grant next, the one proving and those waiting in
+// the device's mailbox); the GPU's sets plan leaves the same room (backend_settings::
+// staged_partitions, key_placement.hpp's shift_policy::staged), so a key made with its shifted sets
+// and one made without them are admitted alike, and the device's reserve step finds room for the
+// slots it makes. A key that does not leave that room with its sets is made without them; one that
+// does not leave it even then is admitted with room for one staged partition (it proves at depth
+// one, its partitions staged one at a time: slower than the full depth, far faster than uploading
+// its points for every proof); larger still, it does not go resident.
+std::uint64_t admission_bytes(const resident_entry& r, unsigned staged) {
+  return r.bytes + std::uint64_t(staged) * staged_room(r.key);
 }
 
 // Asks device d's VRAM budget how full it is, for entry `path` (a new ticket): `then` runs with the
@@ -507,7 +511,7 @@ void try_reserve(store_ptr self, std::uint32_t d, const std::string& path) {
     auto& dev = st.devices[d];
     auto vram = dev.vram;
     std::uint64_t free = free_bytes(b);
-    const std::uint64_t need = admission_bytes(st, r);
+    const std::uint64_t need = admission_bytes(r, r.staged);
     while (free < need) {
       resident_entry* lru = nullptr;
       for (auto& [p, e] : dev.keys)
@@ -559,6 +563,7 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
               if (auto line = res->key->describe(); !line.empty())
                 self->state.on_event("key store: " + path + " resident on device " + std::to_string(d) + " (grant " +
                                      std::to_string(r.bytes / 1000000) + " MB" + (r.sets ? "" : ", sized without sets") +
+                                     (r.staged < self->state.staged_partitions ? ", room for one staged partition" : "") +
                                      "): " + line);
             res->grant = grant;
             r.handle = resident_handle{path, d, std::move(res)};
@@ -594,11 +599,16 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
             }
             with_vram_status(self, d, path, [self, d, path](resident_entry& r, const budget_status& b) {
               // It must leave room for its staged partitions (admission_bytes).
-              if (admission_bytes(self->state, r) <= b.capacity) {
+              const unsigned full = self->state.staged_partitions;
+              if (admission_bytes(r, full) <= b.capacity) {
+                r.staged = full;
                 try_reserve(self, d, path);
               } else if (r.sets) {
                 r.sets = false;  // too large with its shifted sets: sized again without
                 start_residency(self, d, path);
+              } else if (full > 1 && admission_bytes(r, 1) <= b.capacity) {
+                r.staged = 1;  // at depth one rather than its points uploaded for every proof
+                try_reserve(self, d, path);
               } else {
                 // Larger than the whole budget: no residency; the device uploads the
                 // points for each proof (and the proof fails there if they do not fit).

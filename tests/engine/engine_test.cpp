@@ -331,11 +331,13 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
   std::filesystem::remove_all(dir);
 }
 
-// The resident tier's admission rule (key_store.cpp, admission_bytes): a key goes resident only with
+// The resident tier's admission rule (key_store.cpp, admission_bytes): a key goes resident with
 // room beside it for device_depth + 1 of its staged partitions, the room the GPU's sets plan leaves
-// (backend_settings::staged_partitions). A budget one byte short of that admits no residency: the
-// job still succeeds, its proofs without a resident key (the device uploads the points per proof).
-TEST_CASE("a key goes resident only with room for device_depth + 1 staged partitions beside it", "[engine][resident]") {
+// (backend_settings::staged_partitions), where the budget allows; one byte short of that it is
+// still resident with room for one (depth one); short of that too, no residency: the job still
+// succeeds, its proofs without a resident key (the device uploads the points per proof).
+TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions, or for one, or not at all",
+          "[engine][resident]") {
   register_vram_fake();
   auto key = zk::io::zkey::load(test::sample_zkey());
   const auto kb = points_bytes(zk::groth16::points_of(key));
@@ -343,10 +345,10 @@ TEST_CASE("a key goes resident only with room for device_depth + 1 staged partit
   auto c = small_config();
   c.devices = {"vramfake"};
   REQUIRE(c.device_depth == 2);
-  const std::uint64_t rule = kb + (c.device_depth + 1) * partition;
+  const std::uint64_t rule = kb + (c.device_depth + 1) * partition, one = kb + partition;
   std::mt19937_64 rng(11);
-  for (const std::uint64_t budget : {rule, rule - 1}) {
-    INFO("budget " << budget << " rule " << rule);
+  for (const std::uint64_t budget : {rule, rule - 1, one, one - 1}) {
+    INFO("budget " << budget << " rule " << rule << " one " << one);
     c.device_budget = std::to_string(budget);
     vram_fake::loads = 0;
     vram_fake::without_resident = 0;
@@ -359,11 +361,11 @@ TEST_CASE("a key goes resident only with room for device_depth + 1 staged partit
     REQUIRE(r->state == engine::job_state::succeeded);
     require_verifies(key, *r, 2);
     const auto s = e.status();
-    if (budget == rule) {
+    if (budget >= one) {
       REQUIRE(s.key_store.devices[0].resident_bytes == kb);
       REQUIRE(vram_fake::loads == 1);
       REQUIRE(vram_fake::without_resident == 0);
-      REQUIRE(vram_fake::reserves == 1);  // its reserve step: the slots the rule left room for
+      REQUIRE(vram_fake::reserves == 1);  // its reserve step (best effort on a real device)
       REQUIRE(vram_fake::proof_reserves == 1);
       REQUIRE(vram_fake::last_reserve_count == c.device_depth + 1);
     } else {
