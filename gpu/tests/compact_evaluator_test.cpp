@@ -117,6 +117,28 @@ struct recorded_random_key {
   }
 };
 
+// A witness of `rk`'s circuit (random, one at 0; every other value from 2 on a bit when `bits_seed`
+// is not 0, as a PoRep witness: the split's lists are not empty), randomness, and the CPU backend's
+// proof of it: what the device's proofs must equal.
+struct cpu_reference {
+  zk::io::witness w;
+  g16::randomness rnd;
+  g16::proof want;
+  cpu_reference(const recorded_random_key& rk, std::uint64_t witness_seed, std::uint64_t bits_seed,
+                std::uint64_t rnd_seed) {
+    w.values = random_witness(rk.ev.n_vars(), witness_seed);
+    w.values[0] = fr::one().to_canonical();
+    if (bits_seed)
+      for (std::size_t i = 2; i < w.values.size(); i += 2)
+        w.values[i] = zk::bigint<4>{{gpu::testgen::splitmix(bits_seed) & 1, 0, 0, 0}};
+    rnd = {gpu::testgen::random_fr(rnd_seed), gpu::testgen::random_fr(rnd_seed)};
+    g16::cpu_backend cpu;
+    g16::host_stager host;
+    auto on_host = host.stage(rk.ev.evaluate(w), w.values);
+    want = g16::prove_staged(rk.key, *on_host, rnd, cpu);
+  }
+};
+
 // Rows of every length the kernel splits differently (gpu/src/compact_evaluator.cuh): mostly 1-4
 // terms as PoRep's, empty rows, rows at and around the warp threshold, and long ones (up to 900
 // terms, A and B) spread over blocks of 4096 rows, the last block partial.
@@ -239,16 +261,8 @@ TEST_CASE("device compact evaluator: proofs staged as their witness alone equal 
   const auto& ev = rk.ev;
   const auto& key = rk.key;
   const auto kp = g16::points_of(key);
-  zk::io::witness w;
-  w.values = random_witness(ev.n_vars(), 9);
-  w.values[0] = fr::one().to_canonical();
-  std::uint64_t st = 3;
-  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
-
-  g16::cpu_backend cpu;
-  g16::host_stager host;
-  auto on_host = host.stage(ev.evaluate(w), w.values);
-  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+  const cpu_reference ref(rk, 9, 0, 3);
+  const auto& [w, rnd, want] = ref;
 
   gpu::cuda_backend be;
   // The evaluator uploaded for the call: a, b, c evaluated into the staged inputs.
@@ -297,18 +311,8 @@ TEST_CASE("device proofs after the first allocate no device memory; a pinned wit
   const auto& key = rk.key;
   REQUIRE(key.convention == zk::io::key_convention::bellperson);  // the gathered witness is in the work buffer
   const auto kp = g16::points_of(key);
-  zk::io::witness w;
-  w.values = random_witness(ev.n_vars(), 12);
-  w.values[0] = fr::one().to_canonical();
-  // Mostly bits, as a PoRep witness: the split's lists are not empty.
-  std::uint64_t bs = 13;
-  for (std::size_t i = 2; i < w.values.size(); i += 2) w.values[i] = zk::bigint<4>{{gpu::testgen::splitmix(bs) & 1, 0, 0, 0}};
-  std::uint64_t st = 4;
-  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
-  g16::cpu_backend cpu;
-  g16::host_stager host;
-  auto on_host = host.stage(ev.evaluate(w), w.values);
-  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+  const cpu_reference ref(rk, 12, 13, 4);  // mostly bits
+  const auto& [w, rnd, want] = ref;
 
   gpu::cuda_backend dev;
   auto dk = dev.load_key(kp, &ev, false);
@@ -365,15 +369,8 @@ TEST_CASE("the reserve step makes a key's staging slots at load: three staged at
   const auto& ev = rk.ev;
   const auto& key = rk.key;
   const auto kp = g16::points_of(key);
-  zk::io::witness w;
-  w.values = random_witness(ev.n_vars(), 22);
-  w.values[0] = fr::one().to_canonical();
-  std::uint64_t st = 23;
-  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
-  g16::cpu_backend cpu;
-  g16::host_stager host;
-  auto on_host = host.stage(ev.evaluate(w), w.values);
-  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+  const cpu_reference ref(rk, 22, 0, 23);
+  const auto& [w, rnd, want] = ref;
 
   constexpr unsigned depth_plus_one = 3;  // the engine's default device_depth 2, plus one
   gpu::cuda_options o;
@@ -430,17 +427,8 @@ TEST_CASE("after the load and the reserve step the first proof allocates no devi
   const auto& key = rk.key;
   REQUIRE(key.convention == zk::io::key_convention::bellperson);  // the gathered witness is in the work buffer
   auto kp = g16::points_of(key);
-  zk::io::witness w;
-  w.values = random_witness(ev.n_vars(), 32);
-  w.values[0] = fr::one().to_canonical();
-  std::uint64_t bs = 33;  // mostly bits, as a PoRep witness: the split's lists are not empty
-  for (std::size_t i = 2; i < w.values.size(); i += 2) w.values[i] = zk::bigint<4>{{gpu::testgen::splitmix(bs) & 1, 0, 0, 0}};
-  std::uint64_t st = 34;
-  g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
-  g16::cpu_backend cpu;
-  g16::host_stager host;
-  auto on_host = host.stage(ev.evaluate(w), w.values);
-  const auto want = g16::prove_staged(key, *on_host, rnd, cpu);
+  const cpu_reference ref(rk, 32, 33, 34);  // mostly bits
+  const auto& [w, rnd, want] = ref;
 
   constexpr unsigned depth_plus_one = 3;  // the engine's default device_depth 2, plus one
   gpu::cuda_options o;
