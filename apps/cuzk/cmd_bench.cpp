@@ -295,10 +295,10 @@ void register_bench(CLI::App& app) {
         ->check(CLI::IsMember({256u, 512u}));
     c->add_flag("!--no-uniform-roots", opt->ntt_uniform_roots,
                 "stages with few roots in the default thread order (a warp mixes roots; for comparison runs)");
-    c->add_flag("--compiled-shapes", opt->ntt_compiled_shapes,
-                "2^24's and 2^27's pass shapes as kernels with the shape compiled in (256 threads)");
-    c->add_flag("--fused-reversal", opt->ntt_fused_reversal,
-                "the bit reversal on the last DIF pass's store into a second vector (out of place)");
+    c->add_flag("--compiled-shapes,!--no-compiled-shapes", opt->ntt_compiled_shapes,
+                "2^24's and 2^27's pass shapes as kernels with the shape compiled in (256 threads; default on)");
+    c->add_flag("--fused-reversal,!--no-fused-reversal", opt->ntt_fused_reversal,
+                "the bit reversal on the last DIF pass's store into a second vector (out of place; default on)");
   }
   auto* upload = sub->add_subcommand("upload", "host -> device upload of 2^L 32-byte values, pageable against pinned");
   add_common(upload);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/gpu/cuda_backend.hpp"
+
 namespace cuzk::gpu {
 
 struct bench_options {
@@ -34,8 +36,8 @@ struct bench_options {
   std::vector<std::string> variants;
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads
   bool ntt_uniform_roots = true; // ntt / h: cuda_options::ntt_uniform_roots
-  bool ntt_compiled_shapes = false; // ntt / h: cuda_options::ntt_compiled_shapes
-  bool ntt_fused_reversal = false;  // ntt / h: cuda_options::ntt_fused_reversal
+  bool ntt_compiled_shapes = cuda_options{}.ntt_compiled_shapes;  // ntt / h (its default)
+  bool ntt_fused_reversal = cuda_options{}.ntt_fused_reversal;    // ntt / h (its default)
   int warmup = 1;
   int reps = 5;
 };

@@ -59,12 +59,14 @@ struct cuda_options {
   unsigned msm_acc_blocks = 4;
   bool msm_segment_split = true;
   // G2's first-level accumulation and bucket segments on shared-memory slots instead of registers
-  // (msm_g2.cu: no state parked around the Fp2 product calls, 10 warps per SM instead of 8). Off
-  // until measured on the device (docs/benchmarks.md, "Pending measurement").
+  // (msm_g2.cu: no state parked around the Fp2 product calls, 10 warps per SM instead of 8). Off:
+  // measured 2% slower on the H200 (2^24: 316.0 against 309.4 ms plain, 268.4 against 261.3 on
+  // shifted sets; docs/benchmarks.md, "Against sppark").
   bool msm_g2_smem = false;
-  // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp); off until
-  // measured.
-  bool msm_whole_waves = false;
+  // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): G1 2^24
+  // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
+  // are bits").
+  bool msm_whole_waves = true;
   // A standalone split MSM (msm_g1_device and the like; a proof's MSMs sum their ones in line)
   // sums its ones on the side lane beside the others' bucket method, so that the sum's additions
   // fill the SMs the reduction's latency-bound stages leave idle. msm_ones_start: where the sum
@@ -74,14 +76,14 @@ struct cuda_options {
   // serves their pending blocks before the sum's (stream priorities order pending blocks only).
   // msm_ones_points: points per thread of the lane's sum (0: msm.cuh's rule, at most
   // msm_sum_threads threads): fewer make shorter blocks, which give their SMs back sooner (and
-  // take 2 x n / points XYZZ points of the lane's scratch). The defaults are the measured lane of
-  // docs/benchmarks.md "Scalars that are bits" (accumulated, one priority, the rule); the other
-  // settings are not measured yet ("Pending measurement": `cuzk bench msm --variants`,
-  // gpu/tools/device_msm.sh bits).
+  // take 2 x n / points XYZZ points of the lane's scratch). The defaults are the fastest lane
+  // measured on the H200 (accumulated, urgent, 8 points a thread, with whole waves: G1 2^24 bits90
+  // 20.97 ms against 22.83 before, 5.43x random's; docs/benchmarks.md "Scalars that are bits",
+  // `cuzk bench msm --variants`).
   enum class ones_start { serial, sorted, accumulated };
   ones_start msm_ones_start = ones_start::accumulated;
-  bool msm_ones_urgent = false;
-  unsigned msm_ones_points = 0;
+  bool msm_ones_urgent = true;
+  unsigned msm_ones_points = 8;
   // Precomputed shifted copies of a device key's bases (one per MSM window, so that an MSM reduces
   // one window's buckets): the device bytes they may take beyond the plain copies, per key. 0:
   // none; SIZE_MAX: as many as fit. A section gets them whole or not at all, in the order the
@@ -98,14 +100,16 @@ struct cuda_options {
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
   bool ntt_uniform_roots = true;
   // The NTT passes of 2^24's and 2^27's tile shapes (at 256 threads) as kernels with the shape
-  // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT). Off until timed
-  // on the GPU (docs/benchmarks.md, "Pending measurement").
-  bool ntt_compiled_shapes = false;
+  // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT): 2^27 38.22 ->
+  // 36.88 ms on the H200 (docs/benchmarks.md, "NTT and compute_h").
+  bool ntt_compiled_shapes = true;
   // The NTT's bit reversal on its last DIF pass's store into a second vector (out of place, stores
   // in runs of 4 elements; cuzk/gpu/ntt_tile.cuh): the natural-order transforms on device data
   // (their second vector: the compute stream's MSM arena, grown to 2^L x 32 B if smaller) and
-  // bellperson's h (b, free after the division: no memory more). Off until timed on the GPU.
-  bool ntt_fused_reversal = false;
+  // bellperson's h (b, free after the division: no memory more). With the compiled shapes, 2^27
+  // 38.22 -> 33.50 ms forward on the H200, 0.78x sppark's (docs/benchmarks.md, "NTT and
+  // compute_h").
+  bool ntt_fused_reversal = true;
   // Where a proof's B2 (the G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the second stream
   // beside the G1 MSMs, or after them when its scratch does not fit), "host" (b2_host_threads of
   // the host's cores, concurrent with the device), "split" (points [0, k) on the host, the rest on
