@@ -2,8 +2,8 @@
 # The NTT's device check (issue 19 item 4) in one device-tool call: the [ntt] device tests
 # (transforms, compute_h and compute_h_coset byte for byte against the CPU, every pass
 # configuration), forward and inverse NTT timings at 2^24 and 2^27 (NTT=...) with per-launch event
-# profiles in four settings (the bit reversal fused into the last pass, `--fused-reversal`, with
-# and without the compiled tile shapes, `--compiled-shapes`; the shapes alone; neither), a baseline
+# profiles in four settings (the defaults: the bit reversal fused into the last pass with the
+# compiled tile shapes; the fused reversal alone; the shapes alone; neither, `--no-...`), a baseline
 # build bundled as cuzk_base (a main build's `cuzk`) and sppark's natural-order NTT when
 # sppark_bench is bundled (bench/sppark/build.sh), the [prove] tests but bellperson's, three
 # settings once more, and compute_h (~140 s of command). Logs go to $OUT/logs.tar, a short table
@@ -51,17 +51,17 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu,power.draw -
 NB=(bench ntt --log-size "$NTT" --reps "$REPS" --warmup 2)
 step tests_ntt 50 "$R" cuzk_gpu_tests "[ntt]"
 step ntt_fused_shapes 25 "$R" cuzk "${NB[@]}" --fused-reversal --compiled-shapes --profile
-step ntt_fused 20 "$R" cuzk "${NB[@]}" --fused-reversal --profile
-step ntt_shapes 25 "$R" cuzk "${NB[@]}" --compiled-shapes --profile
-step ntt_plain 20 "$R" cuzk "${NB[@]}" --profile
+step ntt_fused 20 "$R" cuzk "${NB[@]}" --fused-reversal --no-compiled-shapes --profile
+step ntt_shapes 25 "$R" cuzk "${NB[@]}" --no-fused-reversal --compiled-shapes --profile
+step ntt_plain 20 "$R" cuzk "${NB[@]}" --no-fused-reversal --no-compiled-shapes --profile
 has cuzk_base && step ntt_base 20 "$R" cuzk_base "${NB[@]}"
 has sppark_bench && step sppark 25 "$R" sppark_bench --ntt "$NTT" --modes resident --reps "$REPS" --warmup 2
 step tests_prove 40 "$R" cuzk_gpu_tests "[prove]~[bellperson]"
 step ntt_fused_shapes_again 15 "$R" cuzk "${NB[@]}" --fused-reversal --compiled-shapes
-step ntt_shapes_again 15 "$R" cuzk "${NB[@]}" --compiled-shapes
-step ntt_plain_again 15 "$R" cuzk "${NB[@]}"
+step ntt_shapes_again 15 "$R" cuzk "${NB[@]}" --no-fused-reversal --compiled-shapes
+step ntt_plain_again 15 "$R" cuzk "${NB[@]}" --no-fused-reversal --no-compiled-shapes
 step h_shapes 20 "$R" cuzk bench h --log-size "$NTT" --reps 5 --warmup 1 --compiled-shapes
-step h_plain 20 "$R" cuzk bench h --log-size "$NTT" --reps 5 --warmup 1
+step h_plain 20 "$R" cuzk bench h --log-size "$NTT" --reps 5 --warmup 1 --no-compiled-shapes
 {
   echo "== table (median ms)"
   for f in ntt_fused_shapes ntt_fused ntt_shapes ntt_plain ntt_base ntt_fused_shapes_again ntt_shapes_again \
