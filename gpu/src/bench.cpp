@@ -143,8 +143,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
         be.set_msm_ones(mv.ones, mv.urgent, mv.points, mv.waves);
       }
       times = be.time_ms(warmup, reps, [&] {
-        if constexpr (g2) got = be.msm_g2_device(db, ds, n);
-        else got = be.msm_g1_device(db, ds, n);
+        got = be.msm_device<Curve>(db, ds, n);
       });
       std::snprintf(name, sizeof name, "msm %s 2^%u %s resident%s", curve, L, kind.c_str(), vs.c_str());
       out.push_back({name, median(times), *std::min_element(times.begin(), times.end()), got == want});
@@ -155,8 +154,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
         msm_profile prof;
         for (auto& e : prof.ev) CUZK_CHECK_CUDA(cudaEventCreate(&e));
         msm_profile_hook() = &prof;
-        if constexpr (g2) be.msm_g2_device(db, ds, n, on_shifted, S);
-        else be.msm_g1_device(db, ds, n, on_shifted, S);
+        be.msm_device<Curve>(db, ds, n, on_shifted, S);
         msm_profile_hook() = nullptr;
         CUZK_CHECK_CUDA(cudaEventSynchronize(prof.ev[msm_profile::stages]));
         const char* names[] = {"clear+digits", "sort", "accumulate points", "slots+other arrays", "bucket segments",
@@ -181,8 +179,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
         }
         zk::jacobian_t<Curve> got_s;
         auto stimes = be.time_ms(warmup, reps, [&] {
-          if constexpr (g2) got_s = be.msm_g2_device(db, ds, n, true, S);
-          else got_s = be.msm_g1_device(db, ds, n, true, S);
+          got_s = be.msm_device<Curve>(db, ds, n, true, S);
         });
         const unsigned W = (255 + c) / c, sets = S ? S : W;
         std::snprintf(name, sizeof name, "msm %s 2^%u %s resident shifted (c = %u, %u sets, %u arrays, built in %.2f s)%s",

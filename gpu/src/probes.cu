@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "common.cuh"
@@ -188,24 +189,18 @@ cuda_backend::upload_timing cuda_backend::time_upload(std::size_t bytes, int rep
   return r;
 }
 
-g1_jacobian cuda_backend::msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted,
-                                         unsigned sets) {
+template <class Curve>
+zk::jacobian_t<Curve> cuda_backend::msm_device(const void* bases, const void* scalars, std::size_t n, bool shifted,
+                                               unsigned sets) {
   const prover_parts P = parts_of(*impl_);
   std::lock_guard lock(P.ctx.mu);
   CUZK_CUDA(cudaSetDevice(P.opt.device));
   msm_bases mb{bases};
-  if (shifted) mb = bench_bases(P, 1, bases, n, false, sets);
-  return msm_on_device_g1(*impl_, mb, static_cast<const uint64_t*>(scalars), n);
+  if (shifted) mb = bench_bases(P, std::is_same_v<Curve, g2_curve> ? 2 : 1, bases, n, false, sets);
+  return msm_on_device<Curve>(*impl_, mb, static_cast<const uint64_t*>(scalars), n);
 }
-g2_jacobian cuda_backend::msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted,
-                                         unsigned sets) {
-  const prover_parts P = parts_of(*impl_);
-  std::lock_guard lock(P.ctx.mu);
-  CUZK_CUDA(cudaSetDevice(P.opt.device));
-  msm_bases mb{bases};
-  if (shifted) mb = bench_bases(P, 2, bases, n, false, sets);
-  return msm_on_device_g2(*impl_, mb, static_cast<const uint64_t*>(scalars), n);
-}
+template g1_jacobian cuda_backend::msm_device<g1_curve>(const void*, const void*, std::size_t, bool, unsigned);
+template g2_jacobian cuda_backend::msm_device<g2_curve>(const void*, const void*, std::size_t, bool, unsigned);
 unsigned cuda_backend::shift_bases_device(const void* bases, std::size_t n, bool g2, unsigned sets) {
   const prover_parts P = parts_of(*impl_);
   std::lock_guard lock(P.ctx.mu);

@@ -10,6 +10,7 @@
 #include <future>
 #include <map>
 #include <thread>
+#include <type_traits>
 
 #include "common.cuh"
 #include "cuzk/gpu/cuda_backend.hpp"
@@ -764,12 +765,12 @@ struct cuda_backend::impl {
 };
 
 prover_parts parts_of(cuda_backend::impl& I) { return {I.opt, I.ctx, I.ntt, I.ntt_bp, I.bench}; }
-g1_jacobian msm_on_device_g1(cuda_backend::impl& I, const msm_bases& mb, const uint64_t* scalars, std::size_t n) {
-  return I.msm_resident<false, g1_jacobian, g1_xyzz>(mb, scalars, n);
+template <class Curve>
+zk::jacobian_t<Curve> msm_on_device(cuda_backend::impl& I, const msm_bases& mb, const uint64_t* scalars, std::size_t n) {
+  return I.msm_resident<std::is_same_v<Curve, g2_curve>, zk::jacobian_t<Curve>, zk::xyzz_t<Curve>>(mb, scalars, n);
 }
-g2_jacobian msm_on_device_g2(cuda_backend::impl& I, const msm_bases& mb, const uint64_t* scalars, std::size_t n) {
-  return I.msm_resident<true, g2_jacobian, g2_xyzz>(mb, scalars, n);
-}
+template g1_jacobian msm_on_device<g1_curve>(cuda_backend::impl&, const msm_bases&, const uint64_t*, std::size_t);
+template g2_jacobian msm_on_device<g2_curve>(cuda_backend::impl&, const msm_bases&, const uint64_t*, std::size_t);
 
 cuda_backend::cuda_backend(cuda_options opt) : impl_(std::make_unique<impl>(opt)) {}
 std::string cuda_backend::name() const {

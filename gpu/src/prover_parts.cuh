@@ -38,10 +38,10 @@ prover_parts parts_of(cuda_backend::impl& I);
 
 // sum s_i b_i over n device scalars (4 limbs each) and bases `mb` (plain or shifted), as a
 // proof's MSMs run (scalars that are bits split, chunks by free memory, the ones' lane); the
-// caller holds ctx.mu and has set the device.
-zk::bls12_381::g1_jacobian msm_on_device_g1(cuda_backend::impl& I, const msm_bases& mb, const std::uint64_t* scalars,
-                                            std::size_t n);
-zk::bls12_381::g2_jacobian msm_on_device_g2(cuda_backend::impl& I, const msm_bases& mb, const std::uint64_t* scalars,
-                                            std::size_t n);
+// caller holds ctx.mu and has set the device. Curve: zk::bls12_381::g1_curve or g2_curve (both
+// instantiated in prover.cu).
+template <class Curve>
+zk::jacobian_t<Curve> msm_on_device(cuda_backend::impl& I, const msm_bases& mb, const std::uint64_t* scalars,
+                                    std::size_t n);
 
 }  // namespace cuzk::gpu

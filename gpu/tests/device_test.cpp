@@ -65,6 +65,31 @@ struct repeated_bases {
   }
 };
 
+// repeated_bases on the device for the device-resident entry points (cuda_backend::msm_device,
+// shift_bases_device), with room for n scalars beside them: the fixture of the cases on shifted
+// sets and split scalars.
+template <class Curve>
+struct device_bases {
+  static constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
+  static constexpr const char* name = g2 ? "g2" : "g1";
+  const repeated_bases<Curve> rb;
+  const std::size_t n;
+  device_vec db, ds;
+  device_bases(std::size_t n_, std::size_t D, std::uint64_t seed) : rb(n_, D, seed), n(n_), db(rb.upload()), ds(n * 32) {}
+  // The scalars (n of them) into ds, for msm().
+  void put(const std::vector<bigint<4>>& scalars) const { gpu::copy_to_device(ds.p, scalars.data(), n * 32); }
+  // The device MSM over db and ds (on shifted sets of db: `shifted`, `sets` of them, 0: one a window).
+  zk::jacobian_t<Curve> msm(gpu::cuda_backend& be, bool shifted = false, unsigned sets = 0) const {
+    return be.msm_device<Curve>(db.p, ds.p, n, shifted, sets);
+  }
+  // Shifted sets of db made ahead (`sets` of them, 0: one a window); their window bits.
+  unsigned shift(gpu::cuda_backend& be, unsigned sets = 0) const { return be.shift_bases_device(db.p, n, g2, sets); }
+  // sum s_i b_i from the bases' discrete logs.
+  zk::jacobian_t<Curve> expected(const std::vector<bigint<4>>& scalars) const {
+    return gpu::testgen::expected(rb.ps, std::span<const bigint<4>>(scalars));
+  }
+};
+
 std::vector<fr> random_frs(std::size_t n, std::uint64_t seed) {
   std::vector<fr> v(n);
   std::uint64_t st = seed;
@@ -326,18 +351,11 @@ TEST_CASE("device MSM on precomputed shifted bases equals the plain MSM", "[devi
   r_minus_1.limb[0] -= 1;
   // Device-resident bases, shifted for the bases last named: random scalars, zeros, r - 1, infinity, repeats.
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, std::vector<bigint<4>> scalars) {
-    using Curve = decltype(curve_tag);
-    constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
-    const repeated_bases<Curve> rb(n, D, seed);
-    const auto& ps = rb.ps;
+    const device_bases<decltype(curve_tag)> f(n, D, seed);
     if (scalars.empty()) scalars = gpu::testgen::random_scalars(n, seed + 1);
-    device_vec db = rb.upload(), ds(n * 32);
-    gpu::copy_to_device(ds.p, scalars.data(), n * 32);
-    zk::jacobian_t<Curve> got;
-    if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n, true);
-    else got = be.msm_g1_device(db.p, ds.p, n, true);
-    INFO((g2 ? "g2" : "g1") << " n = " << n << ", D = " << D);
-    REQUIRE(got == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+    f.put(scalars);
+    INFO(f.name << " n = " << n << ", D = " << D);
+    REQUIRE(f.msm(be, true) == f.expected(scalars));
     be.release_caches();
   };
   run(g1_curve{}, 1, 1, 300, {});
@@ -362,32 +380,25 @@ TEST_CASE("device MSM on S shifted sets shared by groups of windows equals the C
   // and S = 2 and W - 1 on 90% bits (the split's others on the sets, or on set 0).
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too) {
     using Curve = decltype(curve_tag);
-    constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
-    const repeated_bases<Curve> rb(n, D, seed);
-    const auto& [ps, bases] = rb;
-    device_vec db = rb.upload(), ds(n * 32);
-    const unsigned c_all = be.shift_bases_device(db.p, n, g2), W = (255 + c_all) / c_all;
+    const device_bases<Curve> f(n, D, seed);
+    const unsigned c_all = f.shift(be), W = (255 + c_all) / c_all;
     for (int mix = 0; mix < 2; ++mix) {
       auto scalars = mix ? gpu::testgen::bit_scalars(n, seed + 9, 0.9) : gpu::testgen::random_scalars(n, seed + 1);
       if (!mix)
         for (const auto& s : scalars) REQUIRE(!s.is_zero());
-      gpu::copy_to_device(ds.p, scalars.data(), n * 32);
-      const auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
-      if (cpu_too) REQUIRE(want == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(bases), scalars));
+      f.put(scalars);
+      const auto want = f.expected(scalars);
+      if (cpu_too) REQUIRE(want == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(f.rb.pts), scalars));
       std::vector<unsigned> Ss = mix ? std::vector<unsigned>{2, W - 1} : std::vector<unsigned>{1, 2, 3, W - 1, W};
       for (unsigned S : Ss) {
-        INFO((g2 ? "g2" : "g1") << " n = " << n << ", S = " << S << " of W = " << W << (mix ? ", 90% bits" : ", random"));
-        zk::jacobian_t<Curve> got;
+        INFO(f.name << " n = " << n << ", S = " << S << " of W = " << W << (mix ? ", 90% bits" : ", random"));
         if (S == 1) {
-          if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n);
-          else got = be.msm_g1_device(db.p, ds.p, n);
+          REQUIRE(f.msm(be) == want);
         } else {
-          const unsigned c = be.shift_bases_device(db.p, n, g2, S);
+          const unsigned c = f.shift(be, S);
           REQUIRE(S <= (255 + c) / c);
-          if constexpr (g2) got = be.msm_g2_device(db.p, ds.p, n, true, S);
-          else got = be.msm_g1_device(db.p, ds.p, n, true, S);
+          REQUIRE(f.msm(be, true, S) == want);
         }
-        REQUIRE(got == want);
       }
     }
     be.release_caches();
@@ -414,25 +425,21 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
                        {"all ones", 1.0, true}, {"only 0 and 1", 1.0, false}};
   auto run = [&](auto curve_tag, std::size_t n, std::size_t D, std::uint64_t seed, bool cpu_too) {
     using Curve = decltype(curve_tag);
-    constexpr bool g2 = std::is_same_v<Curve, g2_curve>;
-    const repeated_bases<Curve> rb(n, D, seed);
-    const auto& [ps, bases] = rb;
-    device_vec db = rb.upload(), ds(n * 32);
+    const device_bases<Curve> f(n, D, seed);
+    const auto& bases = f.rb.pts;
     for (const mix& m : mixes) {
       auto scalars = gpu::testgen::bit_scalars(n, seed + 7, m.bits, m.ones_only);
-      INFO((g2 ? "g2" : "g1") << " n = " << n << ", D = " << D << ", scalars: " << m.name);
-      auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
-      zk::jacobian_t<Curve> got, got_plain, got_shifted;
-      if constexpr (g2) got = split_be.msm_g2(bases, scalars), got_plain = plain_be.msm_g2(bases, scalars);
+      INFO(f.name << " n = " << n << ", D = " << D << ", scalars: " << m.name);
+      auto want = f.expected(scalars);
+      zk::jacobian_t<Curve> got, got_plain;
+      if constexpr (device_bases<Curve>::g2) got = split_be.msm_g2(bases, scalars), got_plain = plain_be.msm_g2(bases, scalars);
       else got = split_be.msm_g1(bases, scalars), got_plain = plain_be.msm_g1(bases, scalars);
       REQUIRE(got == want);
       REQUIRE(got_plain == want);
       if (cpu_too) REQUIRE(got == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(bases), scalars));
       // On shifted sets of device-resident bases (made once for these bases).
-      gpu::copy_to_device(ds.p, scalars.data(), n * 32);
-      if constexpr (g2) got_shifted = split_be.msm_g2_device(db.p, ds.p, n, true);
-      else got_shifted = split_be.msm_g1_device(db.p, ds.p, n, true);
-      REQUIRE(got_shifted == want);
+      f.put(scalars);
+      REQUIRE(f.msm(split_be, true) == want);
     }
     split_be.release_caches();
   };
@@ -562,8 +569,8 @@ TEST_CASE("device MSM kernel variants (accumulation at 4 blocks per SM, split bu
       gpu::copy_to_device(db.p, bases.data(), n * sizeof(g1_affine));
       gpu::copy_to_device(ds.p, scalars.data(), n * 32);
       auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
-      REQUIRE(be.msm_g1_device(db.p, ds.p, n) == want);
-      REQUIRE(be.msm_g1_device(db.p, ds.p, n, true) == want);
+      REQUIRE(be.msm_device<g1_curve>(db.p, ds.p, n) == want);
+      REQUIRE(be.msm_device<g1_curve>(db.p, ds.p, n, true) == want);
       be.release_caches();
     }
 }
@@ -611,7 +618,7 @@ TEST_CASE("device MSM with batch-affine accumulation equals the CPU backend (col
     device_vec db(n * sizeof(g1_affine)), ds(n * 32);
     gpu::copy_to_device(db.p, bases.data(), n * sizeof(g1_affine));
     gpu::copy_to_device(ds.p, scalars.data(), n * 32);
-    REQUIRE(be.msm_g1_device(db.p, ds.p, n, true) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+    REQUIRE(be.msm_device<g1_curve>(db.p, ds.p, n, true) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
     be.release_caches();
   }
 }

@@ -108,8 +108,7 @@ void check_msm(const fs::path& dir, const char* name, bool cpu, gpu::cuda_backen
     gpu::copy_to_device(db, bases.data(), n * sizeof(aff));
     gpu::copy_to_device(ds, scalars.data(), n * 32);
     jac got;
-    if constexpr (g2) got = be->msm_g2_device(db, ds, n);
-    else got = be->msm_g1_device(db, ds, n);
+    got = be->msm_device<Curve>(db, ds, n);
     gpu::device_free(db);
     gpu::device_free(ds);
     row(name, L, "cuzk cuda (resident)", got == want);

@@ -67,7 +67,7 @@ struct cuda_options {
   // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
   // are bits").
   bool msm_whole_waves = true;
-  // A standalone split MSM (msm_g1_device and the like; a proof's MSMs sum their ones in line)
+  // A standalone split MSM (msm_device and the like; a proof's MSMs sum their ones in line)
   // sums its ones on the side lane beside the others' bucket method, so that the sum's additions
   // fill the SMs the reduction's latency-bound stages leave idle. msm_ones_start: where the sum
   // may start, `accumulated` (the others' points are in their buckets), `sorted` (with the
@@ -207,11 +207,11 @@ class cuda_backend : public zk::groth16::backend {
   // on shifted sets of these bases, one set of bases at a time (made again when other bases come;
   // shift_bases_device makes them ahead and returns their window bits; release_caches drops them).
   // `sets`: how many shifted sets (2 .. the windows; groups of windows share them, msm.cuh), 0:
-  // one per window.
-  zk::groth16::g1_jacobian msm_g1_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false,
-                                         unsigned sets = 0);
-  zk::groth16::g2_jacobian msm_g2_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false,
-                                         unsigned sets = 0);
+  // one per window. One template over the curve (G1: zk::bls12_381::g1_curve, G2: g2_curve, both
+  // instantiated in probes.cu), as msm.cuh has one MSM for both.
+  template <class Curve>
+  zk::jacobian_t<Curve> msm_device(const void* bases, const void* scalars, std::size_t n, bool shifted = false,
+                                   unsigned sets = 0);
   unsigned shift_bases_device(const void* bases, std::size_t n, bool g2, unsigned sets = 0);
   // In-place natural-order NTT / inverse NTT (1/n included) of 2^log_n Fr (Montgomery) on the device,
   // with snarkjs's roots (root_generator 5) or bellperson's (7: sppark's too, cuzk_sppark_check).
