@@ -10,13 +10,14 @@
 // lease (a key too large for the VRAM budget) uploads the points for that proof only. A Filecoin
 // key's resident copy includes its compact evaluator (device_evaluator): a partition staged as its
 // witness alone gets a, b, c evaluated on the device first (the stage "a/b/c (device)").
-// A load ends with the reserve step: the scratch of the key's proof (backend::reserve_proof: MSM
-// arenas, work buffer, result slots, NTT tables; part of the key's grant), then the device's
-// staging slots for device_depth + 1 of the key's partitions (staging_reserve_for,
-// backend::reserve_staging), made before its first partition. The slots
-// stay when the key is evicted: idle slots count as the device's free memory and go back as soon as
-// an allocation needs their room (gpu/src/staging.cuh), so keeping them takes no room from the next
-// key, and the key loaded again (evicted for another, then back) finds them made.
+// A load ends with the reserve step (zk::groth16::reserve_for_proofs, the command line's too): the
+// scratch of the key's proof (backend::reserve_proof: MSM arenas, work buffer, result slots, NTT
+// tables; part of the key's grant), then the device's staging slots for device_depth + 1 of the
+// key's partitions (staging_reserve_for, backend::reserve_staging), made before its first
+// partition. The slots stay when the key is evicted: idle slots count as the device's free memory
+// and go back as soon as an allocation needs their room (gpu/src/staging.cuh), so keeping them
+// takes no room from the next key, and the key loaded again (evicted for another, then back) finds
+// them made.
 #include "actors/device.hpp"
 #include "actors/faults.hpp"
 #include "actors/stager.hpp"
@@ -171,12 +172,8 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           // The reserve step, after the key's own allocations (its shifted sets plan beside these):
           // first its proof's scratch (part of the key's grant), then the staging slots of its
           // partitions (their grants), so that the key's first proof allocates nothing.
-          if (made.ptr->key) {
-            kp.resident = made.ptr->key.get();
-            st.backend->reserve_proof(kp);
-          }
-          if (auto r = staging_reserve_for(k, made, st.slot, st.staged_partitions); r.count)
-            st.backend->reserve_staging(r.bytes, r.count);
+          zk::groth16::reserve_for_proofs(*st.backend, kp, made.ptr->key.get(),
+                                          staging_reserve_for(k, made, st.slot, st.staged_partitions));
           return made;
         } catch (const std::exception& e) {
           return make_error(errc::worker_failed, "device " + std::to_string(st.slot) + ": load " + k.path + ": " + e.what());

@@ -9,6 +9,7 @@
 #include "caf/replies_to.hpp"
 #include "caf/typed_actor.hpp"
 #include "messages/common.hpp"
+#include "zk/groth16/backend.hpp"
 
 namespace cuzk::msg {
 
@@ -72,11 +73,7 @@ std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only);
 // engine's device_depth + 1, backend_settings::staged_partitions: one proving, one waiting in the
 // device's mailbox, one being staged), each one staged partition's grant on the path its partitions
 // take. No slots (count 0) for a key that is not resident there or a device with no depth given.
-struct staging_reserve {
-  std::uint64_t bytes = 0;
-  unsigned count = 0;
-  bool operator==(const staging_reserve&) const = default;
-};
+using staging_reserve = zk::groth16::staging_slots;
 staging_reserve staging_reserve_for(const key_handle& key, const resident_handle& resident, std::uint32_t device,
                                     unsigned staged_partitions);
 

@@ -115,3 +115,78 @@ TEST_CASE("random_randomness draws distinct nonzero canonical values", "[prover]
   CHECK_FALSE(a.r == b.r);
   CHECK(a.r.m < fr::P);
 }
+
+namespace {
+// A host backend that plays a device for the reserve step: load_key "holds" the key (a resident
+// that synthesizes the evaluator or not, as told), and every load and reserve is recorded in order.
+struct recorded_resident final : resident_key {
+  explicit recorded_resident(bool s) : synth(s) {}
+  std::uint64_t bytes() const override { return 1; }
+  bool synthesizes(const constraint_evaluator&) const override { return synth; }
+  bool synth;
+};
+class reserve_recorder final : public cpu_backend {
+ public:
+  explicit reserve_recorder(bool resident, bool synthesizes = false) : resident_(resident), synth_(synthesizes) {}
+  std::unique_ptr<resident_key> load_key(const key_points&, const constraint_evaluator*, bool) override {
+    calls.push_back("load");
+    if (!resident_) return nullptr;
+    auto r = std::make_unique<recorded_resident>(synth_);
+    made = r.get();
+    return r;
+  }
+  std::uint64_t reserve_proof(const key_points& key) override {
+    calls.push_back(key.resident && key.resident == made ? "proof scratch for the key made" : "proof scratch, another key");
+    return 0;
+  }
+  unsigned reserve_staging(std::uint64_t bytes, unsigned count) override {
+    calls.push_back("staging " + std::to_string(count) + " x " + std::to_string(bytes));
+    return count;
+  }
+  std::vector<std::string> calls;
+  const resident_key* made = nullptr;
+
+ private:
+  bool resident_, synth_;
+};
+}  // namespace
+
+TEST_CASE("load_for_proofs: load_key, then the proof's scratch for the key made, then one staging slot of its path",
+          "[prover][reserve]") {
+  std::mt19937_64 rng(2025);
+  auto rc = test::make_random_circuit(rng, 2, 4, 12);
+  io::zkey key = setup(rc.cs, toxic_waste_from_seed(78));
+  auto pce = constraint_evaluator::build(key);
+  const auto slot = [&](bool witness_only) {
+    return "staging 1 x " + std::to_string(staged_bytes(key.domain_size, key.n_vars, witness_only));
+  };
+  using calls = std::vector<std::string>;
+  {  // a, b, c and the witness staged: the key holds no device form of the evaluator
+    reserve_recorder be(true);
+    auto resident = load_for_proofs(be, points_of(key), pce);
+    REQUIRE(resident.get() == be.made);
+    CHECK(be.calls == calls{"load", "proof scratch for the key made", slot(false)});
+    // Its proofs run on it and verify.
+    auto w = rc.witness();
+    CHECK(verify(key.vk, public_inputs(key, w), prove(key, pce, w, fixed_randomness(3), be, nullptr, resident.get())));
+  }
+  {  // the witness alone: the key synthesizes
+    reserve_recorder be(true, true);
+    auto resident = load_for_proofs(be, points_of(key), pce);
+    CHECK(be.calls == calls{"load", "proof scratch for the key made", slot(true)});
+    CHECK(slot(true) != slot(false));
+  }
+  {  // a host backend's load makes nothing resident: nothing reserved
+    reserve_recorder be(false);
+    CHECK(load_for_proofs(be, points_of(key), pce) == nullptr);
+    CHECK(be.calls == calls{"load"});
+  }
+  // The engine's form (reserve_for_proofs after its own load): no slots asked, the scratch alone;
+  // no key resident, nothing.
+  reserve_recorder be(true);
+  auto resident = be.load_key(points_of(key), &pce, true);
+  reserve_for_proofs(be, points_of(key), resident.get(), {});
+  reserve_for_proofs(be, points_of(key), nullptr, {96, 3});
+  reserve_for_proofs(be, points_of(key), resident.get(), {96, 3});
+  CHECK(be.calls == calls{"load", "proof scratch for the key made", "proof scratch for the key made", "staging 3 x 96"});
+}

@@ -26,6 +26,22 @@ std::unique_ptr<staged_inputs> backend::synthesize(const constraint_evaluator& p
   return stage(pce.evaluate(witness), witness);
 }
 
+void reserve_for_proofs(backend& be, key_points key, const resident_key* resident, staging_slots slots) {
+  if (!resident) return;
+  key.resident = resident;
+  be.reserve_proof(key);
+  if (slots.count) be.reserve_staging(slots.bytes, slots.count);
+}
+
+std::unique_ptr<resident_key> load_for_proofs(backend& be, const key_points& key, const constraint_evaluator& pce,
+                                              bool sets) {
+  auto resident = be.load_key(key, &pce, sets);
+  if (resident)
+    reserve_for_proofs(be, key, resident.get(),
+                       {staged_bytes(pce.domain_size(), pce.n_vars(), resident->synthesizes(pce)), 1});
+  return resident;
+}
+
 void bellperson_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h) {
   const std::size_t n = a.size();
   if (n < 2 || !std::has_single_bit(n) || b.size() != n || c.size() != n || h.size() + 1 < n)

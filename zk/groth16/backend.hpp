@@ -248,6 +248,29 @@ class backend {
   virtual bool takes_file_points() const { return false; }
 };
 
+// The staging slots of a reserve step: `count` of `bytes` each (staged_bytes); none for count 0.
+struct staging_slots {
+  std::uint64_t bytes = 0;
+  unsigned count = 0;
+  bool operator==(const staging_slots&) const = default;
+};
+
+// The reserve step that ends a key's load, in the one order every loader takes (the engine's device
+// actor; `cuzk prove` and `cuzk bench prove` through load_for_proofs): first the proof's scratch for
+// `resident`, the key just made by be.load_key (backend::reserve_proof, given `key` with
+// key_points::resident set to it), then `slots` (backend::reserve_staging), so that the key's
+// first proof allocates nothing. Nothing for a null `resident` (a host backend's load, or a key
+// that is not resident): its proofs bring their points and staging with them.
+void reserve_for_proofs(backend& be, key_points key, const resident_key* resident, staging_slots slots);
+
+// A key made resident on `be` for proofs that run one at a time (the command line's: one staged
+// while none waits), and its reserve step: load_key (pce's device form with it, the shifted sets
+// where `sets` and the backend's settings allow), then reserve_for_proofs with one staging slot on
+// the path its proofs stage (the witness alone when the key holds pce's device form,
+// resident_key::synthesizes; a, b, c and the witness otherwise). Null from a host backend.
+std::unique_ptr<resident_key> load_for_proofs(backend& be, const key_points& key, const constraint_evaluator& pce,
+                                              bool sets = true);
+
 // The host computation behind backend::compute_h_coset (h.size() >= n - 1).
 void bellperson_h(std::span<fr> a, std::span<fr> b, std::span<fr> c, std::span<scalar> h);
 
