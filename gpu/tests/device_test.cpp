@@ -453,9 +453,8 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
   gpu::cuda_options o;
   o.force_msm_chunk = 777;
   gpu::cuda_backend chunked(o);
-  auto ps = gpu::testgen::progression<g1_curve>(500, 406, true);
-  std::vector<g1_affine> bases(6000);
-  for (std::size_t i = 0; i < bases.size(); ++i) bases[i] = ps.pts[i % 500];
+  const repeated_bases<g1_curve> rb(6000, 500, 406);
+  const auto& [ps, bases] = rb;
   auto scalars = gpu::testgen::bit_scalars(bases.size(), 407, 0.9);
   REQUIRE(chunked.msm_g1(bases, scalars) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
   // Half bits: the others in four chunks; the ones' sum (on the side lane) waits for the last one.
@@ -560,17 +559,12 @@ TEST_CASE("device MSM kernel variants (accumulation at 4 blocks per SM, split bu
       check_msm<g2_curve>(be, 2000, 100, 526, true);
       check_msm<g2_curve>(be, (1 << 16) + 1, 1 << 12, 527, false);
       // Shifted sets (one window of buckets, long segments), random scalars.
-      const std::size_t n = (1 << 18) + 3, D = 1 << 14;
-      auto ps = gpu::testgen::progression<g1_curve>(D, 528, true);
-      std::vector<g1_affine> bases(n);
-      for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
-      auto scalars = gpu::testgen::random_scalars(n, 529);
-      device_vec db(n * sizeof(g1_affine)), ds(n * 32);
-      gpu::copy_to_device(db.p, bases.data(), n * sizeof(g1_affine));
-      gpu::copy_to_device(ds.p, scalars.data(), n * 32);
-      auto want = gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars));
-      REQUIRE(be.msm_device<g1_curve>(db.p, ds.p, n) == want);
-      REQUIRE(be.msm_device<g1_curve>(db.p, ds.p, n, true) == want);
+      const device_bases<g1_curve> f((1 << 18) + 3, 1 << 14, 528);
+      auto scalars = gpu::testgen::random_scalars(f.n, 529);
+      f.put(scalars);
+      auto want = f.expected(scalars);
+      REQUIRE(f.msm(be) == want);
+      REQUIRE(f.msm(be, true) == want);
       be.release_caches();
     }
 }
@@ -610,15 +604,10 @@ TEST_CASE("device MSM with batch-affine accumulation equals the CPU backend (col
   o.msm_affine_lanes = 64;
   gpu::cuda_backend be(o);
   for (double bits : {0.0, 0.9}) {
-    const std::size_t n = (1 << 18) + 3, D = 1 << 14;
-    auto ps = gpu::testgen::progression<g1_curve>(D, 512, true);
-    std::vector<g1_affine> bases(n);
-    for (std::size_t i = 0; i < n; ++i) bases[i] = ps.pts[i % D];
-    auto scalars = gpu::testgen::bit_scalars(n, 513, bits);
-    device_vec db(n * sizeof(g1_affine)), ds(n * 32);
-    gpu::copy_to_device(db.p, bases.data(), n * sizeof(g1_affine));
-    gpu::copy_to_device(ds.p, scalars.data(), n * 32);
-    REQUIRE(be.msm_device<g1_curve>(db.p, ds.p, n, true) == gpu::testgen::expected(ps, std::span<const bigint<4>>(scalars)));
+    const device_bases<g1_curve> f((1 << 18) + 3, 1 << 14, 512);
+    auto scalars = gpu::testgen::bit_scalars(f.n, 513, bits);
+    f.put(scalars);
+    REQUIRE(f.msm(be, true) == f.expected(scalars));
     be.release_caches();
   }
 }
