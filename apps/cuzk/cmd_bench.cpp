@@ -70,7 +70,8 @@ double median(std::vector<double> v) {
 // proof. On a GPU the key's points (and constraint matrices) are loaded onto the device before
 // the first proof and held for all of them (a device key, as the daemon's key store holds one),
 // with the reserve step the engine's device actor takes (zk::groth16::load_for_proofs: the proof's
-// scratch and a staging slot), so that the first proof allocates nothing; that load is printed apart. Prints, per stage, the first and the median of the timed runs.
+// scratch and a staging slot), so that the first proof allocates nothing; that load is printed
+// apart. Prints, per stage, the first and the median of the timed runs.
 int prove_bench(const prove_bench_options& o) {
   namespace g16 = zk::groth16;
   std::string backend_name = g16::resolve_backend_name(o.backend);

@@ -212,8 +212,8 @@ int prove(const prove_options& o) {
                  "timings (s): load zkey %.3f, load wtns %.3f, pce build %.3f, onto the device %.3f, synthesis %.3f, "
                  "stage %.3f, h %.3f, msm A %.3f, "
                  "msm B1 %.3f, msm B2 %.3f, msm C %.3f, msm H %.3f, assemble %.3f, verify %.3f\n",
-                 t_key, t_wtns, t_pce, t_dev, t.synthesis, t.stage, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h, t.assemble,
-                 t_verify);
+                 t_key, t_wtns, t_pce, t_dev, t.synthesis, t.stage, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.msm_h,
+                 t.assemble, t_verify);
   if (!valid) {
     std::cerr << "error: the computed proof does not verify (is the witness for this circuit? try --r1cs); "
                  "nothing written\n";

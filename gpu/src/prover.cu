@@ -766,7 +766,8 @@ struct cuda_backend::impl {
 
 prover_parts parts_of(cuda_backend::impl& I) { return {I.opt, I.ctx, I.ntt, I.ntt_bp, I.bench}; }
 template <class Curve>
-zk::jacobian_t<Curve> msm_on_device(cuda_backend::impl& I, const msm_bases& mb, const uint64_t* scalars, std::size_t n) {
+zk::jacobian_t<Curve> msm_on_device(cuda_backend::impl& I, const msm_bases& mb, const uint64_t* scalars,
+                                    std::size_t n) {
   return I.msm_resident<std::is_same_v<Curve, g2_curve>, zk::jacobian_t<Curve>, zk::xyzz_t<Curve>>(mb, scalars, n);
 }
 template g1_jacobian msm_on_device<g1_curve>(cuda_backend::impl&, const msm_bases&, const uint64_t*, std::size_t);

@@ -75,7 +75,8 @@ struct device_bases {
   const repeated_bases<Curve> rb;
   const std::size_t n;
   device_vec db, ds;
-  device_bases(std::size_t n_, std::size_t D, std::uint64_t seed) : rb(n_, D, seed), n(n_), db(rb.upload()), ds(n * 32) {}
+  device_bases(std::size_t n_, std::size_t D, std::uint64_t seed)
+      : rb(n_, D, seed), n(n_), db(rb.upload()), ds(n * 32) {}
   // The scalars (n of them) into ds, for msm().
   void put(const std::vector<bigint<4>>& scalars) const { gpu::copy_to_device(ds.p, scalars.data(), n * 32); }
   // The device MSM over db and ds (on shifted sets of db: `shifted`, `sets` of them, 0: one a window).
@@ -432,7 +433,8 @@ TEST_CASE("device MSM with scalars that are bits (split into zeros, ones and the
       INFO(f.name << " n = " << n << ", D = " << D << ", scalars: " << m.name);
       auto want = f.expected(scalars);
       zk::jacobian_t<Curve> got, got_plain;
-      if constexpr (device_bases<Curve>::g2) got = split_be.msm_g2(bases, scalars), got_plain = plain_be.msm_g2(bases, scalars);
+      if constexpr (device_bases<Curve>::g2)
+        got = split_be.msm_g2(bases, scalars), got_plain = plain_be.msm_g2(bases, scalars);
       else got = split_be.msm_g1(bases, scalars), got_plain = plain_be.msm_g1(bases, scalars);
       REQUIRE(got == want);
       REQUIRE(got_plain == want);

@@ -136,7 +136,8 @@ class reserve_recorder final : public cpu_backend {
     return r;
   }
   std::uint64_t reserve_proof(const key_points& key) override {
-    calls.push_back(key.resident && key.resident == made ? "proof scratch for the key made" : "proof scratch, another key");
+    calls.push_back(key.resident && key.resident == made ? "proof scratch for the key made"
+                                                         : "proof scratch, another key");
     return 0;
   }
   unsigned reserve_staging(std::uint64_t bytes, unsigned count) override {
@@ -188,5 +189,6 @@ TEST_CASE("load_for_proofs: load_key, then the proof's scratch for the key made,
   reserve_for_proofs(be, points_of(key), resident.get(), {});
   reserve_for_proofs(be, points_of(key), nullptr, {96, 3});
   reserve_for_proofs(be, points_of(key), resident.get(), {96, 3});
-  CHECK(be.calls == calls{"load", "proof scratch for the key made", "proof scratch for the key made", "staging 3 x 96"});
+  CHECK(be.calls ==
+        calls{"load", "proof scratch for the key made", "proof scratch for the key made", "staging 3 x 96"});
 }
