@@ -112,10 +112,9 @@ void require_implemented(const circuit_ref& c) {
 // The C1 output of a PoRep job, read and checked: its registered proof's circuit is the request's
 // (same parameter file), and its replica_id is that of the request's miner and sector (a C1 of
 // another sector would give a valid proof that the chain rejects).
-c1_output read_porep_c1(const circuit_ref& c, const job_input& in) {
+c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_pool* pool) {
   if (in.c1.empty()) throw zk::input_error("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
-  io::memory_source src(std::span<const std::uint8_t>(in.c1));
-  auto c1 = io::read_c1(src, "vanilla_proof");
+  auto c1 = io::read_c1(std::span<const std::uint8_t>(in.c1), "vanilla_proof", pool ? *pool : zk::default_pool());
   const auto& p1 = c1.phase1_out;
   if (!p1.registered_proof || parameter_cache_id(*p1.registered_proof) != parameter_cache_id(*c.seal))
     throw zk::input_error("vanilla_proof: Phase1Out.registered_proof is " +
@@ -136,7 +135,7 @@ namespace {
 void synthesize_porep(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in, std::uint32_t k,
                       zk::thread_pool& pool, const c1_output* parsed) {
   std::optional<c1_output> own;
-  if (!parsed) own = read_porep_c1(c, in);
+  if (!parsed) own = read_porep_c1(c, in, &pool);
   const auto& p1 = (parsed ? *parsed : *own).phase1_out;
   if (k >= c.seal->partitions)
     throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(c.seal->name) + " has " +

@@ -125,8 +125,8 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
                                std::uint32_t partition, zk::thread_pool& pool, const c1_output* c1 = nullptr);
 // PoRep: the job's C1 output read and its claims checked against the request (registered proof,
 // sector number, replica_id of the miner and sector); paths are checked as partitions synthesize.
-// Throws zk::input_error naming the field.
-c1_output read_porep_c1(const circuit_ref& c, const job_input& in);
+// Throws zk::input_error naming the field. Read on `pool` (null: zk::default_pool(); io::read_c1).
+c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_pool* pool = nullptr);
 // "PoRep C2 StackedDrg2KiBV1_1 partition 0": what the witness of a partition is called in messages.
 std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition);
 

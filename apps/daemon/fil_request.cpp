@@ -102,8 +102,9 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
     if (req.vanilla_proofs_size() != 0) refuse("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
     fil::c1_output c1;
     try {
-      fil::io::memory_source src(std::string_view(req.vanilla_proof()));
-      c1 = fil::io::read_c1(src, "vanilla_proof");
+      const auto& text = req.vanilla_proof();
+      c1 = fil::io::read_c1(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "vanilla_proof",
+                            zk::default_pool());
     } catch (const zk::input_error& e) {
       refuse(e.what());
     }

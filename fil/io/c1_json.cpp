@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bitset>
+#include <cstring>
+#include <optional>
 
 #include "fil/stacked/graph.hpp"
 #include "zk/error.hpp"
@@ -440,7 +443,10 @@ void check_merkle(const merkle::merkle_proof& m, std::uint64_t nodes, tree_shape
 
 }  // namespace
 
-c1_output read_c1(byte_source& src, const std::string& origin) {
+namespace {
+
+// The serial read (streamed), without the checks of finish_c1.
+c1_output parse_c1(byte_source& src, const std::string& origin) {
   json_stream js(src, origin);
   c1_output out;
   js.begin_object();
@@ -489,13 +495,189 @@ c1_output read_c1(byte_source& src, const std::string& origin) {
         js.fail(bare.none() ? "neither a C1 wrapper (SectorNum, Phase1Out, SectorSize) nor a SealCommitPhase1Output"
                             : "missing field \"" + std::string(phase1_fields[i]) + "\"");
   }
+  return out;
+}
+
+// The checks every read ends with (the same on the serial and the parallel read's output).
+void finish_c1(const c1_output& out, const std::string& origin) {
   const std::string inner_origin = out.wrapped ? origin + ": Phase1Out" : origin;
   check_shape(out.phase1_out, inner_origin);
   if (out.wrapped && out.sector_size != out.phase1_out.registered_proof->sector_size)
     throw zk::input_error(origin + ": SectorSize: " + std::to_string(out.sector_size) + " but Phase1Out is " +
                           std::string(out.phase1_out.registered_proof->name) + " (" +
                           std::to_string(out.phase1_out.registered_proof->sector_size) + " bytes)");
+}
+
+// ---- the parallel read (bytes in memory) -----------------------------------------------------
+// Curio's wrapper as it is written (the three fields, Phase1Out padded base64 with no escapes; or a
+// bare SealCommitPhase1Output): Phase1Out decoded on the pool into memory, a bracket scan (strings
+// skipped) finds where each partition's array ends, and the partitions are parsed on the pool, each
+// by its own json_stream with the serial reader's functions. Anything else (an escape, another
+// key, a damaged byte) gives up (not_fast) and the serial read decides: its result, or its error,
+// so both reads give the same output and the same one-line errors.
+struct not_fast {};
+
+constexpr std::size_t npos = std::size_t(-1);
+
+// One past the bracket closing the array or object that starts at t[at], or npos.
+std::size_t value_end(std::span<const std::uint8_t> t, std::size_t at) {
+  if (at >= t.size() || (t[at] != '[' && t[at] != '{')) return npos;
+  std::size_t depth = 0;
+  for (std::size_t i = at; i < t.size(); ++i) {
+    const std::uint8_t c = t[i];
+    if (c == '"') {
+      for (++i; i < t.size() && t[i] != '"'; ++i)
+        if (t[i] == '\\') ++i;
+      if (i >= t.size()) return npos;
+    } else if (c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ']' || c == '}') {
+      if (--depth == 0) return i + 1;
+    }
+  }
+  return npos;
+}
+
+constexpr std::array<std::int8_t, 256> sextets = [] {
+  std::array<std::int8_t, 256> t{};
+  for (auto& v : t) v = -1;
+  for (int i = 0; i < 26; ++i) t[std::size_t('A' + i)] = std::int8_t(i), t[std::size_t('a' + i)] = std::int8_t(26 + i);
+  for (int i = 0; i < 10; ++i) t[std::size_t('0' + i)] = std::int8_t(52 + i);
+  t[std::size_t('+')] = 62, t[std::size_t('/')] = 63;
+  return t;
+}();
+
+// Padded base64 (length a multiple of 4, '=' only as the last one or two) decoded on the pool.
+std::vector<std::uint8_t> decode_base64(std::span<const std::uint8_t> s, zk::thread_pool& pool) {
+  if (s.empty() || s.size() % 4) throw not_fast{};
+  const std::size_t pads = s.back() != '=' ? 0 : s[s.size() - 2] != '=' ? 1 : 2;
+  if (pads == 2 && s.size() >= 3 && s[s.size() - 3] == '=') throw not_fast{};
+  const std::size_t quads = s.size() / 4;
+  std::vector<std::uint8_t> out(quads * 3);
+  std::atomic<bool> bad{false};
+  auto quad = [&](std::size_t q, unsigned n) {  // n: the quad's data characters (4, or 4 - pads)
+    std::uint32_t acc = 0;
+    for (unsigned k = 0; k < n; ++k) {
+      const int v = sextets[s[4 * q + k]];
+      if (v < 0) return false;
+      acc = acc << 6 | std::uint32_t(v);
+    }
+    acc <<= 6 * (4 - n);
+    out[3 * q] = std::uint8_t(acc >> 16), out[3 * q + 1] = std::uint8_t(acc >> 8), out[3 * q + 2] = std::uint8_t(acc);
+    return true;
+  };
+  constexpr std::size_t per_chunk = std::size_t{1} << 16;  // quads
+  const std::size_t full = quads - 1;                      // the last quad may hold the padding
+  pool.run((full + per_chunk - 1) / per_chunk, [&](std::size_t c) {
+    const std::size_t end = std::min(full, (c + 1) * per_chunk);
+    for (std::size_t q = c * per_chunk; q < end; ++q)
+      if (!quad(q, 4)) return bad.store(true);
+  });
+  if (bad || !quad(quads - 1, unsigned(4 - pads))) throw not_fast{};
+  out.resize(out.size() - pads);
   return out;
+}
+
+// A SealCommitPhase1Output's JSON in memory, its partitions parsed on the pool.
+seal_commit_phase1_output parse_phase1_parallel(std::span<const std::uint8_t> text, const std::string& origin,
+                                                zk::thread_pool& pool) {
+  memory_source src(text);
+  json_stream js(src, origin);
+  seal_commit_phase1_output out;
+  std::vector<std::span<const std::uint8_t>> parts;
+  read_fields(js, phase1_fields, [&](std::size_t i) {
+    if (i != 1) return read_phase1_field(js, i, out);
+    js.begin_object();
+    if (!js.next_key(out.vanilla_proofs_variant)) throw not_fast{};
+    js.begin_array();
+    while (js.next_element()) {
+      js.peek();  // past the whitespace
+      const std::size_t at = std::size_t(js.offset()), end = value_end(text, at);
+      if (end == npos) throw not_fast{};
+      parts.push_back(text.subspan(at, end - at));
+      js.skip_raw(end - at);
+    }
+    std::string extra;
+    if (js.next_key(extra)) throw not_fast{};
+  });
+  js.expect_end();
+  out.vanilla_proofs.resize(parts.size());
+  std::atomic<bool> bad{false};
+  pool.run(parts.size(), [&](std::size_t k) {
+    try {
+      memory_source ps(parts[k]);
+      json_stream pj(ps, origin);
+      read_array(pj, [&] { out.vanilla_proofs[k].push_back(read_stacked_proof(pj)); });
+      pj.expect_end();
+    } catch (...) {
+      bad = true;
+    }
+  });
+  if (bad) throw not_fast{};
+  return out;
+}
+
+std::optional<c1_output> parse_c1_parallel(std::span<const std::uint8_t> bytes, const std::string& origin,
+                                           zk::thread_pool& pool) {
+  try {
+    memory_source src(bytes);
+    json_stream js(src, origin);
+    c1_output out;
+    js.begin_object();
+    std::string key;
+    bool have_num = false, have_size = false, have_out = false;
+    for (bool first = true; js.next_key(key); first = false) {
+      if (first && std::find(phase1_fields.begin(), phase1_fields.end(), key) != phase1_fields.end()) {
+        out.phase1_out = parse_phase1_parallel(bytes, origin, pool);  // bare: the whole input
+        return out;
+      }
+      if (key == "SectorNum" && !have_num) {
+        have_num = true;
+        out.sector_num = js.read_u64();
+      } else if (key == "SectorSize" && !have_size) {
+        have_size = true;
+        out.sector_size = js.read_u64();
+      } else if (key == "Phase1Out" && !have_out) {
+        have_out = true;
+        js.begin_string();
+        const std::size_t at = std::size_t(js.offset());
+        const auto* q = static_cast<const std::uint8_t*>(std::memchr(bytes.data() + at, '"', bytes.size() - at));
+        if (!q) throw not_fast{};
+        const std::size_t len = std::size_t(q - bytes.data()) - at;
+        const auto text = decode_base64(bytes.subspan(at, len), pool);  // a backslash is not base64
+        js.skip_raw(len + 1);
+        out.phase1_out = parse_phase1_parallel(text, origin + ": Phase1Out", pool);
+      } else {
+        throw not_fast{};
+      }
+    }
+    js.expect_end();
+    if (!have_num || !have_size || !have_out) throw not_fast{};
+    out.wrapped = true;
+    return out;
+  } catch (const not_fast&) {
+  } catch (const zk::input_error&) {
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+c1_output read_c1(byte_source& src, const std::string& origin) {
+  auto out = parse_c1(src, origin);
+  finish_c1(out, origin);
+  return out;
+}
+
+c1_output read_c1(std::span<const std::uint8_t> bytes, const std::string& origin, zk::thread_pool& pool) {
+  std::optional<c1_output> out;
+  if (pool.size() > 1) out = parse_c1_parallel(bytes, origin, pool);
+  if (!out) {
+    memory_source src(bytes);
+    out = parse_c1(src, origin);
+  }
+  finish_c1(*out, origin);
+  return std::move(*out);
 }
 
 c1_output read_c1_file(const std::string& path, const std::function<void(std::uint64_t, std::uint64_t)>& progress) {

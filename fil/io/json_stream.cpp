@@ -1,5 +1,6 @@
 #include "fil/io/json_stream.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
@@ -249,6 +250,15 @@ void json_stream::expect_end() {
   skip_ws();
   const int c = peek_raw();
   if (c >= 0) fail("unexpected " + printable(c) + " after the document");
+}
+
+void json_stream::skip_raw(std::uint64_t n) {
+  while (n > 0) {
+    if (pos_ == len_ && !refill()) fail("unexpected end of input");
+    const std::size_t k = std::size_t(std::min<std::uint64_t>(n, len_ - pos_));
+    pos_ += k;
+    n -= k;
+  }
 }
 
 void json_stream::begin_string() { expect('"', "a string"); }

@@ -90,6 +90,9 @@ class json_stream {
 
   // Byte offset of the next unread character (for messages).
   std::uint64_t offset() const { return consumed_ + pos_; }
+  // Consumes the next n raw bytes unread: for a caller that found where a value ends in the same
+  // bytes by other means (io::read_c1's parallel partitions). Fails at the end of the input.
+  void skip_raw(std::uint64_t n);
 
  private:
   struct frame {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "fil/crypto/poseidon.hpp"
@@ -18,6 +19,7 @@
 #include "fil/stacked/vanilla_verify.hpp"
 #include "fil/synthetic.hpp"
 #include "zk/error.hpp"
+#include "zk/util/parallel.hpp"
 
 using namespace cuzk;
 using namespace cuzk::fil;
@@ -38,19 +40,47 @@ class trickle_source final : public io::byte_source {  // one byte per read
   std::size_t at_ = 0;
 };
 
-c1_output parse(const std::string& text) {
+c1_output parse_serial(const std::string& text) {
   io::memory_source src(text);
   return io::read_c1(src, "c1.json");
 }
 
-// The error message of parsing `text`, which must fail with exactly one line.
+// The read from memory on a pool of 3 (Phase1Out decoded and the partitions parsed on it).
+c1_output parse_parallel(const std::string& text) {
+  static zk::thread_pool pool(3);
+  return io::read_c1(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "c1.json", pool);
+}
+
+bool same(const c1_output& a, const c1_output& b) {
+  const auto &p = a.phase1_out, &q = b.phase1_out;
+  return a.sector_num == b.sector_num && a.sector_size == b.sector_size && a.wrapped == b.wrapped &&
+         p.registered_proof == q.registered_proof && p.vanilla_proofs_variant == q.vanilla_proofs_variant &&
+         p.vanilla_proofs == q.vanilla_proofs && p.comm_r == q.comm_r && p.comm_d == q.comm_d &&
+         p.replica_id == q.replica_id && p.seed == q.seed && p.ticket == q.ticket;
+}
+
+// Both reads: the same output (or both throw).
+c1_output parse(const std::string& text) {
+  auto out = parse_serial(text);
+  CHECK(same(parse_parallel(text), out));
+  return out;
+}
+
+// The error message of parsing `text`, which must fail with exactly one line, the same on both reads.
 std::string error_of(const std::string& text) {
+  std::string parallel = "(no error)";
   try {
-    parse(text);
+    parse_parallel(text);
+  } catch (const zk::input_error& e) {
+    parallel = e.what();
+  }
+  try {
+    parse_serial(text);
   } catch (const zk::input_error& e) {
     const std::string m = e.what();
     CHECK(m.find('\n') == std::string::npos);
     CHECK(m.rfind("c1.json: ", 0) == 0);
+    CHECK(parallel == m);
     return m;
   }
   FAIL("no error for the damaged input");
@@ -132,8 +162,60 @@ TEST_CASE("fil: every truncation of a C1 output is a one-line error", "[fil]") {
   const std::string wrapped = io::wrap_c1(io::to_json(synthetic_c1(*proof, 1, 1, 44)), 1, 2048);
   for (std::size_t n = 0; n < wrapped.size(); n += 97) {
     INFO(n);
-    CHECK_THROWS_AS(parse(wrapped.substr(0, n)), zk::input_error);
+    CHECK_THROWS_AS(parse_serial(wrapped.substr(0, n)), zk::input_error);
+    CHECK_THROWS_AS(parse_parallel(wrapped.substr(0, n)), zk::input_error);
   }
+}
+
+TEST_CASE("fil: the parallel C1 read gives the serial read's output, and its error for every damaged byte", "[fil]") {
+  // 13 partitions of 2 challenges: NI-PoRep's 2 KiB shape, each partition that of another synthetic
+  // sector (the reader checks shapes, not roots), so that a partition in the wrong place shows.
+  const auto* proof = find_seal_proof("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep");
+  auto c1 = synthetic_c1(*find_seal_proof("StackedDrg2KiBV1_1"), 9, 1000, 45);
+  c1.registered_proof = proof;
+  for (unsigned k = 1; k < proof->partitions; ++k)
+    c1.vanilla_proofs.push_back(synthetic_c1(*find_seal_proof("StackedDrg2KiBV1_1"), 9, 1000, 45 + k).vanilla_proofs[0]);
+  const std::string bare = io::to_json(c1);
+  const std::string wrapped = io::wrap_c1(bare, 9, proof->sector_size);
+  REQUIRE(c1.vanilla_proofs.size() > 1);  // partitions to share out
+  for (const auto* text : {&bare, &wrapped}) {
+    const auto out = parse_parallel(*text);
+    CHECK(same(out, parse_serial(*text)));
+    CHECK(out.phase1_out.vanilla_proofs == c1.vanilla_proofs);
+  }
+  // Whitespace between the partitions and around them, escapes in strings, padding of every length.
+  std::string spaced = bare;
+  for (std::size_t at = 0; (at = spaced.find("],[{", at)) != std::string::npos; at += 6) spaced.replace(at, 4, "] ,\n [{");
+  CHECK(same(parse_parallel(spaced), parse_serial(spaced)));
+  CHECK(same(parse_parallel(io::wrap_c1(spaced, 9, 2048)), parse_serial(io::wrap_c1(spaced, 9, 2048))));
+  CHECK(same(parse_parallel(io::wrap_c1(spaced + " ", 9, 2048)), parse_serial(io::wrap_c1(spaced + " ", 9, 2048))));
+  CHECK(same(parse_parallel(io::wrap_c1(spaced + "  ", 9, 2048)), parse_serial(io::wrap_c1(spaced + "  ", 9, 2048))));
+  const std::string escaped = replace_once(bare, "\"comm_d\"", "\"comm\\u005fd\"");
+  CHECK(same(parse_parallel(escaped), parse_serial(escaped)));
+  // Bytes changed at ~40 places over each text: both reads agree, output or error.
+  for (const auto* text : {&bare, &wrapped})
+    for (std::size_t at = 0; at < text->size(); at += text->size() / 39 + 1) {
+      for (const char c : {']', '"', '\\', '=', 'A'}) {
+        std::string damaged = *text;
+        damaged[at] = c;
+        std::string serial_error, parallel_error;
+        std::optional<c1_output> serial, parallel;
+        try {
+          serial = parse_serial(damaged);
+        } catch (const zk::input_error& e) {
+          serial_error = e.what();
+        }
+        try {
+          parallel = parse_parallel(damaged);
+        } catch (const zk::input_error& e) {
+          parallel_error = e.what();
+        }
+        INFO(at << " " << c);
+        CHECK(serial_error == parallel_error);
+        CHECK(serial.has_value() == parallel.has_value());
+        if (serial && parallel) CHECK(same(*serial, *parallel));
+      }
+    }
 }
 
 TEST_CASE("fil: bincode PoSt vanilla proofs read back; damage is a one-line error", "[fil]") {
