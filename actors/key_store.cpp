@@ -47,6 +47,7 @@
 #include "actors/key_store.hpp"
 #include "actors/stager.hpp"
 #include "caf/all.hpp"
+#include "fil/circuit/stacked.hpp"
 #include "fil/evaluator.hpp"
 #include "fil/partition.hpp"
 #include "zk/error.hpp"
@@ -112,6 +113,8 @@ circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_o
     // partition buffers (load_atom) and evaluate a, b, c from the circuit's values.
     const auto spec = zk::groth16::parse_synthetic_key_path(path);
     auto compact = open_synthetic_evaluator(path);
+    if (const auto* seal = fil::porep_of_evaluator_key(zk::groth16::pce_compact::stored_key(spec.evaluator)))
+      fil::circuit::prepare_porep_layout(fil::circuit::porep_shape_of(*seal), zk::default_pool());
     ck.zkey = std::make_shared<const zk::io::zkey>(zk::groth16::synthetic_key(*compact, spec.seed, spec.host_points, path));
     ck.evaluator_bytes = compact->file_bytes();
     ck.evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
@@ -158,6 +161,8 @@ circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_o
       },
       options.record_threads);
   if (recorded) *recorded = ev.recorded;
+  // The witness's per-part counts, once per shape and process, now rather than in the first partition.
+  fil::circuit::prepare_porep_layout(fil::circuit::porep_shape_of(*circuit->seal), zk::default_pool());
   auto key = zk::groth16::bellperson_proving_key(zk::io::bellperson_params::open(path), *ev.compact);
   key.path = path;
   ck.zkey = std::make_shared<const zk::io::zkey>(std::move(key));
@@ -211,12 +216,14 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           h.device_bytes = zk::groth16::staged_bytes(d, key->n_vars, false);
           // A compact evaluator (PoRep; a synthetic key's, built below) goes resident with the key on a
           // GPU, whose partitions then stage their witness only (a, b, c are the key's).
+          bool witness_only = false;
           if (options.device_synthesis && ((ck->evaluator && ck->evaluator->compact()) || key->synthetic)) {
             h.device_witness_bytes = zk::groth16::staged_bytes(d, key->n_vars, true);
             // Its partitions are synthesized witness-only (the scheduler asks so whenever
             // device_witness_bytes is set): they hold the circuit's values and the witness, not a,
             // b, c (8.4 of 21.35 GB at 32 GiB), and so does a set kept with the key.
-            if (fil::circuit_for_params(path) || key->synthetic) h.synthesis_bytes = 2 * key->n_vars * fr_bytes;
+            witness_only = fil::circuit_for_params(path) || key->synthetic;
+            if (witness_only) h.synthesis_bytes = 2 * key->n_vars * fr_bytes;
           }
           if (!ck->evaluator) {
             ck->evaluator_bytes = evaluator_bytes(*key);
@@ -227,6 +234,9 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
             const std::size_t kept = std::max<std::size_t>(1, options.kept_partitions);
             ck->buffers = std::make_shared<zk::groth16::partition_buffers>(kept);
             ck->evaluator_bytes += kept * h.synthesis_bytes;
+            // Made and written now, not by the first partition (partition_buffers::prefill).
+            const std::size_t inputs = std::size_t{key->n_public} + 1;
+            ck->buffers->prefill(inputs, key->n_vars - inputs, witness_only ? 0 : d, zk::default_pool());
           }
           // B2's host part on a key whose points are only on its devices: the host copy of its B2
           // points, made by its first proof with B2 on the host, reserved now with the key (so the

@@ -12,6 +12,12 @@ std::string porep_evaluator_key(const seal_proof_info& info) {
   return "cuzk porep " + std::string(info.name) + " partition";
 }
 
+const seal_proof_info* porep_of_evaluator_key(std::string_view key) {
+  constexpr std::string_view head = "cuzk porep ", tail = " partition";
+  if (!key.starts_with(head) || !key.ends_with(tail) || key.size() < head.size() + tail.size()) return nullptr;
+  return find_seal_proof(key.substr(head.size(), key.size() - head.size() - tail.size()));
+}
+
 std::string porep_evaluator_path(const std::string& params_path, const std::string& dir) {
   const std::filesystem::path params(params_path);
   const std::filesystem::path d = dir.empty() ? params.parent_path() : std::filesystem::path(dir);

@@ -19,6 +19,8 @@ namespace cuzk::fil {
 
 // The key a PoRep evaluator file is recorded under (its circuit: one per sector size and shape).
 std::string porep_evaluator_key(const seal_proof_info& info);
+// The registered proof whose evaluator key this is (porep_evaluator_key's inverse), or null.
+const seal_proof_info* porep_of_evaluator_key(std::string_view key);
 // DIR/<params stem>.cuzk-pce; dir "" is the params file's directory.
 std::string porep_evaluator_path(const std::string& params_path, const std::string& dir);
 

@@ -1,5 +1,6 @@
 #include "fil/circuit/stacked.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <exception>
 #include <map>
@@ -233,13 +234,20 @@ std::vector<std::uint64_t> shape_key(const porep_challenge& ch, const tree_ariti
 
 part_count count_of(const constraint_system& cs) { return {cs.num_inputs() - 1, cs.num_aux(), cs.num_constraints()}; }
 
+std::atomic<std::size_t> layouts_counted{0};
+
+// `counted`, when given, says whether this call counted the layout (false: it was kept already).
 const challenge_layout& layout_of(const porep_challenge& ch, const tree_arities& tree,
-                                  const std::vector<boolean>& replica_id_bits, zk::thread_pool& pool) {
+                                  const std::vector<boolean>& replica_id_bits, zk::thread_pool& pool,
+                                  bool* counted = nullptr) {
   static std::mutex m;
   static std::map<std::vector<std::uint64_t>, std::unique_ptr<challenge_layout>> cache;
   const auto key = shape_key(ch, tree, replica_id_bits);
   std::lock_guard lk(m);
+  if (counted) *counted = false;
   if (auto it = cache.find(key); it != cache.end()) return *it->second;
+  if (counted) *counted = true;
+  ++layouts_counted;
   if (ch.drg_parents.empty() || ch.exp_parents.empty()) throw std::logic_error("stacked_circuit: a challenge without parents");
   const std::size_t layers = ch.drg_parents[0].rows.size();
   porep_partition blank;  // no checks: the values of a count do not matter
@@ -514,17 +522,19 @@ porep_partition porep_partition_from(const seal_commit_phase1_output& c1, unsign
 
 namespace {
 
-void stacked_circuit_on(constraint_system& cs, const porep_partition& p, zk::thread_pool* pool) {
-  const allocated_num replica_id = alloc_named(cs, "replica_id", p.replica_id);
+// The replica id, its input and its bits: how every challenge's labels see it.
+std::vector<boolean> replica_id_prelude(constraint_system& cs, const fr& value) {
+  const allocated_num replica_id = alloc_named(cs, "replica_id", value);
   {
     constraint_system::scope s(cs, "replica_id_input");
     replica_id.inputize(cs);
   }
-  std::vector<boolean> replica_id_bits;
-  {
-    constraint_system::scope s(cs, "replica_id_bits");
-    replica_id_bits = reverse_bit_numbering(to_bits_le(cs, replica_id));
-  }
+  constraint_system::scope s(cs, "replica_id_bits");
+  return reverse_bit_numbering(to_bits_le(cs, replica_id));
+}
+
+void stacked_circuit_on(constraint_system& cs, const porep_partition& p, zk::thread_pool* pool) {
+  const std::vector<boolean> replica_id_bits = replica_id_prelude(cs, p.replica_id);
   const allocated_num comm_d = alloc_named(cs, "comm_d", p.comm_d);
   {
     constraint_system::scope s(cs, "comm_d_input");
@@ -570,6 +580,19 @@ void stacked_circuit_on(constraint_system& cs, const porep_partition& p, zk::thr
 void stacked_circuit(constraint_system& cs, const porep_partition& p, zk::thread_pool& pool) {
   stacked_circuit_on(cs, p, &pool);
 }
+
+bool prepare_porep_layout(const porep_shape& shape, zk::thread_pool& pool) {
+  porep_shape one = shape;
+  one.challenges = 1;
+  const porep_partition blank = blank_porep_partition(one);
+  constraint_system cs(zk::cs::mode::witness);  // the bits as a witness has them (values do not matter)
+  const auto bits = replica_id_prelude(cs, fr::zero());
+  bool counted = false;
+  layout_of(blank.challenges[0], blank.tree, bits, pool, &counted);
+  return counted;
+}
+
+std::size_t porep_layouts_counted() { return layouts_counted.load(); }
 
 void stacked_circuit(constraint_system& cs, const porep_partition& p, unsigned threads) {
   if (threads == 1) return stacked_circuit_on(cs, p, nullptr);

@@ -137,3 +137,35 @@ TEST_CASE("PoRep circuit: bad witnesses are named by partition, challenge and fi
           "partition 0 challenge 0 (node " + node0 + "): comm_r_last_proof (the encoded node): path does not reach the root");
   }
 }
+
+TEST_CASE("PoRep circuit: the layout a key's load prepares is the one the first witness uses", "[fil][circuit][porep]") {
+  // The real partition's witness on threads (which needs the per-part counts), then the blank
+  // shape's preparation: it finds what the witness counted (the same key), so a load that prepares
+  // it leaves nothing to count to the first partition. Either order counts once.
+  const auto& c1 = real_c1();
+  const auto shape = fil::circuit::porep_shape_of(*c1.registered_proof);
+  zk::thread_pool pool(2);
+  constraint_system first(zk::cs::mode::witness);
+  fil::circuit::stacked_circuit(first, fil::circuit::porep_partition_from(c1, 0), pool);
+  const std::size_t counted = fil::circuit::porep_layouts_counted();
+  CHECK_FALSE(fil::circuit::prepare_porep_layout(shape, pool));
+  CHECK(fil::circuit::porep_layouts_counted() == counted);
+  // Another shape (8 MiB: other paths): prepared (once in this process), then its blank partition's
+  // witness on threads counts nothing more.
+  const auto* other = fil::find_seal_proof("StackedDrg8MiBV1_1");
+  const auto other_shape = fil::circuit::porep_shape_of(*other);
+  const bool prepared = fil::circuit::prepare_porep_layout(other_shape, pool);
+  const std::size_t after = fil::circuit::porep_layouts_counted();
+  CHECK(after == counted + (prepared ? 1 : 0));
+  CHECK_FALSE(fil::circuit::prepare_porep_layout(other_shape, pool));
+  const auto blank = fil::circuit::blank_porep_partition(other_shape);
+  REQUIRE(blank.challenges.size() >= 2);
+  constraint_system cs(zk::cs::mode::witness);
+  fil::circuit::stacked_circuit(cs, blank, pool);
+  CHECK(fil::circuit::porep_layouts_counted() == after);
+  // The witness made after the preparation is the one made on one thread (no layout).
+  constraint_system serial(zk::cs::mode::witness);
+  fil::circuit::stacked_circuit(serial, fil::circuit::porep_partition_from(c1, 0), 1u);
+  CHECK(serial.inputs() == first.inputs());
+  CHECK(serial.aux() == first.aux());
+}

@@ -5,6 +5,7 @@
 // undone at the end. A recording pinner stands in for the CUDA backend's (cudaHostRegister).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 
@@ -266,4 +267,48 @@ TEST_CASE("partition grants coming home call the buffers' on_grant_home", "[buff
   late.reset();  // the buffers are gone: straight back to the budget, no call
   CHECK(calls == 2);
   CHECK(granted == 0);
+}
+
+TEST_CASE("prefilled buffers: the kept sets made at the key's load are what the first partitions take", "[buffers][kept]") {
+  auto pinner = std::make_shared<recording_pinner>();
+  zk::thread_pool pool(2);
+  constexpr std::size_t inputs = 5, aux = 300000, domain = 1 << 17;
+  for (const std::size_t keep : {1, 2}) {
+    for (const std::size_t dom : {std::size_t{0}, domain}) {
+      INFO(keep << " " << dom);
+      auto bufs = std::make_shared<partition_buffers>(keep);
+      bufs->pin_witnesses(pinner);
+      bufs->prefill(inputs, aux, dom, pool);
+      bufs->prefill(inputs, aux, dom, pool);  // a second call adds nothing: the sets are there
+      CHECK(bufs->pinned() == keep);
+      std::vector<zk::cs::values> values;
+      std::vector<std::vector<zk::bigint<4>>> witnesses;
+      std::vector<std::vector<zk::bls12_381::fr>> vectors;
+      for (std::size_t s = 0; s < keep; ++s) {
+        auto a = bufs->take_values(), b = bufs->take_values();
+        CHECK(std::min(a.capacity(), b.capacity()) >= inputs);
+        CHECK(std::max(a.capacity(), b.capacity()) >= aux);
+        values.push_back(std::move(a)), values.push_back(std::move(b));
+        auto w = bufs->take_witness(inputs + aux);
+        CHECK(w.size() == inputs + aux);  // to_witness_values' resize writes nothing
+        CHECK(std::all_of(w.begin(), w.end(), [](const zk::bigint<4>& x) { return x == zk::bigint<4>{}; }));
+        witnesses.push_back(std::move(w));
+        if (dom) {
+          for (int k = 0; k < 3; ++k) {
+            auto v = bufs->take_vector();
+            CHECK(v.size() == dom);
+            vectors.push_back(std::move(v));
+          }
+        }
+      }
+      CHECK(bufs->fresh() == 0);
+      CHECK(bufs->reused() == keep * (dom ? 6 : 3));
+      // Beyond the prefilled sets: fresh ones.
+      CHECK(bufs->take_values().capacity() == 0);
+      CHECK(bufs->take_witness().capacity() == 0);
+      CHECK(bufs->take_vector().capacity() == 0);
+      CHECK(bufs->fresh() == 3);
+    }
+  }
+  CHECK(pinner->live.empty());  // the buffers unpinned what they pinned
 }

@@ -31,6 +31,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -42,6 +43,7 @@
 #include "zk/bls12_381/fields.hpp"
 #include "zk/cs/constraint_system.hpp"
 #include "zk/groth16/host_pinner.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16 {
 
@@ -56,6 +58,39 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
   }
   partition_buffers(const partition_buffers&) = delete;
   partition_buffers& operator=(const partition_buffers&) = delete;
+
+  // The `keep` sets reserved with the key, made now (the key's load), their pages written on `pool`,
+  // so that the first partitions find memory that is there: otherwise the first partition of an
+  // idle engine pays a fresh set's first touch, and its witness's zeroing on one thread
+  // (to_witness_values resizes it), inside its synthesis (8.4 GB at 32 GiB witness-only, 21 GB with
+  // a, b, c). `inputs`, `aux`: the circuit's values (the witness holds both); `domain`: a, b and
+  // c's length (0: a witness-only key's partitions take none). Kinds already kept count; vectors
+  // taken from here count as reused.
+  void prefill(std::size_t inputs, std::size_t aux, std::size_t domain, thread_pool& pool) {
+    std::size_t values = 0, witness = 0, vectors = 0;
+    {
+      std::lock_guard lock(mu_);
+      values = 2 * keep_ > values_.size() ? 2 * keep_ - values_.size() : 0;
+      witness = keep_ > witness_.size() ? keep_ - witness_.size() : 0;
+      vectors = domain && 3 * keep_ > vectors_.size() ? 3 * keep_ - vectors_.size() : 0;
+    }
+    for (std::size_t i = 0; i < values; ++i) {
+      auto v = written<cs::values>(i % 2 ? inputs : aux, pool);
+      std::lock_guard lock(mu_);
+      values_.push_back(std::move(v));
+    }
+    for (std::size_t i = 0; i < witness; ++i) {
+      auto v = written<std::vector<zk::bigint<4>>>(inputs + aux, pool);
+      std::lock_guard lock(mu_);
+      pin_locked(v);
+      witness_.push_back(std::move(v));
+    }
+    for (std::size_t i = 0; i < vectors; ++i) {
+      auto v = written<std::vector<bls12_381::fr>>(domain, pool);
+      std::lock_guard lock(mu_);
+      vectors_.push_back(std::move(v));
+    }
+  }
 
   // A constraint system's value vectors (two per partition: inputs, aux).
   cs::values take_values() { return take(values_); }
@@ -208,6 +243,18 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
   }
 
  private:
+  // n elements whose pages were written on the pool (zeros, in parallel), then resized over them.
+  template <class V>
+  static V written(std::size_t n, thread_pool& pool) {
+    V v;
+    v.reserve(n);
+    auto* bytes = reinterpret_cast<unsigned char*>(v.data());
+    parallel_for(pool, n * sizeof(typename V::value_type),
+                 [bytes](std::size_t b, std::size_t e) { std::memset(bytes + b, 0, e - b); }, std::size_t{1} << 22);
+    v.resize(n);  // cs::values: no write; the others' zeroing finds the pages there
+    return v;
+  }
+
   template <class V>
   V take(std::vector<V>& kept) {
     std::lock_guard lock(mu_);
