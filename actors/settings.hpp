@@ -57,6 +57,11 @@ struct engine_settings {
   // synthesized faster than the device proves one, but lock the synthesizers into one at a time
   // when it is not; 0: off (every free synthesizer at once).
   unsigned alone_below = 1;
+  // Local syntheses on the shared pool run their pool work ranked by their partition's place (job
+  // priority, then dispatch order: zk::pool_rank): the first finishes as if alone (less the thread
+  // of each one beside it) and the others use what it leaves. Off: they share the pool phase by
+  // phase and finish together, late.
+  bool ordered_synthesis = false;
   unsigned synthesizer_threads = 0;  // threads of each synthesizer's witness and a, b, c (0: the process pool)
   std::vector<remote_endpoint> remote_synthesizers;
   unsigned max_attempts = 3;

@@ -30,6 +30,7 @@
 #include "zk/cs/export.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/pce_compact.hpp"
+#include "zk/util/pool_rank.hpp"
 
 namespace cuzk::actors {
 
@@ -180,6 +181,7 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
   return {
       [self](synth_request& req) -> caf::result<synth_result> {
         try {
+          zk::pool_rank rank(req.pool_rank);
           auto t0 = now_us();
           if (self->state.coin->flip())
             throw std::runtime_error("injected fault: synthesizer " + std::to_string(self->state.slot) + " threw");

@@ -18,11 +18,13 @@ struct synth_request {
   // The witness only, no a, b, c (a Filecoin key's partition for devices that evaluate them; the
   // synthesis handle then holds empty vectors). Ignored for a key without a compact evaluator.
   bool witness_only = false;
+  // The rank of the synthesis' pool work (zk/util/pool_rank.hpp; 0: unranked, first).
+  std::uint64_t pool_rank = 0;
   bool operator==(const synth_request&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, synth_request& x) {
-  return f(caf::meta::type_name("synth_request"), x.task, x.key, x.witness, x.witness_only);
+  return f(caf::meta::type_name("synth_request"), x.task, x.key, x.witness, x.witness_only, x.pool_rank);
 }
 
 struct synth_result {

@@ -315,6 +315,7 @@ engine engine::start(const config& c) {
   s.synthesizer_threads = c.synthesizer_threads;
   s.kept_partitions = std::max(1u, c.kept_partitions);
   s.alone_below = c.alone_below;
+  s.ordered_synthesis = c.ordered_synthesis;
   if (s.synthesizers == 0 && c.remote_synthesizers.empty())
     s.synthesizers = std::max(1u, std::thread::hardware_concurrency());
   if (cl.coordinator_only) s.synthesizers = 0;

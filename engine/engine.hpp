@@ -144,6 +144,11 @@ struct config {
   // partitions get every core and reach the device sooner. 1 (default): only while the devices
   // have nothing; 0: off (every free synthesizer starts at once).
   unsigned alone_below = 1;
+  // Syntheses sharing the process pool run their pool work ranked in the order the devices want
+  // them (zk/util/pool_rank.hpp; actors/settings.hpp ordered_synthesis). Off: they share it phase by
+  // phase. Not yet measured on a device: with alone_below 0 the first sector's next partitions
+  // start beside the first and are ready one proof apart.
+  bool ordered_synthesis = false;
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons
   std::size_t max_active_jobs = 1024;

@@ -45,6 +45,7 @@ struct bench_fil_options {
   unsigned b2_host_threads = 0;  // --shape: its host part's threads (0: every core)
   unsigned partitions = 0, sectors = 1, synthesizers = 2, kept_partitions = 1, device_depth = 2;
   unsigned alone_below = 1;  // --alone-below (engine::config::alone_below)
+  bool ordered_synthesis = false;  // --ordered-synthesis (engine::config::ordered_synthesis)
   std::uint64_t seed = 1, sector = 1;
 };
 int run_bench_fil(const bench_fil_options& o);

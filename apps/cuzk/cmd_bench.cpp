@@ -221,6 +221,9 @@ void register_fil_bench(CLI::App* bench) {
                   "--shape: one synthesis at a time while fewer than this many partitions per device are synthesized "
                   "and not yet proved (1: only while the device has nothing; 0: every synthesizer at once)")
       ->capture_default_str();
+  fil->add_flag("--ordered-synthesis", o->ordered_synthesis,
+               "--shape: syntheses sharing the pool run in the device's order (the first as if alone, the next on "
+               "what it leaves); with --alone-below 0 the next starts beside the first");
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
   fil->add_flag("!--host-abc", o->device_synthesis,
                 "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");

@@ -170,16 +170,16 @@ TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones k
               [&](caf::error& e) { FAIL(sys.render(e)); });
       // The result is gone: its witness and a, b, c went back to the key's buffers.
     }
-    // First partition: the circuit's two value vectors, a, b, c and the witness, fresh; the second
-    // takes all six back.
-    CHECK(key.ptr->buffers->fresh() == 6);
-    CHECK(key.ptr->buffers->reused() == 6);
+    // The circuit's two value vectors, a, b, c and the witness: the first partition takes the set
+    // the key's load made (partition_buffers::prefill), the second takes all six back; none fresh.
+    CHECK(key.ptr->buffers->fresh() == 0);
+    CHECK(key.ptr->buffers->reused() == 12);
     self->request(store, caf::infinite, msg::status_atom::value)
         .receive(
             [&](msg::key_store_status& s) {
               REQUIRE(s.keys.size() == 1);
-              CHECK(s.keys[0].buffers_fresh == 6);
-              CHECK(s.keys[0].buffers_reused == 6);
+              CHECK(s.keys[0].buffers_fresh == 0);
+              CHECK(s.keys[0].buffers_reused == 12);
             },
             [&](caf::error& e) { FAIL(sys.render(e)); });
     // The key's grant covers the mapped evaluator and the one kept set; with kept_partitions = 2, two.
@@ -334,13 +334,13 @@ TEST_CASE("a PoRep key's kept sets are counted once: its partitions' grants come
     const auto* k = key_of(st, key_path);
     REQUIRE(k);
     INFO(grants_line(e, key_path));
-    // Each partition takes six vectors: two of values, the witness, a, b, c. Sets are made only for
-    // the first partitions (at most `admits`, one per grant; a later one may find the values of one
-    // whose synthesis has ended): after those, no partition allocates (before: every partition that
-    // overlapped another made its set anew and freed it).
+    // Each partition takes six vectors: two of values, the witness, a, b, c. The key's load made one
+    // set (prefill); more are made only for the first partitions in flight beside it (at most
+    // `admits` - 1, one per grant; a later one may find the values of one whose synthesis has
+    // ended): after those, no partition allocates (before: every partition that overlapped another
+    // made its set anew and freed it). One partition at a time: none made at all.
     CHECK(k->buffers_fresh + k->buffers_reused == 6 * partitions);
-    CHECK(k->buffers_fresh >= 6);
-    CHECK(k->buffers_fresh <= 6 * admits);
+    CHECK(k->buffers_fresh <= 6 * (admits - 1));
     CHECK(k->buffers_held_grants >= 1);
     CHECK(k->buffers_held_grants <= admits);
     CHECK(k->buffers_held_bytes == k->buffers_held_grants * setup.set);
@@ -564,7 +564,7 @@ TEST_CASE("a partition waiting for a grant is served by its key's grant coming h
   REQUIRE(k);
   CHECK(s.scheduler.waits_served_home == 1);
   CHECK(k->buffers_held_grants == 1);
-  CHECK(k->buffers_fresh == 6);  // one set made, taken again with its grant
+  CHECK(k->buffers_fresh == 0);  // the set the key's load made, taken again with its grant
   CHECK(s.host.in_use == k->bytes + k->buffers_held_bytes);
   REQUIRE(e.evict_key(key_path));
   CHECK(test::budgets_drain(e));
@@ -622,4 +622,38 @@ TEST_CASE("kept-buffer keys waiting at a budget admitting one partition take tur
   REQUIRE(e.evict_key(l_path));
   CHECK(test::budgets_drain(e));
   CHECK(e.status().host.in_use == 0);
+}
+
+TEST_CASE("ordered synthesis: partitions started side by side on the shared pool, ranked, all proved",
+          "[engine][synthetic][fil][kept]") {
+  // engine::config::ordered_synthesis with alone_below 0: every free synthesizer starts at once on
+  // the process pool, each partition's pool work ranked by its place (zk/util/pool_rank.hpp, whose
+  // order [pool] checks); the sectors succeed and every grant and set comes home as unranked.
+  sumless::hold = false;
+  porep_2k setup("cuzk-ordered");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
+  auto cfg = sumless_config(key_grant + 3 * setup.set);
+  cfg.synthesizers = 3;
+  cfg.synthesizer_threads = 0;
+  cfg.alone_below = 0;
+  cfg.ordered_synthesis = true;
+  auto e = engine::engine::start(cfg);
+  e.preload_key(key_path);
+  const auto results = await_all(e, submit_sectors(e, setup, key_path, 5, "ordered"), key_path);
+  for (auto& r : results) {
+    REQUIRE(r.state == engine::job_state::succeeded);
+    CHECK(r.unverified);
+  }
+  REQUIRE(eventually(e, [&](const engine::status_report& s) {
+    const auto* k = key_of(s, key_path);
+    return k && k->buffers_grants_out == 0 && s.host.in_use == k->bytes + k->buffers_held_bytes;
+  }));
+  const auto s = e.status();
+  const auto* k = key_of(s, key_path);
+  REQUIRE(k);
+  CHECK(k->buffers_fresh + k->buffers_reused == 6 * 5);
+  CHECK(k->buffers_fresh <= 6 * 2);  // the load's set, and at most one more per partition beside it
+  REQUIRE(e.evict_key(key_path));
+  CHECK(test::budgets_drain(e));
 }

@@ -2,18 +2,24 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <deque>
 #include <exception>
 #include <mutex>
 #include <thread>
 #include <vector>
 
+#include "zk/util/pool_rank.hpp"
+
 namespace cuzk::zk {
 
 namespace {
+thread_local std::uint64_t this_thread_rank = 0;
+
 struct job {
   const std::function<void(std::size_t)>* task;
   std::size_t tasks;
+  std::uint64_t rank = 0;  // its submitter's (pool_rank)
   std::atomic<std::size_t> next{0};
   std::atomic<std::size_t> done{0};
   std::mutex m;
@@ -53,11 +59,22 @@ struct thread_pool::state {
         std::unique_lock lk(m);
         wake.wait(lk, [&] { return stop || !queue.empty(); });
         if (stop) return;
-        j = queue.front();
+        j = queue.front();  // the lowest rank, the oldest among equals
+        for (const auto& q : queue)
+          if (q->rank < j->rank) j = q;
       }
-      if (!j->run_one()) {
+      bool ran;
+      {
+        pool_rank as(j->rank);  // work the task submits keeps its job's rank
+        ran = j->run_one();
+      }
+      if (!ran) {
         std::lock_guard lk(m);
-        if (!queue.empty() && queue.front() == j) queue.pop_front();
+        for (auto it = queue.begin(); it != queue.end(); ++it)
+          if (*it == j) {
+            queue.erase(it);
+            break;
+          }
       }
     }
   }
@@ -87,6 +104,7 @@ void thread_pool::run(std::size_t tasks, const std::function<void(std::size_t)>&
   auto j = std::make_shared<job>();
   j->task = &task;
   j->tasks = tasks;
+  j->rank = this_thread_rank;
   {
     std::lock_guard lk(st_->m);
     st_->queue.push_back(j);
@@ -106,6 +124,10 @@ void thread_pool::run(std::size_t tasks, const std::function<void(std::size_t)>&
   j->finished.wait(lk, [&] { return j->done.load(std::memory_order_acquire) == tasks; });
   if (j->error) std::rethrow_exception(j->error);
 }
+
+pool_rank::pool_rank(std::uint64_t rank) : previous_(this_thread_rank) { this_thread_rank = rank; }
+pool_rank::~pool_rank() { this_thread_rank = previous_; }
+std::uint64_t pool_rank::current() { return this_thread_rank; }
 
 namespace {
 std::mutex default_mutex;
