@@ -163,7 +163,8 @@ buffered_partition synthesize_buffered(const zk::groth16::pce_compact& compact,
   }
   auto* w = new zk::io::witness;
   w->path = fil::partition_name(circuit, in, partition);
-  w->values = bufs->take_witness(cs.inputs().size() + cs.aux().size());  // no reallocation: it may be pinned
+  // No reallocation (it may be pinned); a fresh one's pages written on the pool.
+  w->values = bufs->take_witness(cs.inputs().size() + cs.aux().size(), &pool);
   out.witness = std::shared_ptr<const zk::io::witness>(w, [home](const zk::io::witness* p) {
     if (auto b = home.lock()) b->give_witness(std::move(const_cast<zk::io::witness*>(p)->values));
     delete p;

@@ -89,7 +89,8 @@ void stacked_circuit(zk::cs::constraint_system& cs, const porep_partition& p, zk
 
 // The per-part counts of `shape`'s challenges that the parallel witness preallocates from, counted
 // now on `pool` unless this process has them (a key's load calls it, so that the first partition's
-// witness does not count them: 0.48 s of its 1.24 s on the H200's 16 cores at 32 GiB). True when
+// witness does not count them: 0.31 CPU-s at 32 GiB on one core of the dev VM, its 13 parts on the
+// pool, the biggest alone on the first partition's path). True when
 // this call counted them. A real partition of the shape finds them: its challenges have the blank
 // ones' path arities and columns, and the replica id's bits are allocated whatever its value.
 bool prepare_porep_layout(const porep_shape& shape, zk::thread_pool& pool);

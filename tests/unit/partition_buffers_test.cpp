@@ -308,6 +308,11 @@ TEST_CASE("prefilled buffers: the kept sets made at the key's load are what the 
       CHECK(bufs->take_witness().capacity() == 0);
       CHECK(bufs->take_vector().capacity() == 0);
       CHECK(bufs->fresh() == 3);
+      // A fresh witness made with a pool: at its size already (zeros), counted fresh.
+      auto w = bufs->take_witness(inputs + aux, &pool);
+      CHECK(w.size() == inputs + aux);
+      CHECK(std::all_of(w.begin(), w.end(), [](const zk::bigint<4>& x) { return x == zk::bigint<4>{}; }));
+      CHECK(bufs->fresh() == 4);
     }
   }
   CHECK(pinner->live.empty());  // the buffers unpinned what they pinned

@@ -95,8 +95,10 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
   // A constraint system's value vectors (two per partition: inputs, aux).
   cs::values take_values() { return take(values_); }
   void give_values(cs::values&& v) { give(values_, std::move(v), 2); }
-  // A witness's canonical values; with n > 0, memory for n values (resize(n) keeps its place).
-  std::vector<zk::bigint<4>> take_witness(std::size_t n = 0) {
+  // A witness's canonical values; with n > 0, memory for n values (resize(n) keeps its place). A
+  // fresh one made with a pool given has its n values there, its pages written on the pool (else
+  // to_witness_values' resize zeroes 4.2 GB at 32 GiB on one thread, faulting every page in).
+  std::vector<zk::bigint<4>> take_witness(std::size_t n = 0, thread_pool* pool = nullptr) {
     auto v = take(witness_);
     if (n && v.capacity() < n) {
       {
@@ -105,7 +107,8 @@ class partition_buffers : public std::enable_shared_from_this<partition_buffers>
         unpin_locked(v);
       }
       v = {};
-      v.reserve(n);
+      if (pool) v = written<std::vector<zk::bigint<4>>>(n, *pool);
+      else v.reserve(n);
     }
     if (v.capacity()) {
       std::lock_guard lock(mu_);
