@@ -571,7 +571,8 @@ void synthesize(sched_ptr self, job_t& j, task_t& t) {
   synth_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, t.key, j.spec.partitions[at.index]};
   req.witness_only = st.settings.device_synthesis && t.key.device_witness_bytes > 0;
   if (st.settings.ordered_synthesis)  // the job's priority first (critical = 3), then the dispatch order
-    req.pool_rank = 1 + (std::uint64_t(3 - std::min(3, int(j.spec.prio))) << 58) + (at.ticket & ((std::uint64_t{1} << 58) - 1));
+    req.pool_rank = 1 + (std::uint64_t(3 - std::min(3, int(j.spec.prio))) << 58) +
+                    (at.ticket & ((std::uint64_t{1} << 58) - 1));
   auto t0 = now_us();
   // The answer's handlers hold a copy of the partition's host grant: a partition abandoned while its
   // synthesizer computes (a cancelled job, a retried attempt) keeps its grant out until the answer,

@@ -174,7 +174,8 @@ TEST_CASE("fil: the parallel C1 read gives the serial read's output, and its err
   auto c1 = synthetic_c1(*find_seal_proof("StackedDrg2KiBV1_1"), 9, 1000, 45);
   c1.registered_proof = proof;
   for (unsigned k = 1; k < proof->partitions; ++k)
-    c1.vanilla_proofs.push_back(synthetic_c1(*find_seal_proof("StackedDrg2KiBV1_1"), 9, 1000, 45 + k).vanilla_proofs[0]);
+    c1.vanilla_proofs.push_back(
+        synthetic_c1(*find_seal_proof("StackedDrg2KiBV1_1"), 9, 1000, 45 + k).vanilla_proofs[0]);
   const std::string bare = io::to_json(c1);
   const std::string wrapped = io::wrap_c1(bare, 9, proof->sector_size);
   REQUIRE(c1.vanilla_proofs.size() > 1);  // partitions to share out
@@ -185,7 +186,8 @@ TEST_CASE("fil: the parallel C1 read gives the serial read's output, and its err
   }
   // Whitespace between the partitions and around them, escapes in strings, padding of every length.
   std::string spaced = bare;
-  for (std::size_t at = 0; (at = spaced.find("],[{", at)) != std::string::npos; at += 6) spaced.replace(at, 4, "] ,\n [{");
+  for (std::size_t at = 0; (at = spaced.find("],[{", at)) != std::string::npos; at += 6)
+    spaced.replace(at, 4, "] ,\n [{");
   CHECK(same(parse_parallel(spaced), parse_serial(spaced)));
   CHECK(same(parse_parallel(io::wrap_c1(spaced, 9, 2048)), parse_serial(io::wrap_c1(spaced, 9, 2048))));
   CHECK(same(parse_parallel(io::wrap_c1(spaced + " ", 9, 2048)), parse_serial(io::wrap_c1(spaced + " ", 9, 2048))));

@@ -138,7 +138,8 @@ TEST_CASE("PoRep circuit: bad witnesses are named by partition, challenge and fi
   }
 }
 
-TEST_CASE("PoRep circuit: the layout a key's load prepares is the one the first witness uses", "[fil][circuit][porep]") {
+TEST_CASE("PoRep circuit: the layout a key's load prepares is the one the first witness uses",
+          "[fil][circuit][porep]") {
   // The real partition's witness on threads (which needs the per-part counts), then the blank
   // shape's preparation: it finds what the witness counted (the same key), so a load that prepares
   // it leaves nothing to count to the first partition. Either order counts once.

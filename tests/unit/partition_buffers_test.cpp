@@ -269,7 +269,8 @@ TEST_CASE("partition grants coming home call the buffers' on_grant_home", "[buff
   CHECK(granted == 0);
 }
 
-TEST_CASE("prefilled buffers: the kept sets made at the key's load are what the first partitions take", "[buffers][kept]") {
+TEST_CASE("prefilled buffers: the kept sets made at the key's load are what the first partitions take",
+          "[buffers][kept]") {
   auto pinner = std::make_shared<recording_pinner>();
   zk::thread_pool pool(2);
   constexpr std::size_t inputs = 5, aux = 300000, domain = 1 << 17;
