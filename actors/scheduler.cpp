@@ -1010,6 +1010,12 @@ void pump(sched_ptr self) {
     auto& dev = st.devices[d];
     auto& stg = st.stagers[d];
     if (!st.staged[d].empty()) continue;
+    // A device's partitions holding a staging slot (staging, staged and waiting, in the device)
+    // are at most backend.staged_partitions: the slots its reserve step made and the room the key
+    // store admitted its resident key with. With one staged or staging it is skipped here or
+    // below, so the ones in the device count (0: not given; the steps here bound them to
+    // device_depth + 1, the engine's default).
+    if (const unsigned slots = st.settings.backend.staged_partitions; slots && dev.in_flight() >= slots) continue;
     if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive ||
         !st.key_store_alive)
       continue;
@@ -1199,6 +1205,7 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         s.stale_results = st.stale;
         s.host_waits = st.host_waits.size();
         s.waits_served_home = st.waits_served_home;
+        s.device_waits = st.device_queue.size();
         return s;
       },
   };

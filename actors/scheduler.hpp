@@ -90,7 +90,7 @@ typename Inspector::result_type inspect(Inspector& f, node_load& x) {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
   return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running, x.nodes,
-           x.stale_results, x.host_waits, x.waits_served_home);
+           x.stale_results, x.host_waits, x.waits_served_home, x.device_waits);
 }
 
 // Answers a job_ticket when the job ends (succeeded, failed or canceled).

@@ -222,7 +222,12 @@ const std::map<std::string, section_schema>& schema() {
          }},
         {"b2_host_threads", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_threads = u32(n); }},
         {"b2_device_rate", [](daemon_config& c, const toml::node& n) { c.gpus.b2_device_rate = rate(n); }},
-        {"b2_host_rate", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_rate = rate(n); }}}},
+        {"b2_host_rate", [](daemon_config& c, const toml::node& n) { c.gpus.b2_host_rate = rate(n); }},
+        {"staged_partitions",
+         [](daemon_config& c, const toml::node& n) {
+           c.gpus.staged_partitions = u32(n);
+           if (c.gpus.staged_partitions > 3) throw std::invalid_argument("0 (3: the default), 1, 2 or 3");
+         }}}},
       {"scheduler",
        {{"max_queued_jobs", [](daemon_config& c, const toml::node& n) { c.scheduler.max_queued_jobs = u32(n); }},
         {"max_partitions", [](daemon_config& c, const toml::node& n) { c.scheduler.max_partitions = u32(n); }},
@@ -447,7 +452,8 @@ std::string daemon_config::to_toml() const {
                            {"b2", gpus.b2},
                            {"b2_host_threads", std::int64_t(gpus.b2_host_threads)},
                            {"b2_device_rate", gpus.b2_device_rate},
-                           {"b2_host_rate", gpus.b2_host_rate}}},
+                           {"b2_host_rate", gpus.b2_host_rate},
+                           {"staged_partitions", std::int64_t(gpus.staged_partitions)}}},
       {"scheduler", toml::table{{"max_queued_jobs", std::int64_t(scheduler.max_queued_jobs)},
                                 {"max_partitions", std::int64_t(scheduler.max_partitions)},
                                 {"max_attempts", std::int64_t(scheduler.max_attempts)},

@@ -84,6 +84,10 @@ struct gpus_section {
   // (the engine scales it by the synthesizers' share of the cores). Measured ones replace them
   // after each proof; `cuzk status` shows the measured rates to copy here.
   double b2_device_rate = 0, b2_host_rate = 0;
+  // Partitions each GPU holds staged at once, its staging slots and the room a resident key's
+  // shifted sets leave them (engine::config::staged_partitions): 0 = 3 (one proving, one waiting in
+  // the device's mailbox, one being staged); 2 gives the sets one partition's room more.
+  std::uint32_t staged_partitions = 0;
 };
 
 struct scheduler_section {

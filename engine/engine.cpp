@@ -282,9 +282,15 @@ engine engine::start(const config& c) {
     // sets are part of a resident key's grant, so they need leave nothing else free.
     zk::groth16::backend_settings bs;
     // The room a resident key's sets are planned in: this budget, less the partitions a device
-    // holds staged at once (one proving, device_depth - 1 waiting in its mailbox, one staging).
+    // holds staged at once (config::staged_partitions; by default one proving, device_depth - 1
+    // waiting in its mailbox, one staging). The one number of the key store's admission, the
+    // device's reserve step (its staging slots), the GPU's sets plan and the scheduler's staging.
     bs.vram_budget_bytes = s.device_budget_bytes;
-    bs.staged_partitions = std::max(1u, c.device_depth) + 1;
+    const unsigned most_staged = std::max(1u, c.device_depth) + 1;
+    if (c.staged_partitions > most_staged)
+      throw engine_error("config: staged_partitions: at most device_depth + 1 (" + std::to_string(most_staged) +
+                         "), got " + std::to_string(c.staged_partitions));
+    bs.staged_partitions = c.staged_partitions ? c.staged_partitions : most_staged;
     if (c.shifted_bases == "auto") bs.shifted_bases_bytes = zk::groth16::backend_settings::as_much_as_fits;
     else if (c.shifted_bases != "off") {
       try {
@@ -302,6 +308,9 @@ engine engine::start(const config& c) {
     for (auto [name, v] : {std::pair{"b2_device_rate", c.b2_device_rate}, std::pair{"b2_host_rate", c.b2_host_rate}})
       if (!(v >= 0) || !std::isfinite(v))
         throw engine_error(std::string("config: ") + name + ": a non-negative number of points per second (0: measured)");
+    if (!(c.b2_lane_share > 0 && c.b2_lane_share <= 1))
+      throw engine_error("config: b2_lane_share: a share of B2's points in (0, 1], got " + std::to_string(c.b2_lane_share));
+    bs.b2_lane_share = c.b2_lane_share;
     bs.b2_device_s_per_point = zk::groth16::b2_s_per_point(c.b2_device_rate);
     bs.b2_host_s_per_point = zk::groth16::b2_s_per_point(c.b2_host_rate);
     // The threads synthesizing beside B2's host part: each synthesizer's own, or the shared pool.

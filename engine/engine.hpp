@@ -123,6 +123,10 @@ struct config {
   // The cost model's seed rates in points per second (0: measured by a key's first proof): B2 on
   // the device, and its host part with b2_host_threads threads on an idle host.
   double b2_device_rate = 0, b2_host_rate = 0;
+  // The share of B2's points a GPU's side lane (B2's MSM scratch) is sized for, in (0, 1]: 1 (all
+  // of them) by default; below 1 B2's others (its scalars not 0 or 1) run in chunks there when
+  // they outnumber it, and the room freed goes to the key's shifted sets (H's first; docs/gpu.md).
+  double b2_lane_share = 1;
   // A Filecoin PoRep partition proved on a GPU: the synthesizer makes its witness only and the GPU
   // evaluates a, b, c from it with the key's compact evaluator, resident with the key (17 GB less
   // over PCIe a 32 GiB partition). On by default (checked on the H200: device a, b, c equal the
@@ -132,6 +136,12 @@ struct config {
   // Prove requests a device holds at once (actors/settings.hpp): 2 = the next partition waits in
   // the device's mailbox while it proves one; 1 = it is sent when the device's answer arrives.
   unsigned device_depth = 2;
+  // Partitions a device holds staged at once (its staging slots; the room a resident key's shifted
+  // sets are planned beside): 0 = device_depth + 1 (one proving, device_depth - 1 waiting in its
+  // mailbox, one being staged), at most that. 2 at depth 2 frees a partition's staged room (4.17 GB
+  // at 32 GiB) for the key's sets; the device still never waits as long as staging a partition is
+  // shorter than a proof: the slot of the proof that ends is free long before the next one ends.
+  unsigned staged_partitions = 0;
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
   // A PoRep (or synthetic) key keeps this many partitions' buffers between partitions, each reserved

@@ -173,6 +173,9 @@ struct scheduler_status {
   // Partitions waiting in the host budget's queue now, and waits that a grant coming home to the
   // key's kept buffers served (their queued request withdrawn).
   std::uint64_t host_waits = 0, waits_served_home = 0;
+  // Partitions synthesized and waiting for a device's stager (none free, or every device holding
+  // engine_settings' backend.staged_partitions of its partitions).
+  std::uint64_t device_waits = 0;
   bool operator==(const scheduler_status&) const = default;
 };
 

@@ -224,6 +224,14 @@ void register_fil_bench(CLI::App* bench) {
   fil->add_flag("--ordered-synthesis", o->ordered_synthesis,
                "--shape: syntheses sharing the pool run in the device's order (the first as if alone, the next on "
                "what it leaves); with --alone-below 0 the next starts beside the first");
+  fil->add_option("--staged-partitions", o->staged_partitions,
+                  "--shape: partitions the device holds staged at once, its staging slots and the room its key's "
+                  "shifted sets leave them (0: device depth + 1; 2 at depth 2 gives the sets one partition's room)")
+      ->capture_default_str();
+  fil->add_option("--b2-lane-share", o->b2_lane_share,
+                  "--shape: the share of B2's points its GPU lane's scratch is sized for, in (0, 1] (below 1: its "
+                  "others in chunks when more, the room to the shifted sets; not yet measured on a device)")
+      ->capture_default_str();
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
   fil->add_flag("!--host-abc", o->device_synthesis,
                 "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");

@@ -235,6 +235,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   cfg.device_depth = o.device_depth;
   cfg.alone_below = o.alone_below;
   cfg.ordered_synthesis = o.ordered_synthesis;
+  cfg.staged_partitions = o.staged_partitions;
+  cfg.b2_lane_share = o.b2_lane_share;
   cfg.step_timeout = std::chrono::minutes(30);
   cfg.host_margin_bytes = std::uint64_t{8} << 30;  // the mapped evaluator, pinned staging, the page cache
   // The key store's line on the resident key's layout (its shifted sets made, planned and why fewer).

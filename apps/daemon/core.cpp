@@ -168,6 +168,7 @@ void core::start() {
   ec.b2_host_threads = cfg_.gpus.b2_host_threads;
   ec.b2_device_rate = cfg_.gpus.b2_device_rate;
   ec.b2_host_rate = cfg_.gpus.b2_host_rate;
+  ec.staged_partitions = cfg_.gpus.staged_partitions;
   ec.synthesizers = cfg_.synthesis.threads;
   ec.synthesizer_threads = cfg_.synthesis.pool_threads;
   ec.kept_partitions = cfg_.synthesis.kept_partitions;

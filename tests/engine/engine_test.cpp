@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -177,6 +178,7 @@ class vram_fake final : public zk::groth16::cpu_backend {
   static inline std::atomic<unsigned> last_reserve_count{0};
   static inline std::atomic<std::uint64_t> last_shifted{0}, last_vram_budget{0};
   static inline std::atomic<unsigned> last_staged{0};
+  static inline std::atomic<double> last_b2_lane_share{0};
 };
 
 void register_vram_fake() {
@@ -186,6 +188,7 @@ void register_vram_fake() {
         vram_fake::last_shifted = s.shifted_bases_bytes;
         vram_fake::last_vram_budget = s.vram_budget_bytes;
         vram_fake::last_staged = s.staged_partitions;
+        vram_fake::last_b2_lane_share = s.b2_lane_share;
         return std::unique_ptr<zk::groth16::backend>(new vram_fake);
       },
       [] { return 1; }, {}, [](int) { return std::uint64_t{1} << 30; });
@@ -219,6 +222,7 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
     // The room the sets are planned in: this VRAM budget, beside device_depth + 1 staged partitions.
     REQUIRE(vram_fake::last_vram_budget == s.vram[0].capacity);
     REQUIRE(vram_fake::last_staged == c.device_depth + 1);
+    REQUIRE(vram_fake::last_b2_lane_share == 1);  // B2's lane at all its points
   }
   {
     std::lock_guard lock(mu);
@@ -234,6 +238,31 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
     FAIL("no error");
   } catch (const engine::engine_error& e) {
     REQUIRE_THAT(std::string(e.what()), Catch::Contains("shifted_bases"));
+  }
+  c.shifted_bases = "3GiB";
+  c.staged_partitions = c.device_depth + 2;  // more than the scheduler ever stages at once
+  try {
+    engine::engine::start(c);
+    FAIL("no error");
+  } catch (const engine::engine_error& e) {
+    REQUIRE_THAT(std::string(e.what()), Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (3), got 4"));
+  }
+  c.staged_partitions = 0;
+  for (double bad : {0.0, -0.5, 1.5, std::nan("")}) {
+    c.b2_lane_share = bad;
+    try {
+      engine::engine::start(c);
+      FAIL("no error for " << bad);
+    } catch (const engine::engine_error& e) {
+      REQUIRE_THAT(std::string(e.what()), Catch::StartsWith("config: b2_lane_share: a share of B2's points in (0, 1]"));
+    }
+  }
+  c.b2_lane_share = 0.5;
+  {
+    auto e = engine::engine::start(c);
+    std::mt19937_64 rng(4);
+    REQUIRE(e.await(e.submit(sample_request(rng, 1)), 60s));
+    REQUIRE(vram_fake::last_b2_lane_share == 0.5);
   }
 }
 
@@ -336,8 +365,9 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
 // (backend_settings::staged_partitions), where the budget allows; one byte short of that it is
 // still resident with room for one (depth one); short of that too, no residency: the job still
 // succeeds, its proofs without a resident key (the device uploads the points per proof).
-TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions, or for one, or not at all",
-          "[engine][resident]") {
+TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions (or config::staged_partitions), or for "
+          "one, or not at all",
+          "[engine][resident][staging]") {
   register_vram_fake();
   auto key = zk::io::zkey::load(test::sample_zkey());
   const auto kb = points_bytes(zk::groth16::points_of(key));
@@ -345,10 +375,15 @@ TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions,
   auto c = small_config();
   c.devices = {"vramfake"};
   REQUIRE(c.device_depth == 2);
-  const std::uint64_t rule = kb + (c.device_depth + 1) * partition, one = kb + partition;
+  // 0: the default, device_depth + 1; 2: one number for the admission, the reserve step's slots and
+  // the backend's settings (its sets plan's room).
+  const unsigned staged = GENERATE(0u, 2u);
+  c.staged_partitions = staged;
+  const unsigned slots = staged ? staged : c.device_depth + 1;
+  const std::uint64_t rule = kb + slots * partition, one = kb + partition;
   std::mt19937_64 rng(11);
   for (const std::uint64_t budget : {rule, rule - 1, one, one - 1}) {
-    INFO("budget " << budget << " rule " << rule << " one " << one);
+    INFO("staged_partitions " << staged << ", budget " << budget << " rule " << rule << " one " << one);
     c.device_budget = std::to_string(budget);
     vram_fake::loads = 0;
     vram_fake::without_resident = 0;
@@ -367,7 +402,8 @@ TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions,
       REQUIRE(vram_fake::without_resident == 0);
       REQUIRE(vram_fake::reserves == 1);  // its reserve step (best effort on a real device)
       REQUIRE(vram_fake::proof_reserves == 1);
-      REQUIRE(vram_fake::last_reserve_count == c.device_depth + 1);
+      REQUIRE(vram_fake::last_reserve_count == slots);
+      REQUIRE(vram_fake::last_staged == slots);
     } else {
       REQUIRE(s.key_store.devices[0].resident_bytes == 0);
       REQUIRE(vram_fake::loads == 0);
@@ -701,6 +737,58 @@ TEST_CASE("a device holds the next partition in its mailbox while it proves one 
       REQUIRE(dev.ahead == 0);
     }
     REQUIRE(dev.gap_max_us <= dev.gap_us);
+    REQUIRE(budgets_drain(e));
+  }
+}
+
+// config::staged_partitions: at depth 2 the default (3) stages a third partition while the device
+// proves one and holds the next in its mailbox; 2 stages the third only once the first is proved
+// (its slot free again), so no more than two of a device's partitions hold a staging slot at once.
+TEST_CASE("a device's partitions holding staging slots are at most staged_partitions (default device_depth + 1)",
+          "[engine][pipeline][staging]") {
+  register_gated_cpu();
+  test::direct_prover direct;
+  for (unsigned staged : {0u, 2u}) {
+    CAPTURE(staged);
+    gated_cpu::reset();
+    auto c = small_config();
+    c.devices = {"gatedcpu"};
+    REQUIRE(c.device_depth == 2);
+    c.staged_partitions = staged;
+    auto e = engine::engine::start(c);
+    std::mt19937_64 rng(20 + staged);
+    auto req = sample_request(rng, 4);
+    req.randomness = test::fixed_randomness(9);
+    auto id = e.submit(req);
+    // While the first proof is held: the next one waits in the device's mailbox, and then either a
+    // third is staged (3 slots) or it waits for a device, synthesized, its staging not started (2).
+    bool filled = false;
+    for (int i = 0; i < 6000 && !filled; ++i) {
+      auto s = e.status();
+      filled = gated_cpu::held && s.vram.size() == 1 && s.scheduler.devices[0].ahead >= 1 &&
+               (staged == 0 ? s.vram[0].reservations >= 3 : s.vram[0].reservations >= 2 && s.scheduler.device_waits >= 1);
+      if (!filled) std::this_thread::sleep_for(10ms);
+    }
+    REQUIRE(filled);
+    auto held = e.status();
+    REQUIRE(held.scheduler.devices[0].proofs == 0);
+    if (staged == 2) {
+      REQUIRE(held.vram[0].reservations == 2);
+      REQUIRE(held.vram[0].queued == 0);  // not even asked for
+    }
+    gated_cpu::open = true;
+    auto r = e.await(id, 60s);
+    REQUIRE(r);
+    require_verifies(direct.key, *r, 4);
+    for (std::size_t i = 0; i < 4; ++i) REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
+    auto order = by_device_start(*r);
+    REQUIRE(order.size() == 4);
+    if (staged == 2) {
+      // Each partition from the third on was staged after the one two before it had left the device.
+      for (std::size_t i = 2; i < order.size(); ++i) REQUIRE(order[i].staged_unix_us >= order[i - 2].device_end_unix_us);
+    } else {
+      REQUIRE(order[2].staged_unix_us < order[0].device_end_unix_us);  // staged while the first was held
+    }
     REQUIRE(budgets_drain(e));
   }
 }

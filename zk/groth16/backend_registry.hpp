@@ -36,6 +36,8 @@ struct backend_settings {
   // fields), and how many threads synthesize beside it.
   b2_mode b2 = b2_mode::device;
   double b2_split_share = 0;
+  // The share of B2's points its device lane's scratch is sized for (cuda_options::b2_lane_share).
+  double b2_lane_share = 1;
   unsigned b2_host_threads = 0, host_busy_threads = 0;
   // The cost model's seed rates (seconds per point; 0: measured by the first proof's probe).
   double b2_host_s_per_point = 0, b2_device_s_per_point = 0;
