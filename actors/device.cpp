@@ -123,7 +123,8 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
                                                           {"prove_sums (host wall)", pt.sums_wall * 1000},
                                                           {"MSM H sets", double(pt.msm_h_sets)},
                                                           {"G1 lane chunks", double(pt.g1_chunks)},
-                                                          {"B2 chunks", double(pt.b2_chunks)}};
+                                                          {"B2 chunks", double(pt.b2_chunks)},
+                                                          {"B2 others", double(pt.b2_others)}};
             for (auto [name, v] : gap) {
               r.stage_names.emplace_back(name);
               r.stage_ms.push_back(v);

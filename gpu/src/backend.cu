@@ -127,6 +127,7 @@ const bool registered = [] {
     if (s.staged_partitions) o.staged_partitions = s.staged_partitions;
     o.b2 = s.b2;
     o.b2_split_share = s.b2_split_share;
+    o.b2_lane_share = s.b2_lane_share;
     o.b2_host_threads = s.b2_host_threads;
     o.host_busy_threads = s.host_busy_threads;
     o.b2_host_s_per_point = s.b2_host_s_per_point;

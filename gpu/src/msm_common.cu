@@ -4,6 +4,7 @@
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/discard_iterator.h>
 
+#include "cuzk/gpu/key_placement.hpp"
 #include "msm.cuh"
 
 namespace cuzk::gpu {
@@ -202,6 +203,12 @@ unsigned shifted_window_bits(std::size_t n, unsigned sets) {
     if (msm_windows(c) >= sets && msm_shifted_cost(n, c, sets) < best_cost)
       best_cost = msm_shifted_cost(n, c, sets), best = c;
   return best;
+}
+
+std::size_t msm_lane_scratch(bool g2, std::size_t n, int sms, unsigned c, unsigned sets, unsigned seg_len,
+                             unsigned affine_lanes, std::size_t cub_temp) {
+  const msm_shape sh = make_msm_shape(n, sms, c, sets > 1 ? sets : 1, seg_len, affine_lanes);
+  return g2 ? msm_g2_scratch(sh, cub_temp) : msm_g1_scratch(sh, cub_temp);
 }
 
 unsigned msm_key_bits(const msm_shape& sh) {

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace cuzk::gpu {
@@ -35,8 +36,10 @@ void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, 
 // out[j * n + i] = 2^(c j) bases[i] for j < sets (device arrays; out holds sets * n points).
 void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);
 void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);
-std::size_t msm_g1_scratch(const msm_shape& sh);
-std::size_t msm_g2_scratch(const msm_shape& sh);
+// The device bytes an MSM of this shape takes beyond bases and scalars (msm.cuh, msm_scratch_bytes);
+// cub_temp: the sort's temp bytes in place of CUB's own figure (SIZE_MAX: CUB's, which needs a device).
+std::size_t msm_g1_scratch(const msm_shape& sh, std::size_t cub_temp = SIZE_MAX);
+std::size_t msm_g2_scratch(const msm_shape& sh, std::size_t cub_temp = SIZE_MAX);
 
 // Stage timing for benchmarks: while the hook points at one, msm_run records ev[0] at its start and
 // ev[i] after stage i: 1 bucket clear and the first bucket array's digits, 2 its sort, 3 its points'

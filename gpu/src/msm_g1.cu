@@ -16,8 +16,8 @@ void msm_g1_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t 
 void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s) {
   msm_shift_run<fp_d>(static_cast<const g1_affine_d*>(bases), n, c, sets, static_cast<g1_affine_d*>(out), s);
 }
-std::size_t msm_g1_scratch(const msm_shape& sh) {
-  return msm_scratch_bytes<fp_d>(sh, msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));
+std::size_t msm_g1_scratch(const msm_shape& sh, std::size_t cub_temp) {
+  return msm_scratch_bytes<fp_d>(sh, cub_temp != SIZE_MAX ? cub_temp : msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));
 }
 
 }  // namespace cuzk::gpu

@@ -173,8 +173,8 @@ void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, v
   msm_shift_run<fp2_call>(static_cast<const affine_d<fp2_call>*>(bases), n, c, sets,
                           static_cast<affine_d<fp2_call>*>(out), s);
 }
-std::size_t msm_g2_scratch(const msm_shape& sh) {
-  return msm_scratch_bytes<fp2_call>(sh, msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));
+std::size_t msm_g2_scratch(const msm_shape& sh, std::size_t cub_temp) {
+  return msm_scratch_bytes<fp2_call>(sh, cub_temp != SIZE_MAX ? cub_temp : msm_cub_temp_bytes(sh.M, msm_key_bits(sh)));
 }
 
 }  // namespace cuzk::gpu

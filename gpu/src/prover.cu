@@ -85,17 +85,19 @@ struct cuda_backend::impl {
   static std::size_t g1_length(const zk::groth16::key_points& key) {
     return std::max(key.c.size() + key.n_private_from, key.bellperson ? key.h.size() + 1 : key.h.size());
   }
+  std::size_t b2_lane(const zk::groth16::key_points& key) const {
+    return b2_lane_points(key.b2.size(), opt.b2_lane_share);
+  }
   // `p` with the MSM lanes' scratch per section and S sets (key_placement.hpp's lane_scratch): the
-  // shapes prove_device's lanes take (G1 at the longest G1 run, B2 at its points).
+  // shapes prove_device's lanes take (G1 at the longest G1 run, B2 at b2_lane_points).
   shift_policy with_lanes(const zk::groth16::key_points& key, shift_policy p) const {
-    const std::size_t g1_len = g1_length(key), nb = key.b2.size();
+    const std::size_t g1_len = g1_length(key), nb = b2_lane(key);
     p.lane_scratch = [this, g1_len, nb](int k, unsigned S, unsigned c) -> std::size_t {
       const bool g2 = k == 2;
       const std::size_t len = g2 ? nb : g1_len;
       if (!len) return 0;
-      const auto sh = make_msm_shape(len, ctx.sms, S > 1 ? c : opt.force_window_bits, S > 1 ? S : 1,
-                                     opt.msm_segment_length, opt.msm_affine_lanes);
-      return g2 ? msm_g2_scratch(sh) : msm_g1_scratch(sh);
+      return msm_lane_scratch(g2, len, ctx.sms, S > 1 ? c : opt.force_window_bits, S, opt.msm_segment_length,
+                              opt.msm_affine_lanes);
     };
     return p;
   }
@@ -407,8 +409,8 @@ struct cuda_backend::impl {
   }
 
   // The reserve step's proof scratch (backend::reserve_proof) for `key`, resident here as `dk`: the
-  // G1 lane's arena (g1_lane_of), the B2 lane's (the side lane, at all of B2's points: the most a
-  // B2 plan puts on the device, the key's grant's lane), the work buffer (work_bytes), the result
+  // G1 lane's arena (g1_lane_of), the B2 lane's (the side lane, at b2_lane_points: all of B2's
+  // points unless b2_lane_share says fewer, the key's grant's lane), the work buffer (work_bytes), the result
   // slots of an unchunked proof (each MSM: its ones' sum and one chunk) and the NTT's tables, each
   // grown only while the device's free memory less the margin (idle staging slots included: they
   // go back first) holds it. The device's memory is the key's grant here (resident_bytes counts
@@ -429,7 +431,7 @@ struct cuda_backend::impl {
       ar.reserve(need);
     };
     grow(ctx.scratch, g1_lane_of(dk, g1_len).need);
-    if (const std::size_t nb = key.b2.size()) grow(ctx.side_scratch, scratch_need<true>(nb, dk.b2.bases()));
+    if (const std::size_t nb = b2_lane(key)) grow(ctx.side_scratch, scratch_need<true>(nb, dk.b2.bases()));
     if (const std::size_t wb = work_bytes(key); wb > ctx.work.bytes() && fits(wb - ctx.work.bytes()))
       ctx.work_buffer(wb, "cuda reserve: the gathered witness and the split of the scalars");
     ctx.ensure_result_slots(5 * 2);
@@ -588,12 +590,14 @@ struct cuda_backend::impl {
     void* gathered = gathered_bytes ? work : nullptr;
     if (split) split_place(svs, work + gathered_bytes);
     // The device's part of B2 (points k2 on: the bases from there, the same shifted layout) gets
-    // the side lane when its scratch fits whole next to the G1 lane's.
+    // the side lane when its lane's scratch (b2_lane_points of them: all, unless b2_lane_share
+    // says fewer and the rest run in chunks there) fits whole next to the G1 lane's.
     const msm_bases bb2d{static_cast<const unsigned char*>(bb2.ptr) + k2 * 192, bb2.stride, bb2.c, bb2.sets};
-    std::size_t c2 = d2 ? chunk_points<true>(d2, bb2d, ctx.side_scratch,
+    const std::size_t lane2 = std::min(d2, b2_lane(key));
+    std::size_t c2 = d2 ? chunk_points<true>(lane2, bb2d, ctx.side_scratch,
                                              std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity())
                         : 1;
-    const bool two_lanes = d2 && c2 == d2 && !opt.force_msm_chunk;
+    const bool two_lanes = d2 && c2 == lane2 && !opt.force_msm_chunk;
     if (d2 && !two_lanes) c2 = chunk_points<true>(d2, bb2d);
     std::size_t c1 = chunk_points<false>(g1_len, lane1.most);
     const std::size_t nh = key.h.size();
@@ -726,7 +730,10 @@ struct cuda_backend::impl {
       t->before_lane = before_ms * 1e-3;
       t->msm_h_sets = bh.sets;
       t->g1_chunks = unsigned(chunks_of(g1_len, c1));
-      t->b2_chunks = d2 ? unsigned(chunks_of(d2, c2)) : 0;
+      // B2's runs of its bucket method: of its others when split (b2_lane_share below 1 makes
+      // more than one when they outnumber the lane's points), else of its points.
+      t->b2_chunks = !d2 ? 0 : split ? unsigned(chunks_of(vb2.n2, c2)) : unsigned(chunks_of(d2, c2));
+      t->b2_others = split ? vb2.n2 : d2;
       t->sums_wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     }
     return out;

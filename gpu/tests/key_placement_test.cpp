@@ -240,3 +240,93 @@ TEST_CASE("a group of bucket arrays holds at most msm_group_pairs pairs, unless 
         if (g < arrays) CHECK(std::size_t(g + 1) * sets * n > msm_group_pairs);
       }
 }
+
+// The 32 GiB PoRep key on the H200 (docs/benchmarks.md, "PoRep 32 GiB through the engine"): its
+// sections, the G1 lane at 2^27 (bellperson's H over the domain), B2's lane at b2_lane_points, both
+// by msm_lane_scratch, the proof's own formula (the sort's CUB temp modelled at 40 MB: the device's
+// printed lanes, 14.4 and 11.1 GB, put it between ~25 and ~60 MB). The room is the device's figure for three staged
+// partitions (its key store line at f167712: "room 22.5 GB, staged partitions 12.5 GB"), and what
+// policy_for adds to it: a staged partition fewer (its witness, the compact evaluator's path), the
+// plain G2 lane's bytes that a smaller B2 lane does not take.
+TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions, or with B2's lane at half its points",
+          "[placement][staging]") {
+  const shaped_key key(129753620, 33112282, 130169893, (std::size_t(1) << 27) - 1);
+  const std::size_t g1_len = std::size_t(1) << 27, nb = key.n(B2), nv = key.n(C) + 328;
+  constexpr int sms = 132;
+  constexpr std::size_t cub_temp = std::size_t(40) << 20, GB = 1000000000;
+  auto lanes = [&](double share) {
+    shift_policy p{SIZE_MAX};
+    p.lane_scratch = [=](int k, unsigned S, unsigned c) {
+      return k == B2 ? gpu::msm_lane_scratch(true, gpu::b2_lane_points(nb, share), sms, S > 1 ? c : 0, S, 0, 0, cub_temp)
+                     : gpu::msm_lane_scratch(false, g1_len, sms, S > 1 ? c : 0, S, 0, 0, cub_temp);
+    };
+    return p;
+  };
+  const std::size_t partition = zk::groth16::staged_bytes(g1_len, nv, true);
+  CHECK(partition == nv * 32);  // 4.17 GB: the witness
+  const shift_policy today = lanes(1);
+  // The model gives the device's plain lanes: "the plan's MSM lane scratch G1 14.4 GB, G2 11.1 GB".
+  const std::size_t g1_plain = today.lane_scratch(H, 1, 0), g2_plain = today.lane_scratch(B2, 1, 0);
+  CHECK(g1_plain > std::size_t(14.35 * GB));
+  CHECK(g1_plain < std::size_t(14.45 * GB));
+  CHECK(g2_plain > std::size_t(11.05 * GB));
+  CHECK(g2_plain < std::size_t(11.15 * GB));
+  const std::size_t room3 = std::size_t(22.5 * GB), h_set = key.n(H) * 96;
+  auto plan_at = [&](unsigned staged, double share) {
+    shift_policy p = lanes(share);
+    p.room = room3 + (3 - staged) * partition + g2_plain - p.lane_scratch(B2, 1, 0);
+    return std::pair{p, key.plan(p)};
+  };
+  auto planned_in_room = [&](const shift_policy& p, const sets_plan& plan) {
+    CHECK(plan.extra + plan.scratch_extra <= p.room);
+    CHECK(plan.lane[0] == std::max(g1_plain, p.lane_scratch(H, plan.sets[H], plan.c[H])));
+  };
+
+  SECTION("today (three staged, B2's lane whole): the device's plan, H 2 sets (c 22) and B1 4") {
+    auto [p, plan] = plan_at(3, 1);
+    CHECK(plan.sets[H] == 2);
+    CHECK(plan.c[H] == 22);
+    CHECK(std::string(plan.fewer[H]) == "room");
+    CHECK(plan.sets[B1] == 4);
+    for (int k : {A, B2, C}) CHECK(plan.sets[k] == 1);
+    CHECK(plan.extra == h_set + 3 * key.n(B1) * 96);  // 22.4 GB, the device's "plan's 22.4 GB"
+    CHECK(plan.lane[0] == g1_plain);                  // H's lane on 2 sets is no larger than the plain one
+    planned_in_room(p, plan);
+    // H's third set (25.8 GB) is 3.3 GB beyond the room.
+    CHECK(2 * h_set > p.room);
+    CHECK(2 * h_set - p.room > std::size_t(3.2 * GB));
+  }
+  SECTION("two staged partitions: H 3 sets (c 24, 4 bucket arrays), the rest plain") {
+    auto [p, plan] = plan_at(2, 1);
+    CHECK(plan.sets[H] == 3);
+    CHECK(plan.c[H] == 24);
+    for (int k : {A, B1, B2, C}) CHECK(plan.sets[k] == 1);
+    CHECK(plan.extra == 2 * h_set);
+    CHECK(plan.lane[0] == g1_plain);  // H's lane on 3 sets: no more than the plain one
+    CHECK(plan.scratch_extra == 0);
+    CHECK(p.room - plan.extra > std::size_t(0.8 * GB));  // 0.9 GB to spare
+    planned_in_room(p, plan);
+  }
+  SECTION("three staged, B2's lane at half its points: H 3 sets; with two staged as well, B1 2 more") {
+    const std::size_t half = gpu::b2_lane_points(nb, 0.5);
+    CHECK(half == (nb + 1) / 2);
+    auto [p, plan] = plan_at(3, 0.5);
+    CHECK(g2_plain - p.lane_scratch(B2, 1, 0) > std::size_t(4 * GB));  // the lane 11.1 -> 6.8 GB
+    CHECK(plan.sets[H] == 3);
+    CHECK(plan.c[H] == 24);
+    for (int k : {A, B1, B2, C}) CHECK(plan.sets[k] == 1);
+    planned_in_room(p, plan);
+    auto [p2, both] = plan_at(2, 0.5);
+    CHECK(both.sets[H] == 3);
+    CHECK(both.sets[B1] == 2);
+    for (int k : {A, B2, C}) CHECK(both.sets[k] == 1);
+    planned_in_room(p2, both);
+  }
+  SECTION("b2_lane_points: all of B2's points at a share of 1 or more, at least one, rounded up") {
+    CHECK(gpu::b2_lane_points(nb, 1) == nb);
+    CHECK(gpu::b2_lane_points(nb, 2) == nb);
+    CHECK(gpu::b2_lane_points(10, 0.25) == 3);
+    CHECK(gpu::b2_lane_points(10, 1e-9) == 1);
+    CHECK(gpu::b2_lane_points(0, 0.5) == 0);
+  }
+}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cuzk/gpu/cuda_backend.hpp"
+#include "cuzk/gpu/key_placement.hpp"
 #include "cuzk/gpu/testgen.hpp"
 #include "zk/bls12_381/compressed.hpp"
 #include "zk/error.hpp"
@@ -254,6 +255,45 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
       CHECK(t2.b2_predicted > 0);
       CHECK_THAT(t2.b2_plan, Catch::StartsWith("auto chose " + t2.b2_mode + ":"));
     }
+  }
+  SECTION("B2's lane at a share of its points (b2_lane_share): its others in chunks on the side lane when more") {
+    // Mostly bits (one in ten others, about 0.1 nb of B2's scalars), then random (all others).
+    auto w = ch.w;
+    std::uint64_t bs = 11;
+    for (std::size_t i = 2; i < w.values.size(); ++i) {
+      std::uint64_t u = gpu::testgen::splitmix(bs);
+      if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
+    }
+    auto want_bits = g16::prove(key, pce, w, rnd, cpu);
+    const std::size_t nb = key.b2.size();
+    for (bool shifted : {false, true})
+      for (bool split_bits : {true, false})
+        for (double share : {0.03, 0.5}) {
+          INFO("shifted " << shifted << ", split bits " << split_bits << ", b2 lane share " << share);
+          gpu::cuda_options o;
+          o.b2_lane_share = share;
+          o.msm_split_bits = split_bits;
+          o.shifted_bases_bytes = shifted ? SIZE_MAX : 0;
+          gpu::cuda_backend b(o);
+          auto dk = b.load_key(g16::points_of(key), &pce);
+          const std::size_t lane = gpu::b2_lane_points(nb, share);
+          // B2's runs: its others (unsplit: all its points) in chunks of the lane's points.
+          auto runs = [&](const g16::prove_timings& t) {
+            if (!split_bits) CHECK(t.b2_others == nb);
+            return (t.b2_others + lane - 1) / lane;
+          };
+          g16::prove_timings t;
+          REQUIRE(g16::prove(key, pce, w, rnd, b, &t, dk.get()) == want_bits);
+          CHECK(t.b2_chunks == runs(t));
+          if (split_bits) CHECK(t.b2_others < nb / 5);
+          if (share < 0.05) CHECK(t.b2_chunks >= 2);             // the others outnumber the lane
+          if (split_bits && share == 0.5) CHECK(t.b2_chunks == 1);  // the others fit whole
+          g16::prove_timings tr;
+          REQUIRE(g16::prove(key, pce, ch.w, rnd, b, &tr, dk.get()) == want);
+          CHECK(tr.b2_others + 2 >= nb);  // random: all others but the one-wire's
+          CHECK(tr.b2_chunks == runs(tr));
+          CHECK(tr.b2_chunks >= (share < 0.05 ? 30u : 2u));
+        }
   }
   SECTION("host-staged inputs (the generic path)") {
     g16::host_stager host;

@@ -7,6 +7,7 @@
 // on its own stream, so partition k+1 uploads while partition k computes.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -53,9 +54,11 @@ struct prove_timings {
   // preparation, the wait for the staged inputs); sums_wall, the host's wall time of prove_sums
   // from its call to its return (the lock, the lanes, reading back and summing the results). The
   // MSMs' paths: msm_h_sets, the shifted sets MSM H ran on (1: plain); g1_chunks / b2_chunks,
-  // device runs of the G1 lane's longest MSM and of B2 (1: whole; more: its scratch did not fit).
+  // device runs of the G1 lane's longest MSM and of B2 (1: whole; more: its scratch did not fit);
+  // b2_others, B2's device scalars that are neither 0 nor 1 (its bucket method's points when split).
   double before_lane = 0, sums_wall = 0;
   unsigned msm_h_sets = 0, g1_chunks = 0, b2_chunks = 0;
+  std::uint64_t b2_others = 0;
 };
 
 // A key's points held where a backend computes (a GPU's memory): made by backend::load_key, owned

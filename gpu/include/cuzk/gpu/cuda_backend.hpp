@@ -117,6 +117,12 @@ struct cuda_options {
   // model per proof from the rates measured on earlier proofs of the key; a first proof probes).
   zk::groth16::b2_mode b2 = zk::groth16::b2_mode::device;
   double b2_split_share = 0;
+  // The side lane's MSM scratch (key_placement.hpp's G2 lane) sized for this share of B2's points
+  // (1: all of them). A split B2 runs its bucket method on its others only (the bits are summed
+  // without buckets), so below 1 the lane still holds them in one run when they are fewer, and in
+  // chunks on the side lane, beside the G1 MSMs, when they are more; the room it frees goes to the
+  // shifted sets (H's first). Not yet measured on a device (docs/gpu.md).
+  double b2_lane_share = 1;
   unsigned b2_host_threads = 0;    // 0: every core
   unsigned host_busy_threads = 0;  // threads that synthesize beside B2 (the engine's synthesizers)
   // Seed rates for "auto" (seconds per point measured elsewhere, e.g. `cuzk bench msm`; the host's

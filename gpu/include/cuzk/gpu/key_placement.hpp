@@ -2,6 +2,7 @@
 // placement rule and the bytes it implies are testable without a device.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -20,9 +21,9 @@ namespace cuzk::gpu {
 //    margin are counted (cuda_backend's policy_for, from the VRAM budget); an explicit budget above
 //    it is trimmed to it. SIZE_MAX: unbounded (tests of the order alone).
 //  - lane_scratch(section, S, c): that section's MSM lane scratch with S sets of window c (S = 1, c
-//    = 0: plain bases), as a proof sizes it (the G1 lane at the longest G1 run, B2's lane at B2's
-//    points); the G1 sections share one lane (its scratch: the most any of them needs). Empty: the
-//    scratch is not counted (host tests of the order).
+//    = 0: plain bases), as a proof sizes it (the G1 lane at the longest G1 run, B2's lane at
+//    b2_lane_points); the G1 sections share one lane (its scratch: the most any of them needs).
+//    Empty: the scratch is not counted (host tests of the order).
 // No sets when the MSM window is forced (tests).
 struct shift_policy {
   std::size_t budget = 0;
@@ -40,6 +41,23 @@ struct shift_policy {
   std::size_t fixed_scratch = 0;
   std::function<std::size_t(int section, unsigned sets, unsigned c)> lane_scratch = {};
 };
+
+// An MSM lane's scratch for n points on `sets` shifted sets of window c (sets 1: plain bases, with
+// window c, or make_msm_shape's rule when c is 0; seg_len, affine_lanes: make_msm_shape's) on a
+// device of `sms` SMs: the one formula of a proof's lanes (prover.cu's with_lanes, the plan's
+// lane_scratch) and of the placement's host tests, which pass a cub_temp, the sort's temp bytes
+// (SIZE_MAX: CUB's own figure, which needs a device). Defined in msm_common.cu.
+std::size_t msm_lane_scratch(bool g2, std::size_t n, int sms, unsigned c, unsigned sets, unsigned seg_len = 0,
+                             unsigned affine_lanes = 0, std::size_t cub_temp = SIZE_MAX);
+
+// The points B2's lane (the side lane, the plan's G2 lane) is sized for: `share` of B2's nb points
+// (cuda_options::b2_lane_share), at least one; share >= 1: all of them. A split B2's bucket method
+// runs on its others only: in one run while they are at most this many, else in chunks of it.
+inline std::size_t b2_lane_points(std::size_t nb, double share) {
+  if (!(share < 1) || nb == 0) return nb;
+  const double p = std::ceil(double(nb) * share);
+  return p < 1 ? 1 : std::size_t(p);
+}
 
 // The placement of shifted sets over a key's five sections (key order: A, B1, B2, C, H), a pure
 // function of the sections' sizes and the policy, so that device_key_bytes and the constructor
