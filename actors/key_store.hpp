@@ -96,9 +96,10 @@ struct key_load_options {
   // gets a host copy of its B2 points (circuit_key::b2_host), reserved from the host budget with it.
   bool b2_host_copy = false;
   // The admission rule of the resident tier: a key goes resident on a device only with room beside
-  // it for this many of its staged partitions (the engine's device_depth + 1,
-  // backend_settings::staged_partitions: one proving, device_depth - 1 waiting in the device's
-  // mailbox, one staging), the same number the GPU's sets plan leaves free (key_placement.hpp).
+  // it for this many of its staged partitions (backend_settings::staged_partitions, the engine's
+  // config::staged_partitions: by default device_depth + 1, one proving, device_depth - 1 waiting
+  // in the device's mailbox, one staging), the number the GPU's sets plan leaves free
+  // (key_placement.hpp).
   unsigned staged_partitions = 1;
 };
 

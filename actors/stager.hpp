@@ -69,10 +69,11 @@ bool resident_synthesizes(const key_handle& key, const resident_handle& resident
 std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only);
 
 // The reserve step of staging (backend::reserve_staging): the slots a device makes when `key` goes
-// resident there as `resident`, before its first partition: `staged_partitions` of them (the
-// engine's device_depth + 1, backend_settings::staged_partitions: one proving, one waiting in the
-// device's mailbox, one being staged), each one staged partition's grant on the path its partitions
-// take. No slots (count 0) for a key that is not resident there or a device with no depth given.
+// resident there as `resident`, before its first partition: `staged_partitions` of them
+// (backend_settings::staged_partitions, the engine's config::staged_partitions: by default
+// device_depth + 1, one proving, one waiting in the device's mailbox, one being staged), each one
+// staged partition's grant on the path its partitions take. No slots (count 0) for a key that is
+// not resident there or a device with no depth given.
 using staging_reserve = zk::groth16::staging_slots;
 staging_reserve staging_reserve_for(const key_handle& key, const resident_handle& resident, std::uint32_t device,
                                     unsigned staged_partitions);

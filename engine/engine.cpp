@@ -309,7 +309,8 @@ engine engine::start(const config& c) {
       if (!(v >= 0) || !std::isfinite(v))
         throw engine_error(std::string("config: ") + name + ": a non-negative number of points per second (0: measured)");
     if (!(c.b2_lane_share > 0 && c.b2_lane_share <= 1))
-      throw engine_error("config: b2_lane_share: a share of B2's points in (0, 1], got " + std::to_string(c.b2_lane_share));
+      throw engine_error("config: b2_lane_share: a share of B2's points in (0, 1], got " +
+                         std::to_string(c.b2_lane_share));
     bs.b2_lane_share = c.b2_lane_share;
     bs.b2_device_s_per_point = zk::groth16::b2_s_per_point(c.b2_device_rate);
     bs.b2_host_s_per_point = zk::groth16::b2_s_per_point(c.b2_host_rate);

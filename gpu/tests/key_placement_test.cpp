@@ -257,8 +257,9 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
   auto lanes = [&](double share) {
     shift_policy p{SIZE_MAX};
     p.lane_scratch = [=](int k, unsigned S, unsigned c) {
-      return k == B2 ? gpu::msm_lane_scratch(true, gpu::b2_lane_points(nb, share), sms, S > 1 ? c : 0, S, 0, 0, cub_temp)
-                     : gpu::msm_lane_scratch(false, g1_len, sms, S > 1 ? c : 0, S, 0, 0, cub_temp);
+      const unsigned cs = S > 1 ? c : 0;
+      return k == B2 ? gpu::msm_lane_scratch(true, gpu::b2_lane_points(nb, share), sms, cs, S, 0, 0, cub_temp)
+                     : gpu::msm_lane_scratch(false, g1_len, sms, cs, S, 0, 0, cub_temp);
     };
     return p;
   };

@@ -245,7 +245,8 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
     engine::engine::start(c);
     FAIL("no error");
   } catch (const engine::engine_error& e) {
-    REQUIRE_THAT(std::string(e.what()), Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (3), got 4"));
+    REQUIRE_THAT(std::string(e.what()),
+                 Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (3), got 4"));
   }
   c.staged_partitions = 0;
   for (double bad : {0.0, -0.5, 1.5, std::nan("")}) {
@@ -765,8 +766,9 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
     bool filled = false;
     for (int i = 0; i < 6000 && !filled; ++i) {
       auto s = e.status();
-      filled = gated_cpu::held && s.vram.size() == 1 && s.scheduler.devices[0].ahead >= 1 &&
-               (staged == 0 ? s.vram[0].reservations >= 3 : s.vram[0].reservations >= 2 && s.scheduler.device_waits >= 1);
+      const bool third = staged == 0 ? s.vram[0].reservations >= 3
+                                     : s.vram[0].reservations >= 2 && s.scheduler.device_waits >= 1;
+      filled = gated_cpu::held && s.vram.size() == 1 && s.scheduler.devices[0].ahead >= 1 && third;
       if (!filled) std::this_thread::sleep_for(10ms);
     }
     REQUIRE(filled);
@@ -780,12 +782,14 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
     auto r = e.await(id, 60s);
     REQUIRE(r);
     require_verifies(direct.key, *r, 4);
-    for (std::size_t i = 0; i < 4; ++i) REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
+    for (std::size_t i = 0; i < 4; ++i)
+      REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
     auto order = by_device_start(*r);
     REQUIRE(order.size() == 4);
     if (staged == 2) {
       // Each partition from the third on was staged after the one two before it had left the device.
-      for (std::size_t i = 2; i < order.size(); ++i) REQUIRE(order[i].staged_unix_us >= order[i - 2].device_end_unix_us);
+      for (std::size_t i = 2; i < order.size(); ++i)
+        REQUIRE(order[i].staged_unix_us >= order[i - 2].device_end_unix_us);
     } else {
       REQUIRE(order[2].staged_unix_us < order[0].device_end_unix_us);  // staged while the first was held
     }

@@ -145,7 +145,8 @@ TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (
   CHECK_THAT(parse_error("[gpus]\nb2_host_rate = inf\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate'"));
 }
 
-TEST_CASE("gpus.staged_partitions: 0 (the engine's device_depth + 1) by default, 1 to 3, printed back; bad values name the key",
+TEST_CASE("gpus.staged_partitions: 0 (the engine's device_depth + 1) by default, 1 to 3, printed back; bad values name "
+          "the key",
           "[config][staging]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.staged_partitions == 0);
@@ -155,8 +156,8 @@ TEST_CASE("gpus.staged_partitions: 0 (the engine's device_depth + 1) by default,
   CHECK(daemon_config::parse(c.to_toml(), "printed.toml").gpus.staged_partitions == 2);
   CHECK_THAT(parse_error("[gpus]\nstaged_partitions = 4\n"),
              Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions': expected 0 (3: the default), 1, 2 or 3"));
-  CHECK_THAT(parse_error("[gpus]\nstaged_partitions = -1\n"), Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions'"));
-  CHECK_THAT(parse_error("[gpus]\nstaged_partitions = \"two\"\n"), Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions'"));
+  for (const char* bad : {"[gpus]\nstaged_partitions = -1\n", "[gpus]\nstaged_partitions = \"two\"\n"})
+    CHECK_THAT(parse_error(bad), Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions'"));
 }
 
 TEST_CASE("errors name the file, line, key and what was expected", "[config]") {

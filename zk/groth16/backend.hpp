@@ -219,7 +219,7 @@ class backend {
   }
 
   // The reserve step of staging: the device's memory for `count` staged proofs of `bytes` each
-  // (staged_bytes) made now, when a key goes resident (the engine: device_depth + 1 of that key's
+  // (staged_bytes) made now, when a key goes resident (the engine: config::staged_partitions of that key's
   // partitions), so that no proof allocates it later. Slots of other sizes that sit idle go back
   // first when the device has no room for these. Best effort: as many as fit in the device's free
   // memory, never by taking another allocation's room; returns how many slots of `bytes` the device
