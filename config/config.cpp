@@ -138,6 +138,14 @@ double rate(const toml::node& n) {
   if (!v || *v < 0 || !std::isfinite(*v)) throw std::invalid_argument("a non-negative number of points per second (0: measured)");
   return *v;
 }
+// A share such as 0.5: a number in (0, 1], integer or float.
+double share(const toml::node& n) {
+  std::optional<double> v;
+  if (n.is_integer()) v = double(*n.value<std::int64_t>());
+  else if (n.is_floating_point()) v = *n.value<double>();
+  if (!v || !(*v > 0 && *v <= 1)) throw std::invalid_argument("a share in (0, 1] (1: the default)");
+  return *v;
+}
 std::uint64_t size_value(const toml::node& n, bool allow_auto, byte_size* out) {
   if (n.is_integer()) {
     auto v = *n.value<std::int64_t>();
@@ -227,7 +235,8 @@ const std::map<std::string, section_schema>& schema() {
          [](daemon_config& c, const toml::node& n) {
            c.gpus.staged_partitions = u32(n);
            if (c.gpus.staged_partitions > 3) throw std::invalid_argument("0 (3: the default), 1, 2 or 3");
-         }}}},
+         }},
+        {"b2_lane_share", [](daemon_config& c, const toml::node& n) { c.gpus.b2_lane_share = share(n); }}}},
       {"scheduler",
        {{"max_queued_jobs", [](daemon_config& c, const toml::node& n) { c.scheduler.max_queued_jobs = u32(n); }},
         {"max_partitions", [](daemon_config& c, const toml::node& n) { c.scheduler.max_partitions = u32(n); }},
@@ -245,7 +254,8 @@ const std::map<std::string, section_schema>& schema() {
        {{"threads", [](daemon_config& c, const toml::node& n) { c.synthesis.threads = u32(n); }},
         {"pool_threads", [](daemon_config& c, const toml::node& n) { c.synthesis.pool_threads = u32(n); }},
         {"kept_partitions", [](daemon_config& c, const toml::node& n) { c.synthesis.kept_partitions = u32(n); }},
-        {"alone_below", [](daemon_config& c, const toml::node& n) { c.synthesis.alone_below = u32(n); }}}},
+        {"alone_below", [](daemon_config& c, const toml::node& n) { c.synthesis.alone_below = u32(n); }},
+        {"ordered", [](daemon_config& c, const toml::node& n) { c.synthesis.ordered = boolean(n); }}}},
       {"keys",
        {{"dir", [](daemon_config& c, const toml::node& n) { c.keys.dir = str(n); }},
         {"preload",
@@ -453,7 +463,8 @@ std::string daemon_config::to_toml() const {
                            {"b2_host_threads", std::int64_t(gpus.b2_host_threads)},
                            {"b2_device_rate", gpus.b2_device_rate},
                            {"b2_host_rate", gpus.b2_host_rate},
-                           {"staged_partitions", std::int64_t(gpus.staged_partitions)}}},
+                           {"staged_partitions", std::int64_t(gpus.staged_partitions)},
+                           {"b2_lane_share", gpus.b2_lane_share}}},
       {"scheduler", toml::table{{"max_queued_jobs", std::int64_t(scheduler.max_queued_jobs)},
                                 {"max_partitions", std::int64_t(scheduler.max_partitions)},
                                 {"max_attempts", std::int64_t(scheduler.max_attempts)},
@@ -461,7 +472,8 @@ std::string daemon_config::to_toml() const {
       {"synthesis", toml::table{{"threads", std::int64_t(synthesis.threads)},
                                 {"pool_threads", std::int64_t(synthesis.pool_threads)},
                                 {"kept_partitions", std::int64_t(synthesis.kept_partitions)},
-                                {"alone_below", std::int64_t(synthesis.alone_below)}}},
+                                {"alone_below", std::int64_t(synthesis.alone_below)},
+                                {"ordered", synthesis.ordered}}},
       {"keys", toml::table{{"dir", keys.dir}, {"preload", preload}}},
       {"logging", toml::table{{"level", logging.level}, {"file", logging.file}}},
       {"chaos", toml::table{{"enabled", chaos.enabled}}},

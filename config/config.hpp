@@ -88,6 +88,10 @@ struct gpus_section {
   // shifted sets leave them (engine::config::staged_partitions): 0 = 3 (one proving, one waiting in
   // the device's mailbox, one being staged); 2 gives the sets one partition's room more.
   std::uint32_t staged_partitions = 0;
+  // The share of B2's points each GPU's side lane (B2's MSM scratch) is sized for, in (0, 1]
+  // (engine::config::b2_lane_share): 1 = all of them; below 1 B2's others run there in chunks and
+  // the room freed goes to the resident key's shifted sets (H's first).
+  double b2_lane_share = 1;
 };
 
 struct scheduler_section {
@@ -104,6 +108,7 @@ struct synthesis_section {
   std::uint32_t pool_threads = 0;    // threads each synthesizer computes a partition on; 0: all cores, shared
   std::uint32_t kept_partitions = 1;  // PoRep keys: partitions' buffers kept between partitions (engine.hpp)
   std::uint32_t alone_below = 1;     // one synthesis at a time below this many partitions ahead (engine.hpp)
+  bool ordered = false;              // the shared pool's work ranked in the devices' order (engine.hpp ordered_synthesis)
 };
 
 struct keys_section {

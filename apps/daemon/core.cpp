@@ -169,10 +169,12 @@ void core::start() {
   ec.b2_device_rate = cfg_.gpus.b2_device_rate;
   ec.b2_host_rate = cfg_.gpus.b2_host_rate;
   ec.staged_partitions = cfg_.gpus.staged_partitions;
+  ec.b2_lane_share = cfg_.gpus.b2_lane_share;
   ec.synthesizers = cfg_.synthesis.threads;
   ec.synthesizer_threads = cfg_.synthesis.pool_threads;
   ec.kept_partitions = cfg_.synthesis.kept_partitions;
   ec.alone_below = cfg_.synthesis.alone_below;
+  ec.ordered_synthesis = cfg_.synthesis.ordered;
   ec.max_attempts = cfg_.scheduler.max_attempts;
   ec.step_timeout = cfg_.scheduler.step_timeout;
   ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;

@@ -160,6 +160,31 @@ TEST_CASE("gpus.staged_partitions: 0 (the engine's device_depth + 1) by default,
     CHECK_THAT(parse_error(bad), Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions'"));
 }
 
+TEST_CASE("gpus.b2_lane_share: 1 by default, a share in (0, 1], printed back; bad values name the key", "[config]") {
+  auto d = daemon_config::parse("", "empty.toml");
+  CHECK(d.gpus.b2_lane_share == 1);
+  CHECK_THAT(d.to_toml(), Catch::Contains("b2_lane_share = 1"));
+  auto c = daemon_config::parse("[gpus]\nb2_lane_share = 0.375\n", "t.toml");
+  CHECK(c.gpus.b2_lane_share == 0.375);
+  CHECK(daemon_config::parse(c.to_toml(), "printed.toml").gpus.b2_lane_share == 0.375);
+  CHECK(daemon_config::parse("[gpus]\nb2_lane_share = 1\n", "t.toml").gpus.b2_lane_share == 1);
+  for (const char* bad : {"0", "0.0", "-0.5", "1.5", "2", "inf", "nan", "\"half\"", "true"})
+    CHECK_THAT(parse_error(std::string("[gpus]\nb2_lane_share = ") + bad + "\n"),
+               Catch::StartsWith("bad.toml:2: key 'gpus.b2_lane_share': expected a share in (0, 1] (1: the default)"));
+}
+
+TEST_CASE("synthesis.ordered: off by default, printed back; a non-boolean names the key", "[config]") {
+  auto d = daemon_config::parse("", "empty.toml");
+  CHECK_FALSE(d.synthesis.ordered);
+  CHECK_THAT(d.to_toml(), Catch::Contains("ordered = false"));
+  auto c = daemon_config::parse("[synthesis]\nordered = true\n", "t.toml");
+  CHECK(c.synthesis.ordered);
+  CHECK(daemon_config::parse(c.to_toml(), "printed.toml").synthesis.ordered);
+  CHECK_THAT(parse_error("[synthesis]\nordered = 1\n"),
+             Catch::StartsWith("bad.toml:2: key 'synthesis.ordered': expected true or false"));
+  CHECK_THAT(parse_error("[synthesis]\nordered = \"yes\"\n"), Catch::StartsWith("bad.toml:2: key 'synthesis.ordered'"));
+}
+
 TEST_CASE("errors name the file, line, key and what was expected", "[config]") {
   CHECK_THAT(parse_error("[memory]\ntotal_budgett = \"1GiB\"\n"),
              Catch::StartsWith("bad.toml:2: unknown key 'memory.total_budgett'"));
