@@ -128,6 +128,49 @@ request_error refused_by_engine(const engine::engine_error& e) {
 
 }  // namespace
 
+// The daemon's keys as the engine's settings (core::start adds the devices, the circuits, the
+// build and the callbacks).
+engine::config engine_settings(const config::daemon_config& cfg) {
+  engine::config ec;
+  ec.host_budget = cfg.memory.total_budget.automatic ? "auto" : std::to_string(cfg.memory.total_budget.bytes);
+  ec.host_margin_bytes = cfg.memory.safety_margin.bytes;
+  ec.vram_margin_bytes = cfg.gpus.vram_safety_margin.bytes;
+  ec.shifted_bases = cfg.gpus.shifted_bases_off         ? "off"
+                     : cfg.gpus.shifted_bases.automatic ? "auto"
+                                                        : std::to_string(cfg.gpus.shifted_bases.bytes);
+  ec.b2 = cfg.gpus.b2;
+  ec.b2_host_threads = cfg.gpus.b2_host_threads;
+  ec.b2_device_rate = cfg.gpus.b2_device_rate;
+  ec.b2_host_rate = cfg.gpus.b2_host_rate;
+  ec.staged_partitions = cfg.gpus.staged_partitions;
+  ec.b2_lane_share = cfg.gpus.b2_lane_share;
+  ec.synthesizers = cfg.synthesis.threads;
+  ec.synthesizer_threads = cfg.synthesis.pool_threads;
+  ec.kept_partitions = cfg.synthesis.kept_partitions;
+  ec.alone_below = cfg.synthesis.alone_below;
+  ec.ordered_synthesis = cfg.synthesis.ordered;
+  ec.max_attempts = cfg.scheduler.max_attempts;
+  ec.step_timeout = cfg.scheduler.step_timeout;
+  ec.max_active_jobs = cfg.scheduler.max_queued_jobs;
+  ec.max_partitions = cfg.scheduler.max_partitions;
+  ec.filecoin.param_cache = cfg.filecoin.param_cache;
+  ec.filecoin.verify_params = cfg.filecoin.verify_params;
+  ec.filecoin.evaluator_dir = cfg.filecoin.evaluator_dir;
+  ec.filecoin.record_threads = cfg.filecoin.record_threads;
+  ec.cluster.listen = cfg.cluster.listen;
+  ec.cluster.join = cfg.cluster.join;
+  ec.cluster.secret = cfg.cluster.secret;
+  ec.cluster.node_name = cfg.cluster.name;
+  ec.cluster.coordinator_only = cfg.cluster.coordinator_only;
+  ec.cluster.slots = cfg.cluster.slots;
+  ec.cluster.heartbeat = cfg.cluster.heartbeat;
+  ec.cluster.node_timeout = cfg.cluster.node_timeout;
+  ec.cluster.max_message_bytes = cfg.cluster.max_message_bytes;
+  ec.cluster.max_peers = cfg.cluster.max_peers;
+  ec.cluster.handshake_timeout = cfg.cluster.handshake_timeout;
+  return ec;
+}
+
 core::core(const config::daemon_config& cfg, daemon_info info)
     : cfg_(cfg), info_(std::move(info)), catalog_(fs::absolute(cfg.keys.dir).lexically_normal().string()) {}
 
@@ -156,48 +199,12 @@ void core::start() {
   auto circuits = catalog_.scan();
   spdlog::info("keys: {} circuit(s) in {}", circuits.size(), cfg_.keys.dir);
 
-  engine::config ec;
-  ec.host_budget = cfg_.memory.total_budget.automatic ? "auto" : std::to_string(cfg_.memory.total_budget.bytes);
-  ec.host_margin_bytes = cfg_.memory.safety_margin.bytes;
-  ec.vram_margin_bytes = cfg_.gpus.vram_safety_margin.bytes;
-  ec.shifted_bases = cfg_.gpus.shifted_bases_off         ? "off"
-                     : cfg_.gpus.shifted_bases.automatic ? "auto"
-                                                         : std::to_string(cfg_.gpus.shifted_bases.bytes);
+  engine::config ec = engine_settings(cfg_);
   ec.devices = device_names(cfg_.gpus);
-  ec.b2 = cfg_.gpus.b2;
-  ec.b2_host_threads = cfg_.gpus.b2_host_threads;
-  ec.b2_device_rate = cfg_.gpus.b2_device_rate;
-  ec.b2_host_rate = cfg_.gpus.b2_host_rate;
-  ec.staged_partitions = cfg_.gpus.staged_partitions;
-  ec.b2_lane_share = cfg_.gpus.b2_lane_share;
-  ec.synthesizers = cfg_.synthesis.threads;
-  ec.synthesizer_threads = cfg_.synthesis.pool_threads;
-  ec.kept_partitions = cfg_.synthesis.kept_partitions;
-  ec.alone_below = cfg_.synthesis.alone_below;
-  ec.ordered_synthesis = cfg_.synthesis.ordered;
-  ec.max_attempts = cfg_.scheduler.max_attempts;
-  ec.step_timeout = cfg_.scheduler.step_timeout;
-  ec.max_active_jobs = cfg_.scheduler.max_queued_jobs;
-  ec.max_partitions = cfg_.scheduler.max_partitions;
-  ec.filecoin.param_cache = cfg_.filecoin.param_cache;
-  ec.filecoin.verify_params = cfg_.filecoin.verify_params;
-  ec.filecoin.evaluator_dir = cfg_.filecoin.evaluator_dir;
-  ec.filecoin.record_threads = cfg_.filecoin.record_threads;
   ec.filecoin.on_event = [](const std::string& line) { spdlog::info("{}", line); };
   for (auto& [name, c] : circuits) ec.circuits[name] = c.path;
   const auto& cl = cfg_.cluster;
-  ec.cluster.listen = cl.listen;
-  ec.cluster.join = cl.join;
-  ec.cluster.secret = cl.secret;
   ec.cluster.build = std::string("cuzk ") + info_.version + " " + info_.build_id;
-  ec.cluster.node_name = cl.name;
-  ec.cluster.coordinator_only = cl.coordinator_only;
-  ec.cluster.slots = cl.slots;
-  ec.cluster.heartbeat = cl.heartbeat;
-  ec.cluster.node_timeout = cl.node_timeout;
-  ec.cluster.max_message_bytes = cl.max_message_bytes;
-  ec.cluster.max_peers = cl.max_peers;
-  ec.cluster.handshake_timeout = cl.handshake_timeout;
   ec.cluster.on_event = [](const std::string& line) {
     if (line.find("refused") != std::string::npos || line.find("lost") != std::string::npos) spdlog::warn("{}", line);
     else spdlog::info("{}", line);

@@ -35,6 +35,10 @@ namespace pb = ::cuzk::v1;
 
 class witness_spool;
 
+// The engine's settings that the daemon's keys set (memory, gpus, synthesis, scheduler, filecoin,
+// cluster); core::start adds the devices, the circuits, the build and the callbacks.
+engine::config engine_settings(const config::daemon_config& cfg);
+
 class core {
  public:
   core(const config::daemon_config& cfg, daemon_info info);
