@@ -108,7 +108,7 @@ struct synthesis_section {
   std::uint32_t pool_threads = 0;    // threads each synthesizer computes a partition on; 0: all cores, shared
   std::uint32_t kept_partitions = 1;  // PoRep keys: partitions' buffers kept between partitions (engine.hpp)
   std::uint32_t alone_below = 1;     // one synthesis at a time below this many partitions ahead (engine.hpp)
-  bool ordered = false;              // the shared pool's work ranked in the devices' order (engine.hpp ordered_synthesis)
+  bool ordered = false;              // pool work ranked in the devices' order (engine.hpp ordered_synthesis)
 };
 
 struct keys_section {
