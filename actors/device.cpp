@@ -175,6 +175,11 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
           // partitions (their grants), so that the key's first proof allocates nothing.
           zk::groth16::reserve_for_proofs(*st.backend, kp, made.ptr->key.get(),
                                           staging_reserve_for(k, made, st.slot, st.staged_partitions));
+          // The key's kept witness vectors (prefilled at its load) page-locked now, with the pinner
+          // its stager uses (partition_buffers keeps the first one given and pins each vector once):
+          // its first partition's staging then uploads from pinned memory with nothing to pin
+          // (~130 ms per 4 GiB witness at 32 GiB, once on partition 0's path before).
+          if (k.ptr->buffers) k.ptr->buffers->pin_witnesses(st.backend->pinner());
           return made;
         } catch (const std::exception& e) {
           return make_error(errc::worker_failed, "device " + std::to_string(st.slot) + ": load " + k.path + ": " + e.what());

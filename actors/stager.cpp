@@ -43,7 +43,8 @@ staged_handle stage_partition(zk::groth16::stager& stager, const key_handle& key
   if (!key.ptr || !key.ptr->zkey || !syn.ptr || !witness.ptr)
     throw std::runtime_error("staging: request without key, synthesis or witness");
   auto w = witness.ptr;
-  // A key's kept witness vectors are pinned for this stager's uploads (once per vector), and so is
+  // A key's kept witness vectors are pinned for this stager's uploads (once per vector: already when
+  // the key went resident on the device, device.cpp's load; here for one staged without), and so is
   // this partition's witness if it is a fresh one from the buffers (it is kept after its proof:
   // pinning it now, ~130 ms for 4 GiB, beats a pageable copy on the pool synthesis keeps busy).
   if (key.ptr->buffers) {

@@ -939,6 +939,9 @@ std::unique_ptr<zk::groth16::stager> cuda_backend::make_stager() {
       std::make_shared<staging_context>(impl_->opt.device, impl_->opt.staging_bytes, impl_->ctx.slots));
 }
 
+// Its stagers' pinner, asked of a stager (one place says how a CUDA upload's host memory is pinned).
+std::shared_ptr<zk::groth16::host_pinner> cuda_backend::pinner() { return cuda_stager(nullptr).pinner(); }
+
 zk::groth16::proof_sums cuda_backend::prove_sums(const zk::groth16::key_points& key, zk::groth16::staged_inputs& in,
                                                  zk::groth16::prove_timings* t) {
   if (auto* dev = dynamic_cast<cuda_staged*>(&in)) return impl_->prove_device(key, *dev, t);

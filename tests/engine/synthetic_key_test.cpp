@@ -205,6 +205,97 @@ TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones k
 
 namespace {
 
+// Page-locking recorded: what a device's pin at the key's load and its stager's at staging did.
+struct counting_pinner final : zk::groth16::host_pinner {
+  explicit counting_pinner(std::atomic<int>& n) : pins(n) {}
+  bool pin(void*, std::size_t) override { return ++pins, true; }
+  void unpin(void*) override {}
+  std::atomic<int>& pins;
+};
+std::atomic<int> device_pins{0}, stager_pins{0};
+
+// A CPU device whose backend and stager pin like a GPU's (backend::pinner, stager::pinner), each
+// recording into its own counter.
+struct pinning_backend final : zk::groth16::cpu_backend {
+  std::string name() const override { return "pinfake"; }
+  std::shared_ptr<zk::groth16::host_pinner> pinner() override { return std::make_shared<counting_pinner>(device_pins); }
+};
+struct pinning_stager final : zk::groth16::stager {
+  std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
+                                                    std::span<const zk::groth16::scalar> w) override {
+    return zk::groth16::host_stager().stage(std::move(syn), w);
+  }
+  std::shared_ptr<zk::groth16::host_pinner> pinner() override { return std::make_shared<counting_pinner>(stager_pins); }
+};
+
+}  // namespace
+
+TEST_CASE("a key's kept witness is pinned when it goes resident, once; its first staging pins nothing",
+          "[engine][synthetic][fil][pinned]") {
+  zk::groth16::register_backend(
+      "pinfake",
+      [](int, const zk::groth16::backend_settings&) { return std::unique_ptr<zk::groth16::backend>(new pinning_backend); },
+      {}, [](int) { return std::unique_ptr<zk::groth16::stager>(new pinning_stager); });
+  device_pins = 0, stager_pins = 0;
+  porep_2k setup("cuzk-synthetic-pinned");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  caf::actor_system_config cfg;
+  msg::register_messages(cfg);
+  {
+    caf::actor_system sys{cfg};
+    auto budget = actors::spawn_budget(sys, "host", std::uint64_t{16} << 30);
+    auto store = actors::spawn_key_store(sys, budget, 0);
+    auto synth = actors::spawn_synthesizer(sys, 0, 2, actors::fault_settings{}, 0);
+    auto device = actors::spawn_device(sys, 0, "pinfake", {}, actors::fault_settings{}, 0);
+    auto stager = actors::spawn_stager(sys, 0, "pinfake");
+    caf::scoped_actor self{sys};
+    msg::key_handle key;
+    self->request(store, caf::infinite, msg::acquire_atom::value, key_path)
+        .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    REQUIRE(key.ptr);
+    REQUIRE(key.ptr->buffers);
+    CHECK(key.ptr->buffers->pinned() == 0);  // loaded on the host: nothing pinned yet
+    // The key goes resident on the device: its prefilled witness is pinned there, once.
+    msg::resident_handle resident;
+    for (int load = 0; load < 2; ++load)
+      self->request(device, caf::infinite, msg::load_atom::value, key, true)
+          .receive([&](msg::resident_handle& h) { resident = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    CHECK(device_pins == 1);
+    CHECK(key.ptr->buffers->pinned() == 1);
+    // Partition 0, synthesized into the prefilled set, then staged: its witness is pinned already.
+    msg::synth_request req;
+    req.task.job = 1;
+    req.task.ticket = 1;
+    req.key = key;
+    req.witness.fil = {setup.input, 0};
+    msg::synth_result syn;
+    self->request(synth, caf::infinite, req)
+        .receive([&](msg::synth_result& r) { syn = std::move(r); }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    REQUIRE(syn.witness.ptr);
+    CHECK(key.ptr->buffers->fresh() == 0);  // the prefilled set
+    msg::stage_request sreq;
+    sreq.task = req.task;
+    sreq.key = key;
+    sreq.synthesis = std::move(syn.synthesis);
+    sreq.witness = syn.witness;
+    sreq.resident = resident;
+    self->request(stager, caf::infinite, std::move(sreq))
+        .receive([&](msg::stage_result& r) { CHECK(r.staged.ptr); }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    CHECK(stager_pins == 0);
+    CHECK(device_pins == 1);
+    CHECK(key.ptr->buffers->pinned() == 1);
+    key = {};
+    resident = {};
+    syn = {};
+    for (auto a : {caf::actor_cast<caf::actor>(stager), caf::actor_cast<caf::actor>(device),
+                   caf::actor_cast<caf::actor>(synth), caf::actor_cast<caf::actor>(store),
+                   caf::actor_cast<caf::actor>(budget)})
+      self->send_exit(a, caf::exit_reason::user_shutdown);
+  }
+}
+
+namespace {
+
 const msg::key_status* key_of(const engine::status_report& s, const std::string& path) {
   for (auto& k : s.key_store.keys)
     if (k.path == path) return &k;

@@ -192,6 +192,10 @@ class backend {
     return host_stager().stage(std::move(syn), witness);
   }
   virtual std::unique_ptr<stager> make_stager() { return std::make_unique<host_stager>(); }
+  // The pinner of this backend's stagers (stager::pinner: the same page-locking), for the device
+  // actor to pin a key's kept witness vectors when the key goes resident, before any staging; null
+  // when uploads gain nothing from it (host backends).
+  virtual std::shared_ptr<host_pinner> pinner() { return nullptr; }
 
   // Synthesis and staging in one step, where the backend computes: by default pce.evaluate on
   // the host, then stage(); the CUDA backend uploads only the witness and evaluates the key's

@@ -149,6 +149,7 @@ class cuda_backend : public zk::groth16::backend {
   std::unique_ptr<zk::groth16::staged_inputs> stage(zk::groth16::synthesis&& syn,
                                                     std::span<const zk::groth16::scalar> witness) override;
   std::unique_ptr<zk::groth16::stager> make_stager() override;
+  std::shared_ptr<zk::groth16::host_pinner> pinner() override;  // its stagers' (cuda_pinner)
   std::unique_ptr<zk::groth16::staged_inputs> synthesize(const zk::groth16::constraint_evaluator& pce,
                                                          std::span<const zk::groth16::scalar> witness,
                                                          const zk::groth16::resident_key* resident = nullptr) override;
