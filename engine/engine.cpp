@@ -407,7 +407,7 @@ job_id engine::submit(filecoin_request req) {
   std::shared_ptr<const fil::c1_output> c1;  // PoRep: read once here, for the synthesizers too
   try {
     c = fil::resolve_circuit(req.input.kind, req.input.registered_proof, req.sector_size);
-    c1 = fil::check_job_input(c, req.input);
+    c1 = fil::check_job_input(c, req.input, std::move(req.c1));
   } catch (const fil::not_implemented& e) {
     throw engine_error(std::string("unimplemented: ") + e.what());
   } catch (const zk::input_error& e) {

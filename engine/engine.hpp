@@ -205,6 +205,10 @@ struct filecoin_request {
   // "synthetic:SEED:device|host:EVALUATOR", NOT A SETUP) instead of the parameter cache's file; the
   // proofs do not verify and are released unverified (job_outcome::unverified).
   std::string synthetic_key;
+  // PoRep: input.c1 as fil::io::read_c1 read it already (the daemon's request check), or null. Given,
+  // submit checks it against the request (fil::check_job_input) instead of reading input.c1 again;
+  // it must be that read of input.c1.
+  std::shared_ptr<const fil::c1_output> c1;
 };
 // Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 normal.
 priority default_priority(fil::proof_kind kind);

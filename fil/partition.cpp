@@ -115,6 +115,11 @@ void require_implemented(const circuit_ref& c) {
 c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_pool* pool) {
   if (in.c1.empty()) throw zk::input_error("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
   auto c1 = io::read_c1(std::span<const std::uint8_t>(in.c1), "vanilla_proof", pool ? *pool : zk::default_pool());
+  check_porep_c1(c, in, c1);
+  return c1;
+}
+
+void check_porep_c1(const circuit_ref& c, const job_input& in, const c1_output& c1) {
   const auto& p1 = c1.phase1_out;
   if (!p1.registered_proof || parameter_cache_id(*p1.registered_proof) != parameter_cache_id(*c.seal))
     throw zk::input_error("vanilla_proof: Phase1Out.registered_proof is " +
@@ -127,7 +132,6 @@ c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_po
       p1.replica_id)
     throw zk::input_error("vanilla_proof: Phase1Out.replica_id is not that of miner " + std::to_string(in.miner_id) +
                           ", sector " + std::to_string(in.sector_number) + " (another miner, sector, ticket or comm_d)");
-  return c1;
 }
 
 namespace {
@@ -320,11 +324,15 @@ zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c) {
   return key;
 }
 
-std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in) {
+std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in,
+                                                 std::shared_ptr<const c1_output> parsed) {
   require_implemented(c);
   if (c.seal) {
     if (!in.vanilla_proofs.empty()) throw zk::input_error("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
-    return std::make_shared<const c1_output>(read_porep_c1(c, in));
+    if (!parsed) return std::make_shared<const c1_output>(read_porep_c1(c, in));
+    if (in.c1.empty()) throw zk::input_error("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
+    check_porep_c1(c, in, *parsed);
+    return parsed;
   }
   if (!in.c1.empty()) throw zk::input_error("vanilla_proof: PoSt sends its sector proofs in vanilla_proofs");
   check_post(*c.post, in, false);

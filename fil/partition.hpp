@@ -108,7 +108,10 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
 // does before it accepts a job): counts, shapes, comm_r, leaf indices against the challenges.
 // PoRep: the C1 is parsed and its claims checked (not its paths). Throws zk::input_error naming the field.
 // PoRep: returns the C1 output it read (the synthesizers of the job need not read it again), PoSt: null.
-std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in);
+// `parsed`: PoRep's in.c1 as io::read_c1 read it already (the daemon's request check): its claims
+// are checked against the request and it is returned, in.c1 is not read again (same errors).
+std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in,
+                                                 std::shared_ptr<const c1_output> parsed = nullptr);
 
 // Partition `partition` of the job (PoSt: 0) in witness mode, its vanilla proofs checked first (see
 // above, Merkle paths included). Throws zk::input_error naming the sector, challenge and field.
@@ -127,6 +130,8 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
 // sector number, replica_id of the miner and sector); paths are checked as partitions synthesize.
 // Throws zk::input_error naming the field. Read on `pool` (null: zk::default_pool(); io::read_c1).
 c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_pool* pool = nullptr);
+// read_porep_c1's checks of a C1 output read already (io::read_c1 of in.c1).
+void check_porep_c1(const circuit_ref& c, const job_input& in, const c1_output& c1);
 // "PoRep C2 StackedDrg2KiBV1_1 partition 0": what the witness of a partition is called in messages.
 std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition);
 

@@ -629,6 +629,7 @@ std::shared_ptr<core::job> core::launch_fil(const journal_job& row, fil_request 
   req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
   req.input = std::move(checked.input);  // the vanilla proofs: moved, not copied
   req.sector_size = checked.sector_size;
+  req.c1 = std::move(checked.c1);  // PoRep: the C1 the check read, not read again
   if (checked.priority != pb::PRIORITY_UNSPECIFIED) req.prio = to_engine(checked.priority);
   engine::job_id id = 0;
   try {

@@ -100,14 +100,16 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
   if (out.kind == v1::POREP_SEAL_COMMIT) {
     if (req.vanilla_proof().empty()) refuse("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
     if (req.vanilla_proofs_size() != 0) refuse("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
-    fil::c1_output c1;
+    std::shared_ptr<const fil::c1_output> parsed;
     try {
       const auto& text = req.vanilla_proof();
-      c1 = fil::io::read_c1(std::span(reinterpret_cast<const std::uint8_t*>(text.data()), text.size()), "vanilla_proof",
-                            zk::default_pool());
+      const std::span bytes(reinterpret_cast<const std::uint8_t*>(text.data()), text.size());
+      parsed = std::make_shared<const fil::c1_output>(fil::io::read_c1(bytes, "vanilla_proof", zk::default_pool()));
     } catch (const zk::input_error& e) {
       refuse(e.what());
     }
+    const auto& c1 = *parsed;
+    out.c1 = parsed;
     if (!c1.wrapped)
       refuse("vanilla_proof: a bare SealCommitPhase1Output; send Curio's wrapper {\"SectorNum\", \"Phase1Out\", \"SectorSize\"}");
     if (c1.phase1_out.registered_proof->sector_size != out.circuit.sector_size())
@@ -130,7 +132,7 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
   }
   // Counts, shapes, comm_r and the challenged leaves, as the engine checks them (cheap: no hashing).
   fil_checked([&] {
-    fil::check_job_input(out.circuit, in);
+    fil::check_job_input(out.circuit, in, out.c1);  // PoRep: the C1 read above, not read again
     return 0;
   });
   return out;

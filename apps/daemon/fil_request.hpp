@@ -30,6 +30,9 @@ struct fil_request {
   std::uint64_t sector_size = 0;
   ::cuzk::v1::Priority priority = ::cuzk::v1::PRIORITY_UNSPECIFIED;  // unset: the kind's own (engine)
   std::string params_path;  // absolute: PARAM_CACHE/v28-....params
+  // PoRep: input.c1 as the check read it, passed to the engine (filecoin_request::c1): a request's
+  // C1 is parsed once (0.97 s at 32 GiB). Null for PoSt.
+  std::shared_ptr<const fil::c1_output> c1;
 };
 
 // The short names that the queue status and the journal use: "porep", "snap", "wpost", "winning",

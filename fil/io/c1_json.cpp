@@ -663,13 +663,21 @@ std::optional<c1_output> parse_c1_parallel(std::span<const std::uint8_t> bytes, 
 
 }  // namespace
 
+namespace {
+std::atomic<std::uint64_t> reads{0};
+}  // namespace
+
+std::uint64_t c1_reads() { return reads.load(); }
+
 c1_output read_c1(byte_source& src, const std::string& origin) {
+  reads.fetch_add(1);
   auto out = parse_c1(src, origin);
   finish_c1(out, origin);
   return out;
 }
 
 c1_output read_c1(std::span<const std::uint8_t> bytes, const std::string& origin, zk::thread_pool& pool) {
+  reads.fetch_add(1);
   std::optional<c1_output> out;
   if (pool.size() > 1) out = parse_c1_parallel(bytes, origin, pool);
   if (!out) {
