@@ -33,7 +33,8 @@ TEST_CASE("a PoRep request's C1 is parsed once, by the request check; the engine
   req.set_registered_proof(5);  // StackedDrg2KiBV1_1
   req.set_miner_id(1000);
   req.set_sector_number(1);
-  req.set_vanilla_proof(fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*proof, 1, 1000, 7)), 1, proof->sector_size));
+  const auto c1 = fil::synthetic_c1(*proof, 1, 1000, 7);
+  req.set_vanilla_proof(fil::io::wrap_c1(fil::io::to_json(c1), 1, proof->sector_size));
 
   const auto before = fil::io::c1_reads();
   auto checked = daemon::check_fil_request(req, dir.string());

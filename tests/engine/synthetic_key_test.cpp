@@ -234,7 +234,9 @@ TEST_CASE("a key's kept witness is pinned when it goes resident, once; its first
           "[engine][synthetic][fil][pinned]") {
   zk::groth16::register_backend(
       "pinfake",
-      [](int, const zk::groth16::backend_settings&) { return std::unique_ptr<zk::groth16::backend>(new pinning_backend); },
+      [](int, const zk::groth16::backend_settings&) {
+        return std::unique_ptr<zk::groth16::backend>(new pinning_backend);
+      },
       {}, [](int) { return std::unique_ptr<zk::groth16::stager>(new pinning_stager); });
   device_pins = 0, stager_pins = 0;
   porep_2k setup("cuzk-synthetic-pinned");
