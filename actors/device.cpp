@@ -13,7 +13,7 @@
 // A load ends with the reserve step (zk::groth16::reserve_for_proofs, the command line's too): the
 // scratch of the key's proof (backend::reserve_proof: MSM arenas, work buffer, result slots, NTT
 // tables; part of the key's grant), then the device's staging slots for staged_partitions (by default
-// device_depth + 1) of the key's partitions (staging_reserve_for, backend::reserve_staging), made before its first
+// max(2, device_depth)) of the key's partitions (staging_reserve_for, backend::reserve_staging), made before its first
 // partition. The slots stay when the key is evicted: idle slots count as the device's free memory
 // and go back as soon as an allocation needs their room (gpu/src/staging.cuh), so keeping them
 // takes no room from the next key, and the key loaded again (evicted for another, then back) finds

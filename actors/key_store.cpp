@@ -14,7 +14,8 @@
 // queued would hold up the staging grants of the partitions whose proofs release the leases it
 // waits for. What does not fit yet is asked for again on a tick (every 20 ms while any waits). A
 // key that with its shifted sets leaves no room in the whole budget for its staged partitions
-// (key_load_options::staged_partitions, device_depth + 1: admission_bytes, the one rule) is made
+// (key_load_options::staged_partitions, the engine's config::staged_partitions: admission_bytes,
+// the one rule) is made
 // without them; still too large, it is admitted with room for one staged partition (depth one);
 // larger still, the waiters get no residency (an empty handle) and the device uploads the points
 // for each proof.
@@ -476,9 +477,9 @@ std::uint64_t staged_room(const key_handle& k) { return staging_grant_bytes(k, k
 // The admission rule of the resident tier, its one place: a key of `bytes` (the device's grant,
 // describe) goes resident only where the VRAM budget has room for it and, beside it, `staged` of
 // its staged partitions. Where the budget's capacity allows, that is
-// key_load_options::staged_partitions (device_depth + 1: the partition that asked holds this
-// device's stager slot and asks for its staging grant next, the one proving and those waiting in
-// the device's mailbox); the GPU's sets plan leaves the same room (backend_settings::
+// key_load_options::staged_partitions (the engine's config::staged_partitions, by default
+// max(2, device_depth): the partition that asked holds this device's stager slot and asks for its
+// staging grant next, then the one proving and the one waiting in the device's mailbox); the GPU's sets plan leaves the same room (backend_settings::
 // staged_partitions, key_placement.hpp's shift_policy::staged), so a key made with its shifted sets
 // and one made without them are admitted alike, and the device's reserve step finds room for the
 // slots it makes. A key that does not leave that room with its sets is made without them; one that

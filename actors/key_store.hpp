@@ -97,8 +97,8 @@ struct key_load_options {
   bool b2_host_copy = false;
   // The admission rule of the resident tier: a key goes resident on a device only with room beside
   // it for this many of its staged partitions (backend_settings::staged_partitions, the engine's
-  // config::staged_partitions: by default device_depth + 1, one proving, device_depth - 1 waiting
-  // in the device's mailbox, one staging), the number the GPU's sets plan leaves free
+  // config::staged_partitions: by default max(2, device_depth), at depth 2 one proving, one waiting
+  // in the device's mailbox, the next staged as it is proved), the number the GPU's sets plan leaves free
   // (key_placement.hpp).
   unsigned staged_partitions = 1;
 };

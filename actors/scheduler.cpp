@@ -1014,7 +1014,7 @@ void pump(sched_ptr self) {
     // are at most backend.staged_partitions: the slots its reserve step made and the room the key
     // store admitted its resident key with. With one staged or staging it is skipped here or
     // below, so the ones in the device count (0: not given; the steps here bound them to
-    // device_depth + 1, the engine's default).
+    // device_depth + 1, the most the engine allows; its default is max(2, device_depth)).
     if (const unsigned slots = st.settings.backend.staged_partitions; slots && dev.in_flight() >= slots) continue;
     if (!stg.handle || !stg.alive || stg.ticket || !st.vram_alive[d] || !dev.handle || !dev.alive ||
         !st.key_store_alive)

@@ -71,7 +71,8 @@ std::uint64_t staging_grant_bytes(const key_handle& key, bool witness_only);
 // The reserve step of staging (backend::reserve_staging): the slots a device makes when `key` goes
 // resident there as `resident`, before its first partition: `staged_partitions` of them
 // (backend_settings::staged_partitions, the engine's config::staged_partitions: by default
-// device_depth + 1, one proving, one waiting in the device's mailbox, one being staged), each one
+// max(2, device_depth), at depth 2 one proving, one waiting in the device's mailbox, the next
+// staged as it is proved), each one
 // staged partition's grant on the path its partitions take. No slots (count 0) for a key that is
 // not resident there or a device with no depth given.
 using staging_reserve = zk::groth16::staging_slots;

@@ -234,7 +234,7 @@ const std::map<std::string, section_schema>& schema() {
         {"staged_partitions",
          [](daemon_config& c, const toml::node& n) {
            c.gpus.staged_partitions = u32(n);
-           if (c.gpus.staged_partitions > 3) throw std::invalid_argument("0 (3: the default), 1, 2 or 3");
+           if (c.gpus.staged_partitions > 3) throw std::invalid_argument("0 (2: the default), 1, 2 or 3");
          }},
         {"b2_lane_share", [](daemon_config& c, const toml::node& n) { c.gpus.b2_lane_share = share(n); }}}},
       {"scheduler",

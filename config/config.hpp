@@ -85,8 +85,10 @@ struct gpus_section {
   // after each proof; `cuzk status` shows the measured rates to copy here.
   double b2_device_rate = 0, b2_host_rate = 0;
   // Partitions each GPU holds staged at once, its staging slots and the room a resident key's
-  // shifted sets leave them (engine::config::staged_partitions): 0 = 3 (one proving, one waiting in
-  // the device's mailbox, one being staged); 2 gives the sets one partition's room more.
+  // shifted sets leave them (engine::config::staged_partitions): 0 = 2 (one proving, one waiting in
+  // the device's mailbox, the next staged while that one is proved); 3 stages a third partition,
+  // which helps only when staging one takes longer than a proof, at a partition's room less for
+  // the sets.
   std::uint32_t staged_partitions = 0;
   // The share of B2's points each GPU's side lane (B2's MSM scratch) is sized for, in (0, 1]
   // (engine::config::b2_lane_share): 1 = all of them; below 1 B2's others run there in chunks and

@@ -137,10 +137,12 @@ struct config {
   // the device's mailbox while it proves one; 1 = it is sent when the device's answer arrives.
   unsigned device_depth = 2;
   // Partitions a device holds staged at once (its staging slots; the room a resident key's shifted
-  // sets are planned beside): 0 = device_depth + 1 (one proving, device_depth - 1 waiting in its
-  // mailbox, one being staged), at most that. 2 at depth 2 frees a partition's staged room (4.17 GB
-  // at 32 GiB) for the key's sets; the device still never waits as long as staging a partition is
-  // shorter than a proof: the slot of the proof that ends is free long before the next one ends.
+  // sets are planned beside): 0 = max(2, device_depth) (at depth 2 one proving, one waiting in its
+  // mailbox, the next staged while the one waiting is proved; at depth 1 one proving, one staged),
+  // at most device_depth + 1. The device never waits as long as staging a partition is shorter
+  // than a proof (the slot of the proof that ends is free long before the next one ends); 3 at
+  // depth 2 only helps when it is longer, and takes a partition's room (4.17 GB at 32 GiB) from the
+  // key's shifted sets (H200, 32 GiB: 2 slots, 3 shifted sets for H, main lane 1,215 -> 1,171 ms).
   unsigned staged_partitions = 0;
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared

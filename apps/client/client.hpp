@@ -46,7 +46,7 @@ struct bench_fil_options {
   unsigned partitions = 0, sectors = 1, synthesizers = 2, kept_partitions = 1, device_depth = 2;
   unsigned alone_below = 1;  // --alone-below (engine::config::alone_below)
   bool ordered_synthesis = false;  // --ordered-synthesis (engine::config::ordered_synthesis)
-  unsigned staged_partitions = 0;  // --staged-partitions (engine::config::staged_partitions; 0: depth + 1)
+  unsigned staged_partitions = 0;  // --staged-partitions (engine::config::staged_partitions; 0: max(2, depth))
   double b2_lane_share = 1;        // --b2-lane-share (engine::config::b2_lane_share)
   std::uint64_t seed = 1, sector = 1;
 };

@@ -226,7 +226,8 @@ void register_fil_bench(CLI::App* bench) {
                "what it leaves); with --alone-below 0 the next starts beside the first");
   fil->add_option("--staged-partitions", o->staged_partitions,
                   "--shape: partitions the device holds staged at once, its staging slots and the room its key's "
-                  "shifted sets leave them (0: device depth + 1; 2 at depth 2 gives the sets one partition's room)")
+                  "shifted sets leave them (0: max(2, device depth); 3 at depth 2 stages a third, for staging slower than a "
+                  "proof, at a partition's room less for the sets)")
       ->capture_default_str();
   fil->add_option("--b2-lane-share", o->b2_lane_share,
                   "--shape: the share of B2's points its GPU lane's scratch is sized for, in (0, 1] (below 1: its "

@@ -30,8 +30,8 @@ namespace cuzk::gpu {
 // staged partitions; idle slots count as free memory (device_context::free_bytes) and go back to
 // the device when an allocation needs their room (trim), as the stream-ordered pool's idle memory
 // did before (cudaMallocAsync per proof: 2-3 calls a partition). The slots are made ahead by the
-// reserve step (reserve: the engine's device_depth + 1 of a key's size when the key goes resident,
-// backend::reserve_staging), so that three partitions staged at once in a later sector find theirs;
+// reserve step (reserve: the engine's config::staged_partitions of a key's size when the key goes
+// resident, backend::reserve_staging), so that the partitions staged at once in a later sector find theirs;
 // acquire still makes one when none of the size is idle (a caller that reserved nothing, or fewer
 // than it stages at once). Thread-safe.
 class staging_slots {

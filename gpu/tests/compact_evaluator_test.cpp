@@ -353,7 +353,7 @@ TEST_CASE("device proofs after the first allocate no device memory; a pinned wit
   CHECK(gpu::pinned_host().ranges == pins_before.ranges);
 }
 
-// Issue 19 item 6, the reserve step: the device's staging slots for device_depth + 1 partitions are
+// Issue 19 item 6, the reserve step: the device's staging slots (here device_depth + 1, the most) are
 // made when the key goes resident (backend::reserve_staging, the engine's device actor after
 // load_key), so that the first time three partitions are staged at once (run 6: sector 2) no slot
 // is allocated. After the load and the reserve, one proof makes the proof's own scratch (MSM
@@ -372,7 +372,7 @@ TEST_CASE("the reserve step makes a key's staging slots at load: three staged at
   const cpu_reference ref(rk, 22, 0, 23);
   const auto& [w, rnd, want] = ref;
 
-  constexpr unsigned depth_plus_one = 3;  // the engine's default device_depth 2, plus one
+  constexpr unsigned depth_plus_one = 3;  // the most the engine stages at device_depth 2 (its default: 2)
   gpu::cuda_options o;
   o.staged_partitions = depth_plus_one;
   gpu::cuda_backend dev(o);
@@ -430,7 +430,7 @@ TEST_CASE("after the load and the reserve step the first proof allocates no devi
   const cpu_reference ref(rk, 32, 33, 34);  // mostly bits
   const auto& [w, rnd, want] = ref;
 
-  constexpr unsigned depth_plus_one = 3;  // the engine's default device_depth 2, plus one
+  constexpr unsigned depth_plus_one = 3;  // the most the engine stages at device_depth 2 (its default: 2)
   gpu::cuda_options o;
   o.staged_partitions = depth_plus_one;
   gpu::cuda_backend dev(o);

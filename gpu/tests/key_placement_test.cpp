@@ -283,7 +283,7 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
     CHECK(plan.lane[0] == std::max(g1_plain, p.lane_scratch(H, plan.sets[H], plan.c[H])));
   };
 
-  SECTION("today (three staged, B2's lane whole): the device's plan, H 2 sets (c 22) and B1 4") {
+  SECTION("three staged (device_depth + 1), B2's lane whole: the device's plan, H 2 sets (c 22) and B1 4") {
     auto [p, plan] = plan_at(3, 1);
     CHECK(plan.sets[H] == 2);
     CHECK(plan.c[H] == 22);
@@ -297,7 +297,7 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
     CHECK(2 * h_set > p.room);
     CHECK(2 * h_set - p.room > std::size_t(3.2 * GB));
   }
-  SECTION("two staged partitions: H 3 sets (c 24, 4 bucket arrays), the rest plain") {
+  SECTION("two staged partitions (the engine's default at depth 2): H 3 sets (c 24, 4 bucket arrays), the rest plain") {
     auto [p, plan] = plan_at(2, 1);
     CHECK(plan.sets[H] == 3);
     CHECK(plan.c[H] == 24);
@@ -306,6 +306,9 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
     CHECK(plan.lane[0] == g1_plain);  // H's lane on 3 sets: no more than the plain one
     CHECK(plan.scratch_extra == 0);
     CHECK(p.room - plan.extra > std::size_t(0.8 * GB));  // 0.9 GB to spare
+    // The device's room at two staged (H200, 2026-12-05, main 00da9ff: "room 26.7 GB").
+    CHECK(p.room > std::size_t(26.6 * GB));
+    CHECK(p.room < std::size_t(26.8 * GB));
     planned_in_room(p, plan);
   }
   SECTION("three staged, B2's lane at half its points: H 3 sets; with two staged as well, B1 2 more") {

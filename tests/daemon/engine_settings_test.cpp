@@ -21,9 +21,9 @@ TEST_CASE("engine_settings: the defaults are the engine's", "[daemon][config]") 
 TEST_CASE("engine_settings: [synthesis] ordered and [gpus] b2_lane_share, staged_partitions reach the engine",
           "[daemon][config]") {
   const auto ec = daemon::engine_settings(config::daemon_config::parse(
-      "[gpus]\nb2_lane_share = 0.5\nstaged_partitions = 2\n[synthesis]\nordered = true\nalone_below = 0\n", "t.toml"));
+      "[gpus]\nb2_lane_share = 0.5\nstaged_partitions = 3\n[synthesis]\nordered = true\nalone_below = 0\n", "t.toml"));
   CHECK(ec.ordered_synthesis);
   CHECK(ec.b2_lane_share == 0.5);
-  CHECK(ec.staged_partitions == 2);
+  CHECK(ec.staged_partitions == 3);
   CHECK(ec.alone_below == 0);
 }

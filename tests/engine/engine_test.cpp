@@ -219,9 +219,12 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
     auto s = e.status();
     REQUIRE(s.vram.size() == 1);
     REQUIRE(s.vram[0].capacity == (1ull << 30) - (1ull << 20));  // no half for the keys: they take grants
-    // The room the sets are planned in: this VRAM budget, beside device_depth + 1 staged partitions.
+    // The room the sets are planned in: this VRAM budget, beside the staged partitions (0: the
+    // default, 2 at device_depth 2: one proving, one in the mailbox, the next staged as it is proved).
     REQUIRE(vram_fake::last_vram_budget == s.vram[0].capacity);
-    REQUIRE(vram_fake::last_staged == c.device_depth + 1);
+    REQUIRE(c.device_depth == 2);
+    REQUIRE(c.staged_partitions == 0);
+    REQUIRE(vram_fake::last_staged == 2);
     REQUIRE(vram_fake::last_b2_lane_share == 1);  // B2's lane at all its points
   }
   {
@@ -248,7 +251,24 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
     REQUIRE_THAT(std::string(e.what()),
                  Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (3), got 4"));
   }
+  // At depth 1 the default is 2 as well (one proving, one staged), and 2 the most.
+  c.device_depth = 1;
+  c.staged_partitions = 3;
+  try {
+    engine::engine::start(c);
+    FAIL("no error");
+  } catch (const engine::engine_error& e) {
+    REQUIRE_THAT(std::string(e.what()),
+                 Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (2), got 3"));
+  }
   c.staged_partitions = 0;
+  {
+    auto e = engine::engine::start(c);
+    std::mt19937_64 rng(5);
+    REQUIRE(e.await(e.submit(sample_request(rng, 1)), 60s));
+    REQUIRE(vram_fake::last_staged == 2);
+  }
+  c.device_depth = 2;
   for (double bad : {0.0, -0.5, 1.5, std::nan("")}) {
     c.b2_lane_share = bad;
     try {
@@ -281,8 +301,10 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
   const std::uint64_t partition = zk::groth16::staged_bytes(key.domain_size, key.n_vars, false);
   auto c = small_config();
   c.devices = {"vramfake"};
-  // One key and its device_depth + 1 staged partitions (the admission rule); not two keys.
-  const std::uint64_t budget = kb + (c.device_depth + 1) * partition;
+  // One key and its staged partitions (the admission rule; 2, the default at device_depth 2); not
+  // two keys.
+  REQUIRE(c.device_depth == 2);
+  const std::uint64_t budget = kb + 2 * partition;
   REQUIRE(budget < 2 * kb);
   c.device_budget = std::to_string(budget);
   vram_fake::loads = 0;
@@ -341,15 +363,15 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
     REQUIRE(s.scheduler.retries == 0);
     REQUIRE(vram_fake::loads == 3);
     REQUIRE(vram_fake::without_resident == 0);
-    // Each load reserved the device's staging slots before its key's first proof: device_depth + 1
-    // of one staged partition's grant (a, b, c and the witness: a zkey's synthesizers evaluate).
+    // Each load reserved the device's staging slots before its key's first proof: 2 (the default
+    // staged_partitions at depth 2) of one staged partition's grant (a, b, c and the witness: a zkey's synthesizers evaluate).
     REQUIRE(vram_fake::reserves == 3);
     REQUIRE(vram_fake::before_reserve == 0);
     // ... each after its proof's scratch, reserved for the key just made (backend::reserve_proof).
     REQUIRE(vram_fake::proof_reserves == 3);
     REQUIRE(vram_fake::proof_reserve_misses == 0);
     REQUIRE(vram_fake::last_reserve_bytes == partition);
-    REQUIRE(vram_fake::last_reserve_count == c.device_depth + 1);
+    REQUIRE(vram_fake::last_reserve_count == 2);
     REQUIRE(vram_settles_at(kb));
     REQUIRE(budgets_drain(e));  // evicting the idle keys returns their grants
     REQUIRE(fake_resident::alive == 0);
@@ -362,11 +384,12 @@ TEST_CASE("a resident key is evicted from the device under VRAM pressure and loa
 }
 
 // The resident tier's admission rule (key_store.cpp, admission_bytes): a key goes resident with
-// room beside it for device_depth + 1 of its staged partitions, the room the GPU's sets plan leaves
+// room beside it for config::staged_partitions of its staged partitions (by default 2 at depth 2; 3,
+// device_depth + 1, the most), the room the GPU's sets plan leaves
 // (backend_settings::staged_partitions), where the budget allows; one byte short of that it is
 // still resident with room for one (depth one); short of that too, no residency: the job still
 // succeeds, its proofs without a resident key (the device uploads the points per proof).
-TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions (or config::staged_partitions), or for "
+TEST_CASE("a key goes resident with room for its staged partitions (config::staged_partitions), or for "
           "one, or not at all",
           "[engine][resident][staging]") {
   register_vram_fake();
@@ -376,11 +399,11 @@ TEST_CASE("a key goes resident with room for device_depth + 1 staged partitions 
   auto c = small_config();
   c.devices = {"vramfake"};
   REQUIRE(c.device_depth == 2);
-  // 0: the default, device_depth + 1; 2: one number for the admission, the reserve step's slots and
-  // the backend's settings (its sets plan's room).
-  const unsigned staged = GENERATE(0u, 2u);
+  // 0: the default, 2 at depth 2; 3 (device_depth + 1, the most): one number for the admission,
+  // the reserve step's slots and the backend's settings (its sets plan's room).
+  const unsigned staged = GENERATE(0u, 3u);
   c.staged_partitions = staged;
-  const unsigned slots = staged ? staged : c.device_depth + 1;
+  const unsigned slots = staged ? staged : 2;
   const std::uint64_t rule = kb + slots * partition, one = kb + partition;
   std::mt19937_64 rng(11);
   for (const std::uint64_t budget : {rule, rule - 1, one, one - 1}) {
@@ -742,14 +765,15 @@ TEST_CASE("a device holds the next partition in its mailbox while it proves one 
   }
 }
 
-// config::staged_partitions: at depth 2 the default (3) stages a third partition while the device
-// proves one and holds the next in its mailbox; 2 stages the third only once the first is proved
-// (its slot free again), so no more than two of a device's partitions hold a staging slot at once.
-TEST_CASE("a device's partitions holding staging slots are at most staged_partitions (default device_depth + 1)",
+// config::staged_partitions: at depth 2 the default (2) stages the third partition only once the
+// first is proved (its slot free again), so no more than two of a device's partitions hold a
+// staging slot at once; 3 (device_depth + 1) stages a third while the device proves one and holds
+// the next in its mailbox.
+TEST_CASE("a device's partitions holding staging slots are at most staged_partitions (default 2 at device_depth 2)",
           "[engine][pipeline][staging]") {
   register_gated_cpu();
   test::direct_prover direct;
-  for (unsigned staged : {0u, 2u}) {
+  for (unsigned staged : {0u, 3u}) {
     CAPTURE(staged);
     gated_cpu::reset();
     auto c = small_config();
@@ -766,7 +790,7 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
     bool filled = false;
     for (int i = 0; i < 6000 && !filled; ++i) {
       auto s = e.status();
-      const bool third = staged == 0 ? s.vram[0].reservations >= 3
+      const bool third = staged == 3 ? s.vram[0].reservations >= 3
                                      : s.vram[0].reservations >= 2 && s.scheduler.device_waits >= 1;
       filled = gated_cpu::held && s.vram.size() == 1 && s.scheduler.devices[0].ahead >= 1 && third;
       if (!filled) std::this_thread::sleep_for(10ms);
@@ -774,7 +798,7 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
     REQUIRE(filled);
     auto held = e.status();
     REQUIRE(held.scheduler.devices[0].proofs == 0);
-    if (staged == 2) {
+    if (staged == 0) {
       REQUIRE(held.vram[0].reservations == 2);
       REQUIRE(held.vram[0].queued == 0);  // not even asked for
     }
@@ -786,7 +810,7 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
       REQUIRE(r->partitions[i].proof == direct.prove(*req.partitions[i].data, *req.randomness));
     auto order = by_device_start(*r);
     REQUIRE(order.size() == 4);
-    if (staged == 2) {
+    if (staged == 0) {
       // Each partition from the third on was staged after the one two before it had left the device.
       for (std::size_t i = 2; i < order.size(); ++i)
         REQUIRE(order[i].staged_unix_us >= order[i - 2].device_end_unix_us);

@@ -516,7 +516,7 @@ TEST_CASE("staging: witness alone where the resident key evaluates a, b, c; its 
   zkey.device_witness_bytes = 0;  // no compact evaluator: never
   CHECK_FALSE(actors::stages_witness_only(zkey, witness_only, on0, 0));
 
-  // The reserve step at the key's load: device_depth + 1 slots of the grant of the path its
+  // The reserve step at the key's load: staged_partitions slots of the grant of the path its
   // partitions take there; none where the key is not resident (a CPU device keeps nothing, another
   // device, no handle) or no depth was given.
   using reserve = actors::staging_reserve;

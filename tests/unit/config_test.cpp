@@ -145,7 +145,7 @@ TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (
   CHECK_THAT(parse_error("[gpus]\nb2_host_rate = inf\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate'"));
 }
 
-TEST_CASE("gpus.staged_partitions: 0 (the engine's device_depth + 1) by default, 1 to 3, printed back; bad values name "
+TEST_CASE("gpus.staged_partitions: 0 (the engine's default, 2) by default, 1 to 3, printed back; bad values name "
           "the key",
           "[config][staging]") {
   auto d = daemon_config::parse("", "empty.toml");
@@ -155,7 +155,7 @@ TEST_CASE("gpus.staged_partitions: 0 (the engine's device_depth + 1) by default,
   CHECK(c.gpus.staged_partitions == 2);
   CHECK(daemon_config::parse(c.to_toml(), "printed.toml").gpus.staged_partitions == 2);
   CHECK_THAT(parse_error("[gpus]\nstaged_partitions = 4\n"),
-             Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions': expected 0 (3: the default), 1, 2 or 3"));
+             Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions': expected 0 (2: the default), 1, 2 or 3"));
   for (const char* bad : {"[gpus]\nstaged_partitions = -1\n", "[gpus]\nstaged_partitions = \"two\"\n"})
     CHECK_THAT(parse_error(bad), Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions'"));
 }

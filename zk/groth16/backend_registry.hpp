@@ -28,8 +28,9 @@ struct backend_settings {
   std::uint64_t keep_free_bytes = 0;
   // The device's VRAM budget (the engine's, which the resident keys' grants come from; 0: the
   // device's memory less the backend's margin) and the partitions staged on the device at once
-  // beside a resident key (the engine's config::staged_partitions, by default device_depth + 1:
-  // one proving, one waiting in the device's mailbox, one being staged; 0: the backend's default):
+  // beside a resident key (the engine's config::staged_partitions, by default max(2, device_depth):
+  // one proving, one waiting in the device's mailbox, the next staged as it is proved; 0: the
+  // backend's default):
   // the room the shifted sets are planned in.
   std::uint64_t vram_budget_bytes = 0;
   unsigned staged_partitions = 0;

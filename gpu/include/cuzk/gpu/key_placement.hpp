@@ -32,7 +32,8 @@ struct shift_policy {
   // What the policy's staged partitions take beside the key, all of them (cuda_options::
   // staged_partitions x zk::groth16::staged_bytes: one partition's witness, and a, b, c unless a
   // compact evaluator makes them on the device); counted in the room, and again by the load's
-  // check. The engine passes device_depth + 1, the number its key store admits a resident key with
+  // check. The engine passes config::staged_partitions (by default max(2, device_depth)), the
+  // number its key store admits a resident key with
   // (actors/key_store.cpp, admission_bytes): one rule for a key's staged room, with sets or without.
   std::size_t staged = 0;
   std::size_t room = SIZE_MAX;
