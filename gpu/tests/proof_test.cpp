@@ -77,6 +77,17 @@ chain make_chain(std::uint32_t n, std::uint64_t seed, std::uint64_t input_seed =
   return ch;
 }
 
+// `w` with its private wires 0 or 1 in nine of ten and the rest left random (not a satisfying
+// witness: a proof needs none to be computed), so that a split has ones, others and zeros in
+// every MSM; the same `seed`, the same witness.
+zk::io::witness mostly_bits(zk::io::witness w, std::uint64_t seed) {
+  for (std::size_t i = 2; i < w.values.size(); ++i) {
+    std::uint64_t u = gpu::testgen::splitmix(seed);
+    if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
+  }
+  return w;
+}
+
 }  // namespace
 
 TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged", "[device][prove]") {
@@ -180,14 +191,7 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
     REQUIRE(g16::prove(key, pce, ch.w, rnd, trimmed, nullptr, dk4.get()) == want);
   }
   SECTION("a witness of mostly bits: the split of its scalars (C from n_private_from on), split off, shifted") {
-    // Not a satisfying witness (a proof needs none to be computed): the private wires are 0 and 1
-    // in nine of ten, the rest random, so the split has ones, others and zeros in every MSM.
-    auto w = ch.w;
-    std::uint64_t bs = 5;
-    for (std::size_t i = 2; i < w.values.size(); ++i) {
-      std::uint64_t u = gpu::testgen::splitmix(bs);
-      if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
-    }
+    auto w = mostly_bits(ch.w, 5);
     auto want_bits = g16::prove(key, pce, w, rnd, cpu);
     REQUIRE(g16::prove(key, pce, w, rnd, be) == want_bits);
     gpu::cuda_options o;
@@ -206,12 +210,7 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
   }
   SECTION("B2 on the host, split between host and device, on the device (b2_plan.hpp); auto's probe and plan") {
     // A witness of mostly bits too: the device's part of a split reads its own split vector, cut at k.
-    auto w = ch.w;
-    std::uint64_t bs = 8;
-    for (std::size_t i = 2; i < w.values.size(); ++i) {
-      std::uint64_t u = gpu::testgen::splitmix(bs);
-      if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
-    }
+    auto w = mostly_bits(ch.w, 8);
     auto want_bits = g16::prove(key, pce, w, rnd, cpu);
     const std::size_t nb = key.b2.size();
     for (bool shifted : {false, true})
@@ -258,12 +257,7 @@ TEST_CASE("device proofs equal the CPU backend's byte for byte, however staged",
   }
   SECTION("B2's lane at a share of its points (b2_lane_share): its others in chunks on the side lane when more") {
     // Mostly bits (one in ten others, about 0.1 nb of B2's scalars), then random (all others).
-    auto w = ch.w;
-    std::uint64_t bs = 11;
-    for (std::size_t i = 2; i < w.values.size(); ++i) {
-      std::uint64_t u = gpu::testgen::splitmix(bs);
-      if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
-    }
+    auto w = mostly_bits(ch.w, 11);
     auto want_bits = g16::prove(key, pce, w, rnd, cpu);
     const std::size_t nb = key.b2.size();
     for (bool shifted : {false, true})
@@ -334,14 +328,9 @@ TEST_CASE("bellperson-convention proofs on the device equal the CPU backend's", 
   CHECK(g16::prove(key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()) == want);
   CHECK(g16::prove(key, pce, ch.w, rnd, sr.be, nullptr, sr.dk.get()) == want);
 
-  // A witness of mostly bits (not satisfying: a proof needs none): three splits (the A and B wires'
-  // gathered witness, the witness for C), plain and shifted, against the CPU backend.
-  auto w = ch.w;
-  std::uint64_t bs = 6;
-  for (std::size_t i = 2; i < w.values.size(); ++i) {
-    std::uint64_t u = gpu::testgen::splitmix(bs);
-    if (u % 10 < 9) w.values[i] = zk::bigint<4>{{u >> 63, 0, 0, 0}};
-  }
+  // A witness of mostly bits: three splits (the A and B wires' gathered witness, the witness for
+  // C), plain and shifted, against the CPU backend.
+  auto w = mostly_bits(ch.w, 6);
   auto want_bits = g16::prove(key, pce, w, rnd, cpu);
   CHECK(g16::prove(key, pce, w, rnd, be) == want_bits);
   CHECK(g16::prove(key, pce, w, rnd, sr.be, nullptr, sr.dk.get()) == want_bits);

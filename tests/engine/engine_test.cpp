@@ -236,31 +236,16 @@ TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; 
   }
   c.filecoin.on_event = nullptr;
   c.shifted_bases = "lots";
-  try {
-    engine::engine::start(c);
-    FAIL("no error");
-  } catch (const engine::engine_error& e) {
-    REQUIRE_THAT(std::string(e.what()), Catch::Contains("shifted_bases"));
-  }
+  REQUIRE_THROWS_WITH(engine::engine::start(c), Catch::Contains("shifted_bases"));
   c.shifted_bases = "3GiB";
   c.staged_partitions = c.device_depth + 2;  // more than the scheduler ever stages at once
-  try {
-    engine::engine::start(c);
-    FAIL("no error");
-  } catch (const engine::engine_error& e) {
-    REQUIRE_THAT(std::string(e.what()),
-                 Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (3), got 4"));
-  }
+  REQUIRE_THROWS_WITH(engine::engine::start(c),
+                      Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (3), got 4"));
   // At depth 1 the default is 2 as well (one proving, one staged), and 2 the most.
   c.device_depth = 1;
   c.staged_partitions = 3;
-  try {
-    engine::engine::start(c);
-    FAIL("no error");
-  } catch (const engine::engine_error& e) {
-    REQUIRE_THAT(std::string(e.what()),
-                 Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (2), got 3"));
-  }
+  REQUIRE_THROWS_WITH(engine::engine::start(c),
+                      Catch::StartsWith("config: staged_partitions: at most device_depth + 1 (2), got 3"));
   c.staged_partitions = 0;
   {
     auto e = engine::engine::start(c);
