@@ -301,7 +301,7 @@ TEST_CASE("device compact evaluator: proofs staged as their witness alone equal 
 // host-evaluated a, b, c: a second slot size) the same rounds add no cudaMalloc and no
 // cudaMallocAsync. A witness pinned by the stager's pinner (the engine pins a key's kept witness
 // vectors with it) is uploaded by DMA, with the same proof.
-TEST_CASE("device proofs after the first allocate no device memory; a pinned witness proves the same", "[device][alloc]") {
+TEST_CASE("device proofs after the first allocate no device memory, a pinned witness proves the same", "[device][alloc]") {
   if (!gpu::device_present()) {
     WARN("SKIP: no CUDA device present");
     return;

@@ -301,7 +301,7 @@ TEST_CASE("device G2 MSM on shared-memory slots (msm_g2_smem) equals the CPU bac
   check_msm<g2_curve>(be, 3000, 3, 196, true, std::vector<bigint<4>>(3000));
 }
 
-TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload; new contents or size do not", "[device][msm]") {
+TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload, new contents or size do not", "[device][msm]") {
   REQUIRE_DEVICE();
   gpu::cuda_backend be;
   auto ps = gpu::testgen::progression<g1_curve>(1000, 7, false);

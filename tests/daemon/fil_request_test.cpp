@@ -19,7 +19,7 @@
 
 using namespace cuzk;
 
-TEST_CASE("a PoRep request's C1 is parsed once, by the request check; the engine takes that parse", "[daemon][fil]") {
+TEST_CASE("a PoRep request's C1 is parsed once, by the request check, the engine takes that parse", "[daemon][fil]") {
   const auto* proof = fil::find_seal_proof("StackedDrg2KiBV1_1");
   REQUIRE(proof);
   const auto dir = std::filesystem::temp_directory_path() / ("cuzk-daemon-c1-once-" + std::to_string(::getpid()));

@@ -78,7 +78,7 @@ const engine::key_status* find_key(const engine::status_report& s, const std::st
 
 }  // namespace
 
-TEST_CASE("B2 on the host: a key whose points are only on the devices reserves its host B2 copy with the key; evict returns it",
+TEST_CASE("B2 on the host: a key whose points are only on the devices reserves its host B2 copy with the key, evict returns it",
           "[engine][b2]") {
   test::recorded pce;
   const auto on_device = zk::groth16::synthetic_key_path({9, false, pce.path});
@@ -125,7 +125,7 @@ TEST_CASE("B2 on the host: a key whose points are only on the devices reserves i
   }
 }
 
-TEST_CASE("B2 on the host: the device gets the key's host copy at load_key; a key with its points on the host gets none",
+TEST_CASE("B2 on the host: the device gets the key's host copy at load_key, a key with its points on the host gets none",
           "[engine][b2]") {
   register_b2_fake();
   test::recorded pce;
@@ -145,7 +145,7 @@ TEST_CASE("B2 on the host: the device gets the key's host copy at load_key; a ke
   CHECK(test::budgets_drain(e));
 }
 
-TEST_CASE("a device's B2 plan reaches the key's status; the event line is written once per key and device, and when the plan changes",
+TEST_CASE("a device's B2 plan reaches the key's status, the event line is written once per key and device, and when the plan changes",
           "[engine][b2]") {
   register_b2_fake();
   std::mutex mu;

@@ -96,7 +96,7 @@ std::size_t alive_nodes(engine::engine& e) {
 
 }  // namespace
 
-TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify", "[engine][cluster]") {
+TEST_CASE("a coordinator spreads partitions over two worker nodes, proofs verify", "[engine][cluster]") {
   event_log log;
   std::mt19937_64 rng(21);
   test::direct_prover direct;
@@ -143,7 +143,7 @@ TEST_CASE("a coordinator spreads partitions over two worker nodes; proofs verify
   test::require_verifies(direct.key, *f, 1);
 }
 
-TEST_CASE("a node that vanishes mid-job loses nothing; its partitions run elsewhere", "[engine][cluster]") {
+TEST_CASE("a node that vanishes mid-job loses nothing, its partitions run elsewhere", "[engine][cluster]") {
   event_log log;
   std::mt19937_64 rng(22);
   test::direct_prover direct;
@@ -272,7 +272,7 @@ TEST_CASE("a coordinator with local devices also uses its nodes", "[engine][clus
   REQUIRE(load->proofs < 10);  // the local pipeline took some
 }
 
-TEST_CASE("answers from a node declared lost are dropped; the job is answered once", "[engine][cluster]") {
+TEST_CASE("answers from a node declared lost are dropped, the job is answered once", "[engine][cluster]") {
   // A second node under the same name makes the registrar drop the first ("it joined again")
   // while the first still computes: its answers arrive for attempts that were re-queued.
   event_log log;

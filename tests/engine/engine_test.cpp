@@ -196,7 +196,7 @@ void register_vram_fake() {
 
 }  // namespace
 
-TEST_CASE("the engine hands its shifted-bases setting to the backends it makes; auto VRAM budget is the device less the margin",
+TEST_CASE("the engine hands its shifted-bases setting to the backends it makes, auto VRAM budget is the device less the margin",
           "[engine]") {
   register_vram_fake();
   auto c = small_config();
@@ -616,7 +616,7 @@ TEST_CASE("an engine used from several threads stops promptly from yet another t
   REQUIRE_THROWS_WITH(e->status(), Catch::Contains("shutting_down"));
 }
 
-TEST_CASE("on_finished delivers each result once without a waiting thread; forget drops the record", "[engine]") {
+TEST_CASE("on_finished delivers each result once without a waiting thread, forget drops the record", "[engine]") {
   std::mt19937_64 rng(7);
   test::direct_prover direct;
   auto e = engine::engine::start(small_config());
@@ -690,7 +690,7 @@ std::vector<engine::partition_timing> by_device_start(const engine::job_outcome&
 
 }  // namespace
 
-TEST_CASE("a device holds the next partition in its mailbox while it proves one (device_depth 2); depth 1 waits for "
+TEST_CASE("a device holds the next partition in its mailbox while it proves one (device_depth 2), depth 1 waits for "
           "the answer",
           "[engine][pipeline]") {
   register_gated_cpu();
@@ -806,7 +806,7 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
   }
 }
 
-TEST_CASE("an idle engine's first partitions synthesize alone (alone_below); with enough ahead the synthesizers share the "
+TEST_CASE("an idle engine's first partitions synthesize alone (alone_below), with enough ahead the synthesizers share the "
           "pool as before",
           "[engine][first]") {
   register_gated_cpu();

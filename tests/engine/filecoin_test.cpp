@@ -133,7 +133,7 @@ TEST_CASE("Filecoin PoSt jobs: the engine's proofs, one per partition, verified 
   REQUIRE(test::budgets_drain(e, 10s));
 }
 
-TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs; the compact evaluator recorded once, shared",
+TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs, the compact evaluator recorded once, shared",
           "[.][filecoin][filecoin-porep]") {
   // An evaluator directory of its own: the first load records the circuit's compact evaluator there.
   const auto dir = std::filesystem::temp_directory_path() / ("cuzk-engine-pce-" + std::to_string(::getpid()));
@@ -215,7 +215,7 @@ TEST_CASE("Filecoin: a WinningPoSt overtakes queued WindowPoSt partitions", "[.]
   REQUIRE(before <= 3);
 }
 
-TEST_CASE("Filecoin: cancel and evict return every budget to zero; preload makes a key hot", "[.][filecoin]") {
+TEST_CASE("Filecoin: cancel and evict return every budget to zero, preload makes a key hot", "[.][filecoin]") {
   auto e = engine::engine::start(fil_config(2));
   auto window = post_request("window");
   const auto path = e.filecoin_params_path(window.input.kind, window.input.registered_proof);
@@ -245,7 +245,7 @@ TEST_CASE("Filecoin: cancel and evict return every budget to zero; preload makes
   REQUIRE(test::budgets_drain(e, 10s));
 }
 
-TEST_CASE("Filecoin: bad input is refused with one line naming the field; never a proof", "[.][filecoin]") {
+TEST_CASE("Filecoin: bad input is refused with one line naming the field, never a proof", "[.][filecoin]") {
   auto e = engine::engine::start(fil_config(1));
   auto window = post_request("window");
 

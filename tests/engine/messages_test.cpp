@@ -396,7 +396,7 @@ TEST_CASE("budget: a queued request withdrawn by its holder leaves the queue and
   caf::anon_send_exit(budget, caf::exit_reason::user_shutdown);
 }
 
-TEST_CASE("budget: a replacement given the slot's ledger inherits the outstanding grants; old tokens release into it",
+TEST_CASE("budget: a replacement given the slot's ledger inherits the outstanding grants, old tokens release into it",
           "[budget]") {
   test_config cfg;
   caf::actor_system sys{cfg};
@@ -477,7 +477,7 @@ class fake_resident final : public zk::groth16::resident_key {
 };
 }  // namespace
 
-TEST_CASE("staging: witness alone where the resident key evaluates a, b, c; its grant the witness's bytes", "[staging]") {
+TEST_CASE("staging: witness alone where the resident key evaluates a, b, c, its grant the witness's bytes", "[staging]") {
   const auto file = std::filesystem::temp_directory_path() / ("cuzk-staging-" + std::to_string(::getpid()) + ".pce");
   {
     zk::groth16::pce_recorder rec(file.string(), "staging test");

@@ -230,7 +230,7 @@ struct pinning_stager final : zk::groth16::stager {
 
 }  // namespace
 
-TEST_CASE("a key's kept witness is pinned when it goes resident, once; its first staging pins nothing",
+TEST_CASE("a key's kept witness is pinned when it goes resident, once, its first staging pins nothing",
           "[engine][synthetic][fil][pinned]") {
   zk::groth16::register_backend(
       "pinfake",

@@ -162,7 +162,7 @@ TEST_CASE("b2: modes by name", "[b2]") {
   CHECK_THROWS_WITH(g16::parse_b2_mode("gpu"), "'gpu' is not one of auto, device, host, split");
 }
 
-TEST_CASE("b2: the choice carries the model's device-alone and host-alone times and its rates; rates as points per second",
+TEST_CASE("b2: the choice carries the model's device-alone and host-alone times and its rates, rates as points per second",
           "[b2]") {
   g16::b2_rates r;
   auto unknown = g16::choose_b2(g16::b2_mode::automatic, 1000, r, 4);

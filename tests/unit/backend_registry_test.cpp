@@ -32,7 +32,7 @@ void register_fake() {
 
 }  // namespace
 
-TEST_CASE("backend names carry device ordinals; host backends take any", "[registry]") {
+TEST_CASE("backend names carry device ordinals, host backends take any", "[registry]") {
   REQUIRE(resolve_backend_name("cpu") == "cpu");
   REQUIRE(resolve_backend_name("cpu:3") == "cpu:3");
   REQUIRE(backend_available("cpu:7"));

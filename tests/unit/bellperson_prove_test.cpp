@@ -103,7 +103,7 @@ TEST_CASE("bellperson h: (A B - C) / Z as coefficients, checked at a random poin
   CHECK(eval(ph, x) * (x.pow(std::uint64_t(n)) - fr::one()) == eval(pa, x) * eval(pb, x) - eval(pc, x));
 }
 
-TEST_CASE("bellperson-convention keys prove and verify; .params round trip is byte-identical", "[bellperson][prover]") {
+TEST_CASE("bellperson-convention keys prove and verify, .params round trip is byte-identical", "[bellperson][prover]") {
   std::mt19937_64 rng(2025);
   auto rc = test::make_random_circuit(rng, 3, 6, 26);
   {  // One more constraint, 0 * (sum of the wires no constraint uses) = 0: every wire gets an L point.

@@ -66,7 +66,7 @@ bool one_line(const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("cli: prove then verify on the fixture; snarkjs's proof verifies; export-vk matches snarkjs", "[cli]") {
+TEST_CASE("cli: prove then verify on the fixture, snarkjs's proof verifies, export-vk matches snarkjs", "[cli]") {
   temp_dir t;
   auto r = run(t, "prove " + fixture + "sample.zkey " + fixture + "sample.wtns " + (t / "proof.json") + " " +
                       (t / "public.json") + " --r1cs " + fixture + "sample.r1cs --compressed " + (t / "proof.bin") +
@@ -190,7 +190,7 @@ TEST_CASE("cli: a witness that breaks a constraint: --r1cs names it (exit 2), el
   CHECK_FALSE(fs::exists(t / "public.json"));
 }
 
-TEST_CASE("cli: setup makes a key that proves and verifies; the seed fixes the key", "[cli]") {
+TEST_CASE("cli: setup makes a key that proves and verifies, the seed fixes the key", "[cli]") {
   temp_dir t;
   auto r = run(t, "setup " + fixture + "sample.r1cs " + (t / "a.zkey") + " --seed 5");
   INFO(r.err);

@@ -180,7 +180,7 @@ TEST_CASE("compressed decoding rejects malformed input", "[compressed]") {
   }
 }
 
-TEST_CASE("endomorphism subgroup checks agree with [r]P = O", "[subgroup]") {
+TEST_CASE("endomorphism subgroup checks agree with r P = O", "[subgroup]") {
   std::mt19937_64 g(33);
   const bigint<2> h1{{0x8c00aaab0000aaabull, 0x396c8c005555e156ull}};  // G1 cofactor (x - 1)^2 / 3
   for (int i = 0; i < 12; ++i) {

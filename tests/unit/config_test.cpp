@@ -89,7 +89,7 @@ devices = [0, 1]
   CHECK(again.gpus.devices == c.gpus.devices);
 }
 
-TEST_CASE("gpus.shifted_bases: auto by default, off, or a size; printed back", "[config]") {
+TEST_CASE("gpus.shifted_bases: auto by default, off, or a size, printed back", "[config]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.shifted_bases.automatic);
   CHECK_FALSE(d.gpus.shifted_bases_off);
@@ -108,7 +108,7 @@ TEST_CASE("gpus.shifted_bases: auto by default, off, or a size; printed back", "
   }
 }
 
-TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed back; a bad value names the key", "[config][b2]") {
+TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed back, a bad value names the key", "[config][b2]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.b2 == "device");
   CHECK(d.gpus.b2_host_threads == 0);
@@ -126,7 +126,7 @@ TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed bac
   CHECK_THAT(parse_error("[gpus]\nb2_host_threads = -1\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_threads'"));
 }
 
-TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (integer or float), printed back; bad values name the key",
+TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (integer or float), printed back, bad values name the key",
           "[config][b2]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.b2_device_rate == 0);
@@ -145,7 +145,7 @@ TEST_CASE("gpus.b2_device_rate / b2_host_rate: 0 by default, points per second (
   CHECK_THAT(parse_error("[gpus]\nb2_host_rate = inf\n"), Catch::StartsWith("bad.toml:2: key 'gpus.b2_host_rate'"));
 }
 
-TEST_CASE("gpus.staged_partitions: 0 (the engine's default, 2) by default, 1 to 3, printed back; bad values name "
+TEST_CASE("gpus.staged_partitions: 0 (the engine's default, 2) by default, 1 to 3, printed back, bad values name "
           "the key",
           "[config][staging]") {
   auto d = daemon_config::parse("", "empty.toml");
@@ -160,7 +160,7 @@ TEST_CASE("gpus.staged_partitions: 0 (the engine's default, 2) by default, 1 to 
     CHECK_THAT(parse_error(bad), Catch::StartsWith("bad.toml:2: key 'gpus.staged_partitions'"));
 }
 
-TEST_CASE("gpus.b2_lane_share: 1 by default, a share in (0, 1], printed back; bad values name the key", "[config]") {
+TEST_CASE("gpus.b2_lane_share: 1 by default, a share above 0 and at most 1, printed back, bad values name the key", "[config]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.b2_lane_share == 1);
   CHECK_THAT(d.to_toml(), Catch::Contains("b2_lane_share = 1"));
@@ -173,7 +173,7 @@ TEST_CASE("gpus.b2_lane_share: 1 by default, a share in (0, 1], printed back; ba
                Catch::StartsWith("bad.toml:2: key 'gpus.b2_lane_share': expected a share in (0, 1] (1: the default)"));
 }
 
-TEST_CASE("synthesis.ordered: off by default, printed back; a non-boolean names the key", "[config]") {
+TEST_CASE("synthesis.ordered: off by default, printed back, a non-boolean names the key", "[config]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK_FALSE(d.synthesis.ordered);
   CHECK_THAT(d.to_toml(), Catch::Contains("ordered = false"));

@@ -5,7 +5,7 @@
 using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
 
-TEST_CASE("snarkjs root of unity w[32] = 5^((r-1)/2^32)", "[fr]") {
+TEST_CASE("snarkjs root of unity w_32 = 5^((r-1)/2^32)", "[fr]") {
   bigint<4> e = fr::P;
   e.sub_in_place(bigint<4>{{1, 0, 0, 0}});
   for (unsigned i = 0; i < fr_two_adicity; ++i) e.shr1();

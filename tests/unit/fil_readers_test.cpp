@@ -220,7 +220,7 @@ TEST_CASE("fil: the parallel C1 read gives the serial read's output, and its err
     }
 }
 
-TEST_CASE("fil: bincode PoSt vanilla proofs read back; damage is a one-line error", "[fil]") {
+TEST_CASE("fil: bincode PoSt vanilla proofs read back, damage is a one-line error", "[fil]") {
   for (const char* name : {"StackedDrgWindow2KiBV1_2", "StackedDrgWinning2KiBV1", "StackedDrgWindow32GiBV1_2",
                            "StackedDrgWindow64GiBV1_2"}) {
     INFO(name);
@@ -293,7 +293,7 @@ TEST_CASE("fil: a real 2 KiB C1 output (fil-oracle) reads, checks and gives the 
   }
 }
 
-TEST_CASE("fil: the real C1 output's vanilla proofs verify natively; a changed value is named", "[fil]") {
+TEST_CASE("fil: the real C1 output's vanilla proofs verify natively, a changed value is named", "[fil]") {
   const auto c1 = io::read_c1_file(CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/c1.json").phase1_out;
   CHECK(stacked::verify_vanilla_proofs(c1).empty());
   auto bad = c1;

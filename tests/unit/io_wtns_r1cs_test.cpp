@@ -75,7 +75,7 @@ TEST_CASE("wtns: bad inputs", "[parsers][wtns]") {
   CHECK_THAT(wtns_error(without_section(good, 2)), Contains("section 2 (values) is missing"));
 }
 
-TEST_CASE("r1cs: the circom fixture loads; coefficients are Montgomery, checked with GMP", "[parsers][r1cs]") {
+TEST_CASE("r1cs: the circom fixture loads, coefficients are Montgomery, checked with GMP", "[parsers][r1cs]") {
   auto cs = r1cs::load(fixture("sample.r1cs"));
   CHECK(cs.n_wires == 8);
   CHECK(cs.n_pub_out == 2);

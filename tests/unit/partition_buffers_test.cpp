@@ -107,7 +107,7 @@ TEST_CASE("kept witness vectors are pinned once, reused pinned, unpinned before 
 
 // A fresh witness is pinned before its first upload (the stager's pin_witness), only if the buffers
 // handed it out and it is still out; it stays pinned when kept, and is unpinned before it is freed.
-TEST_CASE("a fresh witness from the buffers is pinned for its first upload; no other vector is", "[buffers][pinned]") {
+TEST_CASE("a fresh witness from the buffers is pinned for its first upload, no other vector is", "[buffers][pinned]") {
   auto pinner = std::make_shared<recording_pinner>();
   constexpr std::size_t n = 1000;
   {

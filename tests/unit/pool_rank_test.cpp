@@ -44,7 +44,7 @@ struct gate {
 
 }  // namespace
 
-TEST_CASE("pool ranks: the worker takes the lower-ranked job's tasks first; tasks keep their job's rank", "[pool]") {
+TEST_CASE("pool ranks: the worker takes the lower-ranked job's tasks first, tasks keep their job's rank", "[pool]") {
   for (const bool low_first : {true, false}) {  // whichever was queued first
     INFO(low_first);
     zk::thread_pool pool(2);  // one worker

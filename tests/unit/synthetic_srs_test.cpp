@@ -122,7 +122,7 @@ TEST_CASE("synthetic SRS: host points follow the walk, on the curve, distinct", 
   CHECK(in_prime_subgroup(g2[4]));
 }
 
-TEST_CASE("synthetic SRS: key paths round-trip; bad ones are refused naming the part", "[synthetic]") {
+TEST_CASE("synthetic SRS: key paths round-trip, bad ones are refused naming the part", "[synthetic]") {
   zk::groth16::synthetic_key_spec s{123, true, "/tmp/x:y.cuzk-pce"};
   const auto path = zk::groth16::synthetic_key_path(s);
   CHECK(path == "synthetic:123:host:/tmp/x:y.cuzk-pce");
