@@ -78,15 +78,7 @@ engine::config worker_config(std::uint16_t port, const std::string& name, event_
   return c;
 }
 
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds limit = 10s) {
-  auto until = std::chrono::steady_clock::now() + limit;
-  while (!pred()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    std::this_thread::sleep_for(10ms);
-  }
-  return true;
-}
+using test::eventually;
 
 std::size_t alive_nodes(engine::engine& e) {
   std::size_t n = 0;

@@ -708,14 +708,13 @@ TEST_CASE("a device holds the next partition in its mailbox while it proves one 
     auto id = e.submit(req);
     // While the first proof is held, the next partitions are synthesized and staged (the VRAM budget
     // grants the held one's and the next one's inputs); with depth 2 the next one is sent at once.
-    bool filled = false;
-    for (int i = 0; i < 6000 && !filled; ++i) {
-      auto s = e.status();
-      filled = gated_cpu::held && s.vram.size() == 1 && s.vram[0].reservations >= 2 &&
-               (depth == 1 || s.scheduler.devices[0].ahead >= 1);
-      if (!filled) std::this_thread::sleep_for(10ms);
-    }
-    REQUIRE(filled);
+    REQUIRE(test::eventually(
+        [&] {
+          auto s = e.status();
+          return gated_cpu::held && s.vram.size() == 1 && s.vram[0].reservations >= 2 &&
+                 (depth == 1 || s.scheduler.devices[0].ahead >= 1);
+        },
+        60s));
     auto held = e.status();
     REQUIRE(held.scheduler.devices[0].proofs == 0);  // nothing came back: the first is still held
     gated_cpu::open = true;
@@ -772,15 +771,14 @@ TEST_CASE("a device's partitions holding staging slots are at most staged_partit
     auto id = e.submit(req);
     // While the first proof is held: the next one waits in the device's mailbox, and then either a
     // third is staged (3 slots) or it waits for a device, synthesized, its staging not started (2).
-    bool filled = false;
-    for (int i = 0; i < 6000 && !filled; ++i) {
-      auto s = e.status();
-      const bool third = staged == 3 ? s.vram[0].reservations >= 3
-                                     : s.vram[0].reservations >= 2 && s.scheduler.device_waits >= 1;
-      filled = gated_cpu::held && s.vram.size() == 1 && s.scheduler.devices[0].ahead >= 1 && third;
-      if (!filled) std::this_thread::sleep_for(10ms);
-    }
-    REQUIRE(filled);
+    REQUIRE(test::eventually(
+        [&] {
+          auto s = e.status();
+          const bool third = staged == 3 ? s.vram[0].reservations >= 3
+                                         : s.vram[0].reservations >= 2 && s.scheduler.device_waits >= 1;
+          return gated_cpu::held && s.vram.size() == 1 && s.scheduler.devices[0].ahead >= 1 && third;
+        },
+        60s));
     auto held = e.status();
     REQUIRE(held.scheduler.devices[0].proofs == 0);
     if (staged == 0) {

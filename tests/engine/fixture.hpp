@@ -115,4 +115,15 @@ inline bool budgets_drain(engine::engine& e, std::chrono::milliseconds limit = s
   }
 }
 
+// Polls `pred` every 10 ms until it holds (true) or `limit` has passed (false).
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  auto until = std::chrono::steady_clock::now() + limit;
+  while (!pred()) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
 }  // namespace cuzk::test
