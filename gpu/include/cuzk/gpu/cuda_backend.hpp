@@ -92,9 +92,11 @@ struct cuda_options {
   std::size_t keep_free_bytes = 0;
   // The room the sets are planned in (key_placement.hpp): the VRAM budget the key's grant comes
   // from (0: the device's memory less safety_margin; an explicit shifted_bases_bytes above the room
-  // is trimmed to it) less the plain key, a proof's scratch and staged_partitions staged partitions.
+  // is trimmed to it) less the plain key, a proof's scratch and staged_partitions staged partitions
+  // (2: the engine's default at its default device depth, max(2, device_depth); the engine passes
+  // its own through backend_settings).
   std::size_t vram_budget_bytes = 0;
-  unsigned staged_partitions = 3;
+  unsigned staged_partitions = 2;
   // Threads per block of the NTT's shared-memory passes (256 or 512; a tile is 2^11 elements).
   unsigned ntt_threads = 256;
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
