@@ -8,7 +8,8 @@
 #   asan     build-asan/ with -DCUZK_SANITIZE=ON (CUDA off: nvcc takes no -fsanitize): the tests
 #            labelled "parsers" if any exist, else all of cuzk_tests; plus the interop bad-input
 #            test against the sanitized cuzk CLI
-#   fuzz     build-fuzz/ with clang and -DCUZK_FUZZ=ON: each fuzz_* target runs FUZZ_SECONDS (20)
+#   fuzz     build-fuzz/ with clang and -DCUZK_FUZZ=ON: tests/fuzz/run.sh runs each fuzz_* target
+#            FUZZ_SECONDS (20) from its seeds (tests/fuzz/corpus/<target>/, the snarkjs fixtures)
 # Environment: JOBS (default: cores), FUZZ_SECONDS, SKIP_ASAN=1, SKIP_FUZZ=1,
 # STAGES (default "deps build ctest asan fuzz"; e.g. STAGES="build ctest" ./test.sh).
 set -uo pipefail
@@ -104,23 +105,8 @@ fuzz() {
   fi
   # shellcheck disable=SC2086
   cmake --build "$B" -j "$JOBS" --target $targets || return 1
-  local rc=0 t
-  for t in $targets; do
-    local corpus="$B/corpus/$t"
-    mkdir -p "$corpus"
-    local seeds=()
-    [[ -d $ROOT/tests/fuzz/corpus/$t ]] && seeds+=("$ROOT/tests/fuzz/corpus/$t")
-    echo "fuzz: $t for ${FUZZ_SECONDS}s"
-    if "$B/bin/$t" -max_total_time="$FUZZ_SECONDS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 \
-        "$corpus" "${seeds[@]}" >"$B/$t.log" 2>&1; then
-      grep -E "stat::number_of_executed_units" "$B/$t.log" | sed "s/^/fuzz: $t: /" || true
-    else
-      echo "fuzz: $t FOUND A PROBLEM (log: $B/$t.log):"
-      tail -n 40 "$B/$t.log"
-      rc=1
-    fi
-  done
-  return $rc
+  # shellcheck disable=SC2086
+  bash tests/fuzz/run.sh "$B" "$FUZZ_SECONDS" $targets
 }
 
 STAGES=${STAGES:-deps build ctest asan fuzz}
