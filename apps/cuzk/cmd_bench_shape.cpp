@@ -42,6 +42,7 @@
 #include "zk/groth16/synthetic_srs.hpp"
 #include "zk/io/binfile.hpp"
 #include "zk/util/large_page_stats.hpp"
+#include "zk/util/parallel.hpp"
 
 #ifdef CUZK_HAVE_GPU
 #include "cuzk/gpu/cuda_backend.hpp"
@@ -196,13 +197,15 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   input.miner_id = o.miner;
   input.sector_number = o.sector;
   input.c1.assign(c1.begin(), c1.end());
-  // Parsed and checked once, as the daemon's request check does: every sector's partitions use this
-  // read (engine::filecoin_request::c1), none reads input.c1 again.
+  // Parsed (errors name --c1's file) and checked once, as the daemon's request check does: every
+  // sector's partitions use this read (engine::filecoin_request::c1), none reads input.c1 again.
   std::shared_ptr<const fil::c1_output> parsed;
   const std::uint64_t c1_reads0 = fil::io::c1_reads();
   {
     auto t = clock_type::now();
-    parsed = fil::check_job_input(circuit, input);
+    parsed = std::make_shared<const fil::c1_output>(
+        fil::io::read_c1(input.c1, o.c1.empty() ? "synthetic C1" : o.c1, zk::default_pool()));
+    parsed = fil::check_job_input(circuit, input, std::move(parsed));
     stages["c1_parse_check_s"] = secs(t);
   }
 

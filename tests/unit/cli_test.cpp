@@ -227,6 +227,13 @@ TEST_CASE("cli: bench fil --shape refuses bad input with one line, and a machine
   one_line(run(t, "bench fil --shape porep-32GiB --device tpu"), "--device: 'tpu' is not cuda or cpu");
   one_line(run(t, "bench fil --shape porep-32GiB --addr unix:///x.sock"), "--shape runs its own engine: no --addr");
   one_line(run(t, "bench fil --kind porep"), "--addr is required");
+  {  // a damaged --c1 file: named, refused before the evaluator or the key is made
+    std::ofstream(t / "bad-c1.json") << "{\"SectorNum\": 1, \"Phase1Out\": 7}";
+    one_line(run(t, "bench fil --shape porep-2KiB --device cpu --c1 " + (t / "bad-c1.json") + " --evaluator-dir " +
+                        (t / "ev")),
+             t / "bad-c1.json");
+    CHECK_FALSE(fs::exists(t / "ev"));
+  }
   if (!fs::exists("/dev/nvidia0")) {  // CI: no GPU, or a build without the CUDA backend
     auto r = run(t, "bench fil --shape porep-32GiB --partitions 10 --out " + (t / "b.json"));
     one_line(r, "the synthetic SRS is generated on a GPU");
