@@ -167,8 +167,8 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   const unsigned parts = proof->partitions;
   // The engine evaluates a, b, c on the device only when every device is a GPU (engine.cpp).
   const bool abc_on_device = o.device_synthesis && o.device == "cuda";
-  std::cout << "bench fil --shape " << o.shape << ": " << proof->name << ", " << parts << " partitions x " << o.sectors
-            << " sectors on " << o.device << " (a, b, c " << (abc_on_device ? "on the device from the witness" : "on the host")
+  std::cout << "bench fil --shape " << o.shape << ": " << proof->name << ", " << parts << (parts == 1 ? " partition x " : " partitions x ")
+            << o.sectors << (o.sectors == 1 ? " sector on " : " sectors on ") << o.device << " (a, b, c " << (abc_on_device ? "on the device from the witness" : "on the host")
             << ")\n"
             << "NOT A SETUP: synthetic SRS (random points of the real shape); the proofs do NOT verify and are released "
                "unverified; the timings are real\n"
