@@ -197,15 +197,15 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   input.miner_id = o.miner;
   input.sector_number = o.sector;
   input.c1.assign(c1.begin(), c1.end());
-  // Parsed (errors name --c1's file) and checked once, as the daemon's request check does: every
-  // sector's partitions use this read (engine::filecoin_request::c1), none reads input.c1 again.
-  std::shared_ptr<const fil::c1_output> parsed;
+  // Read (errors name --c1's file) and checked before anything is made. The timed sectors do not
+  // use this read: each one's submit reads its C1 as the daemon reads each request's (once, inside
+  // the first sector's time, its partitions sharing it), so c1_reads is 1 + sectors.
   const std::uint64_t c1_reads0 = fil::io::c1_reads();
   {
     auto t = clock_type::now();
-    parsed = std::make_shared<const fil::c1_output>(
+    auto parsed = std::make_shared<const fil::c1_output>(
         fil::io::read_c1(input.c1, o.c1.empty() ? "synthetic C1" : o.c1, zk::default_pool()));
-    parsed = fil::check_job_input(circuit, input, std::move(parsed));
+    fil::check_job_input(circuit, input, std::move(parsed));
     stages["c1_parse_check_s"] = secs(t);
   }
 
@@ -308,7 +308,6 @@ int run_bench_fil_shape(const bench_fil_options& o) {
     r.request_id = "bench-shape-" + std::to_string(t0_unix) + "-" + std::to_string(s);
     r.input = input;
     r.synthetic_key = key;
-    r.c1 = parsed;
     submit_ms.push_back(since_ms());
     ids.push_back(e.submit(std::move(r)));
   }
@@ -490,7 +489,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   memory["host_budget_peak_bytes"] = host_budget_peak;
   memory["host_budget_capacity_bytes"] = st1.host.capacity;
   const double dev_busy_engine = device_busy_ms(st1) - busy0;
-  const std::uint64_t c1_reads = fil::io::c1_reads() - c1_reads0;  // 1: the check above, for every sector
+  const std::uint64_t c1_reads = fil::io::c1_reads() - c1_reads0;  // the check above, then one per sector
 
   const std::string svg_path = fs::path(o.out).replace_extension(".svg").string();
   json out{{"command", "cuzk bench fil --shape " + o.shape},
