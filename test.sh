@@ -5,9 +5,9 @@
 #   build    Release build of every target in build/ (CUDA included when nvcc exists), then
 #            fil-oracle (the Rust Filecoin oracle, tests/oracle) when cargo exists
 #   ctest    every test in build/: unit (Catch2) and interop (snarkjs/circom vs the cuzk CLI)
-#   asan     build-asan/ with -DCUZK_SANITIZE=ON (CUDA off: nvcc takes no -fsanitize): the tests
-#            labelled "parsers" if any exist, else all of cuzk_tests; plus the interop bad-input
-#            test against the sanitized cuzk CLI
+#   asan     build-asan/ with -DCUZK_SANITIZE=ON (CUDA off: nvcc takes no -fsanitize): every case of
+#            cuzk_tests but those tagged [actors] (CAF 0.17's spawn trips UBSan; see asan()), then
+#            the interop bad-input test against the sanitized cuzk CLI
 #   fuzz     build-fuzz/ with clang and -DCUZK_FUZZ=ON: tests/fuzz/run.sh runs each fuzz_* target
 #            FUZZ_SECONDS (20) from its seeds (tests/fuzz/corpus/<target>/, the snarkjs fixtures)
 # Environment: JOBS (default: cores), FUZZ_SECONDS, SKIP_ASAN=1, SKIP_FUZZ=1,
@@ -70,16 +70,11 @@ asan() {
   fi
   export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   local rc=0
-  if (cd "$B" && ctest -N -L parsers | grep -qE "Total Tests: [1-9]"); then
-    echo "asan: ctest tests labelled parsers"
-    (cd "$B" && ctest --output-on-failure -j "$JOBS" -L parsers) || rc=1
-  elif "$B/bin/cuzk_tests" --list-tags 2>/dev/null | grep -q "\[parsers\]"; then
-    echo "asan: cuzk_tests [parsers]"
-    "$B/bin/cuzk_tests" "[parsers]" || rc=1
-  else
-    echo "asan: nothing labelled parsers: all of cuzk_tests"
-    "$B/bin/cuzk_tests" || rc=1
-  fi
+  # Every case of cuzk_tests but those that run the engine's actors ([actors]): CAF 0.17 spawns an
+  # actor given no arguments through a null shared_ptr<std::tuple<>> that it dereferences
+  # (caf/detail/init_fun_factory.hpp), which UBSan reports and -fno-sanitize-recover makes fatal.
+  echo "asan: cuzk_tests ~[actors]"
+  "$B/bin/cuzk_tests" "~[actors]" || rc=1
   if ((with_cli)); then
     # malformed files against the sanitized parsers; reuse build/'s compiled circuits
     echo "asan: interop bad-input test against the sanitized cuzk CLI"

@@ -246,7 +246,7 @@ TEST_CASE("cli: bench fil --shape refuses bad input with one line, and a machine
 // one sector of the engine's actors from a synthetic C1, its proofs released unverified, its C1
 // read by the bench's check and once by the sector's submit (as the daemon reads a request's), not
 // again by its synthesis, its results file and timeline written.
-TEST_CASE("cli: bench fil --shape porep-2KiB --device cpu proves a sector from one read of its C1", "[cli][bench][slow]") {
+TEST_CASE("cli: bench fil --shape porep-2KiB --device cpu proves a sector from one read of its C1", "[cli][bench][actors][slow]") {
   temp_dir t;
   const auto r = run(t, "bench fil --shape porep-2KiB --device cpu --sectors 1 --evaluator-dir " + (t / "ev") +
                             " --out " + (t / "b.json"));
