@@ -11,7 +11,8 @@
 #   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the MSM tests and TESTS (default
 #    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile (G2: registers and the
 #    shared-memory slots, cuda_options::msm_g2_smem),
-#    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s)
+#    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s;
+#    SEGS=32,52,208 adds G2 and G1 plain at those bucket segment lengths, ~8 s each)
 #   (LANE=V,... AFTER=V device_msm.sh bits: scalars that are bits, random against 90% bits, one
 #    call within END: the [bits] MSM tests and the proofs, the ones' lane variants LANE on G1 2^24
 #    bits90, then G1 2^24, G2 2^24 and G1 2^26 on plain and shifted bases with this build (variant
@@ -55,6 +56,13 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
     --variants acc4+split,acc4+split+g2smem
   for b in bin/cuzk_*; do
     [[ -x $b && $b != *tests ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
+  done
+  # SEGS=32,52,208: the plain G2 and G1 bucket reduction at those segment lengths (by size: 104 at
+  # 2^24; tuned on G1), by stage.
+  SEGS=${SEGS:-}
+  for n in ${SEGS//,/ }; do
+    bt "g2_24_seg$n" $R cuzk bench msm --curve g2 --log-size 24 --resident --profile --reps 3 --segment-length "$n"
+    bt "g1_24_seg$n" $R cuzk bench msm --curve g1 --log-size 24 --resident --profile --reps 3 --segment-length "$n"
   done
   echo "total $SECONDS s" | tee -a "$S"
   dev_finish
