@@ -38,5 +38,5 @@ if ! (cd "$OUT/src" && go mod download); then
   echo "curio-client: SKIPPED: cannot download the Go modules (is the Go module proxy reachable? GOPROXY=$(go env GOPROXY))"
   exit 77
 fi
-(cd "$OUT/src" && go vet ./... && go build -o "$OUT/curio-client" .)
+(cd "$OUT/src" && go vet ./... && go test ./... && go build -o "$OUT/curio-client" .)
 echo "curio-client: built $OUT/curio-client"

@@ -187,56 +187,72 @@ poll:
 		return 1
 	}
 
-	// The WinningPoSt against the PoRep partitions: those it found running, at most one dispatched
-	// while its ticket waited in the scheduler's mailbox, and those it overtook.
 	win := jobs[2].resp
-	accepted := win.GetAcceptedUnixMs()
-	winSynth := win.GetPartitionTimings()[0].GetSynthStartMs()
-	winStart := win.GetPartitionTimings()[0].GetDeviceStartMs()
-	type part struct {
-		name                 string
-		index                uint32
-		synthStart, devStart uint64
-	}
-	var running, between, overtaken []part
+	var parts []overtakePart
 	for _, j := range jobs[:2] {
 		for _, p := range j.resp.GetPartitionTimings() {
-			x := part{j.name, p.GetPartition(), p.GetSynthStartMs(), p.GetDeviceStartMs()}
-			switch {
-			case x.synthStart <= accepted:
-				running = append(running, x)
-			case x.synthStart <= winSynth:
-				between = append(between, x)
-			default:
-				overtaken = append(overtaken, x)
-			}
+			parts = append(parts, overtakePart{j.name, p.GetPartition(), p.GetSynthStartMs(), p.GetDeviceStartMs()})
 		}
 	}
-	sort.Slice(overtaken, func(a, b int) bool { return overtaken[a].devStart < overtaken[b].devStart })
-	fmt.Printf("ok: WinningPoSt accepted at %d, synthesized from +%d ms, on its device at +%d ms; %d PoRep partition(s) had taken the synthesizer before it was accepted\n",
-		accepted, winSynth-accepted, winStart-accepted, len(running))
-	if len(between) > 1 {
-		notOK("%d PoRep partitions took the synthesizer between the WinningPoSt's acceptance and its synthesis (at most one: a dispatch the scheduler made before reading its ticket): %v", len(between), between)
+	oks, fails := judgeOvertake(win.GetAcceptedUnixMs(), win.GetPartitionTimings()[0].GetSynthStartMs(),
+		win.GetPartitionTimings()[0].GetDeviceStartMs(), parts)
+	for _, l := range oks {
+		fmt.Println("ok: " + l)
 	}
-	for _, b := range between {
-		fmt.Printf("ok: %s partition %d was dispatched %d ms after the WinningPoSt's acceptance, before the scheduler read its ticket\n",
-			b.name, b.index, b.synthStart-accepted)
-	}
-	if len(overtaken) == 0 {
-		notOK("no PoRep partition was queued behind the WinningPoSt (does the daemon have one synthesizer?)")
-	}
-	for _, q := range overtaken {
-		if q.devStart > winStart {
-			fmt.Printf("ok: %s partition %d, queued behind the WinningPoSt, started on its device %d ms after it\n",
-				q.name, q.index, q.devStart-winStart)
-		} else {
-			notOK("%s partition %d, queued behind the WinningPoSt, started on its device %d ms before it", q.name,
-				q.index, winStart-q.devStart)
-		}
+	for _, l := range fails {
+		notOK("%s", l)
 	}
 	if bad > 0 {
 		return 1
 	}
 	fmt.Println("ok: the WinningPoSt overtook every PoRep partition queued behind it")
 	return 0
+}
+
+// overtakePart: a PoRep partition's stamps as AwaitProof reported them (unix ms).
+type overtakePart struct {
+	name                 string
+	index                uint32
+	synthStart, devStart uint64
+}
+
+// judgeOvertake: a WinningPoSt accepted at `accepted`, synthesized from `winSynth` and on its device
+// at `winStart`, against the PoRep partitions: those it found running, at most one dispatched while
+// its ticket waited in the scheduler's mailbox, and those it overtook (at least one, each on its
+// device after the WinningPoSt). Returns the lines that hold and those that fail.
+func judgeOvertake(accepted, winSynth, winStart uint64, parts []overtakePart) (oks, fails []string) {
+	var running, between, overtaken []overtakePart
+	for _, x := range parts {
+		switch {
+		case x.synthStart <= accepted:
+			running = append(running, x)
+		case x.synthStart <= winSynth:
+			between = append(between, x)
+		default:
+			overtaken = append(overtaken, x)
+		}
+	}
+	sort.Slice(overtaken, func(a, b int) bool { return overtaken[a].devStart < overtaken[b].devStart })
+	oks = append(oks, fmt.Sprintf("WinningPoSt accepted at %d, synthesized from +%d ms, on its device at +%d ms; %d PoRep partition(s) had taken the synthesizer before it was accepted",
+		accepted, winSynth-accepted, winStart-accepted, len(running)))
+	if len(between) > 1 {
+		fails = append(fails, fmt.Sprintf("%d PoRep partitions took the synthesizer between the WinningPoSt's acceptance and its synthesis (at most one: a dispatch the scheduler made before reading its ticket): %v", len(between), between))
+	}
+	for _, b := range between {
+		oks = append(oks, fmt.Sprintf("%s partition %d was dispatched %d ms after the WinningPoSt's acceptance, before the scheduler read its ticket",
+			b.name, b.index, b.synthStart-accepted))
+	}
+	if len(overtaken) == 0 {
+		fails = append(fails, "no PoRep partition was queued behind the WinningPoSt (does the daemon have one synthesizer?)")
+	}
+	for _, q := range overtaken {
+		if q.devStart > winStart {
+			oks = append(oks, fmt.Sprintf("%s partition %d, queued behind the WinningPoSt, started on its device %d ms after it",
+				q.name, q.index, q.devStart-winStart))
+		} else {
+			fails = append(fails, fmt.Sprintf("%s partition %d, queued behind the WinningPoSt, started on its device %d ms before it",
+				q.name, q.index, winStart-q.devStart))
+		}
+	}
+	return oks, fails
 }
