@@ -314,6 +314,18 @@ struct key_store_state {
 
 using store_ptr = key_store_actor::stateful_pointer<key_store_state>;
 
+// An error of a request the key store made (to its key worker, the host budget, a device or its
+// VRAM budget), as the key store answers its own requesters. CAF's request_receiver_down (that actor
+// died under the request; the supervisor replaces budgets and devices) becomes worker_failed naming
+// it: passed on as it is, it reads as the key store itself being gone, and the scheduler then sends
+// the store nothing more until a replacement that never comes for a live store (a fault-injection
+// run stalled so, every job queued, after the host budget died under a key's load).
+caf::error from_downstream(const char* who, caf::error err) {
+  if (err.category() == caf::atom("system") && err.code() == static_cast<std::uint8_t>(caf::sec::request_receiver_down))
+    return make_error(errc::worker_failed, std::string("key store: the ") + who + " died under the request");
+  return err;
+}
+
 void fail_waiters(key_entry& e, const caf::error& err) {
   for (auto& w : e.waiters) w.deliver(err);
   e.waiters.clear();
@@ -389,7 +401,7 @@ void start_load(store_ptr self, const std::string& path) {
           },
           [self, path, ticket](caf::error& err) {
             auto& e = self->state.keys[path];
-            if (e.ticket == ticket) fail_waiters(e, err);
+            if (e.ticket == ticket) fail_waiters(e, from_downstream("key worker", std::move(err)));
           });
 }
 
@@ -431,12 +443,12 @@ void reserve_and_build(store_ptr self, const std::string& path) {
                     },
                     [self, path, t2](caf::error& err) {
                       auto& e = self->state.keys[path];
-                      if (e.ticket == t2) fail_waiters(e, err);
+                      if (e.ticket == t2) fail_waiters(e, from_downstream("key worker", std::move(err)));
                     });
           },
           [self, path, ticket](caf::error& err) {
             auto& e = self->state.keys[path];
-            if (e.ticket == ticket) fail_waiters(e, err);
+            if (e.ticket == ticket) fail_waiters(e, from_downstream("host budget", std::move(err)));
           });
 }
 
@@ -585,7 +597,8 @@ void load_resident(store_ptr self, std::uint32_t d, const std::string& path, kee
             answer_residency(r, r.handle);
           },
           [self, d, path, ticket](caf::error& err) {
-            if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, err);  // the grant's token dies with the lambda
+            // the grant's token dies with the lambda
+            if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, from_downstream("device", std::move(err)));
           });
 }
 
@@ -630,7 +643,7 @@ void start_residency(store_ptr self, std::uint32_t d, const std::string& path) {
             });
           },
           [self, d, path, ticket](caf::error& err) {
-            if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, err);
+            if (auto* r = awaiting(self, d, path, ticket)) fail_residency(*r, from_downstream("device", std::move(err)));
           });
 }
 
@@ -715,7 +728,7 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
                   self->state.summaries[path] = s;
                   rp.deliver(std::move(s));
                 },
-                [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+                [rp](caf::error& e) mutable { rp.deliver(from_downstream("key worker", std::move(e))); });
         return rp;
       },
       [self](evict_atom) {

@@ -9,6 +9,10 @@
 #include <sstream>
 #include <thread>
 
+#include "actors/actors.hpp"
+#include "actors/budget.hpp"
+#include "actors/key_store.hpp"
+#include "caf/all.hpp"
 #include "engine/engine.hpp"
 #include "fixture.hpp"
 #include "zk/groth16/pce.hpp"
@@ -132,3 +136,35 @@ TEST_CASE("killed host and VRAM budgets: accounting covers held memory, stays wi
     std::this_thread::sleep_for(10ms);
   }
 }
+
+// The key store asks the host budget for a key's room; a budget that died under that request (the
+// supervisor replaces it) must not read as the key store dying. The store answers worker_failed
+// naming the budget, not CAF's request_receiver_down: the scheduler takes that for the store itself
+// being gone and sent the live store nothing more (a fault-injection run stalled so, every job
+// queued, after the host budget was killed during the first key's load).
+TEST_CASE("a key store whose host budget died under a key's load answers worker_failed and not receiver down",
+          "[engine][faults][budget]") {
+  caf::actor_system_config cfg;
+  msg::register_messages(cfg);
+  caf::actor_system sys{cfg};
+  auto budget = actors::spawn_budget(sys, "host", std::uint64_t{1} << 30);
+  caf::scoped_actor self{sys};
+  self->send_exit(budget, caf::exit_reason::kill);
+  self->wait_for(budget);
+  auto store = actors::spawn_key_store(sys, budget, 0);
+  caf::error got;
+  self->request(store, caf::infinite, msg::acquire_atom::value, test::sample_zkey())
+      .receive([&](msg::key_handle&) { FAIL("a key was made hot without its host budget"); },
+               [&](caf::error& e) { got = std::move(e); });
+  INFO(msg::describe(got));
+  CHECK(got.category() == caf::atom("cuzk"));
+  CHECK(static_cast<msg::errc>(got.code()) == msg::errc::worker_failed);
+  CHECK_THAT(msg::describe(got), Catch::Contains("host budget"));
+  // The store itself lives on and answers.
+  bool answered = false;
+  self->request(store, caf::infinite, msg::status_atom::value)
+      .receive([&](msg::key_store_status&) { answered = true; }, [&](caf::error& e) { FAIL(msg::describe(e)); });
+  CHECK(answered);
+  self->send_exit(store, caf::exit_reason::user_shutdown);
+}
+
