@@ -127,6 +127,15 @@ struct porep_2k {
   ~porep_2k() { std::filesystem::remove_all(dir); }
 };
 
+// The key at `path`, made hot by `store` (a failure names the store's error).
+msg::key_handle acquire_hot(caf::actor_system& sys, caf::scoped_actor& self, const actors::key_store_actor& store,
+                            const std::string& path) {
+  msg::key_handle key;
+  self->request(store, caf::infinite, msg::acquire_atom::value, path)
+      .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+  return key;
+}
+
 }  // namespace
 
 TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones kept with the key",
@@ -145,9 +154,7 @@ TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones k
     auto store = actors::spawn_key_store(sys, budget, 0);
     auto synth = actors::spawn_synthesizer(sys, 0, 2, actors::fault_settings{}, 0);
     caf::scoped_actor self{sys};
-    msg::key_handle key;
-    self->request(store, caf::infinite, msg::acquire_atom::value, key_path)
-        .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    msg::key_handle key = acquire_hot(sys, self, store, key_path);
     REQUIRE(key.ptr);
     REQUIRE(key.ptr->buffers);
     const std::uint64_t domain = key.ptr->zkey->domain_size;
@@ -251,9 +258,7 @@ TEST_CASE("a key's kept witness is pinned when it goes resident, once, its first
     auto device = actors::spawn_device(sys, 0, "pinfake", {}, actors::fault_settings{}, 0);
     auto stager = actors::spawn_stager(sys, 0, "pinfake");
     caf::scoped_actor self{sys};
-    msg::key_handle key;
-    self->request(store, caf::infinite, msg::acquire_atom::value, key_path)
-        .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    msg::key_handle key = acquire_hot(sys, self, store, key_path);
     REQUIRE(key.ptr);
     REQUIRE(key.ptr->buffers);
     CHECK(key.ptr->buffers->pinned() == 0);  // loaded on the host: nothing pinned yet
@@ -532,9 +537,7 @@ TEST_CASE("a key's held partition grants go back when it is evicted: a key waiti
           .receive([&](msg::budget_status& s) { b = s; }, [&](caf::error& e) { FAIL(sys.render(e)); });
       return b;
     };
-    msg::key_handle key;
-    self->request(store, caf::infinite, msg::acquire_atom::value, key_path)
-        .receive([&](msg::key_handle& h) { key = h; }, [&](caf::error& e) { FAIL(sys.render(e)); });
+    msg::key_handle key = acquire_hot(sys, self, store, key_path);
     REQUIRE(key.ptr);
     REQUIRE(key.ptr->buffers);
     const std::uint64_t set = key.synthesis_bytes;
