@@ -321,7 +321,7 @@ using store_ptr = key_store_actor::stateful_pointer<key_store_state>;
 // the store nothing more until a replacement that never comes for a live store (a fault-injection
 // run stalled so, every job queued, after the host budget died under a key's load).
 caf::error from_downstream(const char* who, caf::error err) {
-  if (err.category() == caf::atom("system") && err.code() == static_cast<std::uint8_t>(caf::sec::request_receiver_down))
+  if (receiver_down(err))
     return make_error(errc::worker_failed, std::string("key store: the ") + who + " died under the request");
   return err;
 }

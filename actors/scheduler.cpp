@@ -203,11 +203,6 @@ order_key order_of(const job_t& j, std::uint32_t index) {
   return {-static_cast<int>(j.spec.prio), j.seq, j.id, index};
 }
 
-bool is_receiver_down(const caf::error& e) {
-  return e.category() == caf::atom("system") &&
-         e.code() == static_cast<std::uint8_t>(caf::sec::request_receiver_down);
-}
-
 bool is_bad_input(const caf::error& e) {
   return e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::bad_input;
 }
@@ -234,7 +229,7 @@ task_t* current(sched_ptr self, const step_ref& at) {
 // A worker of `slots` did not answer because it is gone: its slot takes nothing until the
 // supervisor's replacement arrives (only that worker, not a replacement already in its slot).
 void mark_gone(std::vector<slot_t>& slots, int i, const caf::actor& worker, const caf::error& e) {
-  if (is_receiver_down(e) && i >= 0 && static_cast<std::size_t>(i) < slots.size() && slots[i].handle == worker)
+  if (receiver_down(e) && i >= 0 && static_cast<std::size_t>(i) < slots.size() && slots[i].handle == worker)
     slots[i].alive = false;
 }
 
@@ -385,7 +380,7 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
               return;
             }
             // The assembler is gone or slow: keep the proof and send it again (to its successor).
-            if (is_receiver_down(e) && target == st.assembler) st.assembler_alive = false;
+            if (receiver_down(e) && target == st.assembler) st.assembler_alive = false;
             assemble(self, j, *t);
           });
 }
@@ -487,7 +482,7 @@ void stage_for(sched_ptr self, job_t& j, task_t& t, int d) {
           },
           [self, at, d, store](caf::error& e) {
             release_slot(self->state.stagers, d, at.ticket);
-            if (is_receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
+            if (receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
             step_failed(self, at, "key store (resident)", e);
           });
 }
@@ -544,7 +539,7 @@ void reserve_and_stage(sched_ptr self, job_t& j, task_t& t, int d) {
           },
           [self, at, d, budget](caf::error& e) {
             release_slot(self->state.stagers, d, at.ticket);
-            if (is_receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size() &&
+            if (receiver_down(e) && static_cast<std::size_t>(d) < self->state.vram_alive.size() &&
                 self->state.vram[d] == budget)
               self->state.vram_alive[d] = false;
             step_failed(self, at, "vram budget", e);
@@ -707,7 +702,7 @@ void ask_host_budget(sched_ptr self, step_ref at, bool no_wait) {
               take_home_grant_or_ask(self, at, true);
               return;
             }
-            if (is_receiver_down(e) && st.host_budget == budget) st.host_alive = false;
+            if (receiver_down(e) && st.host_budget == budget) st.host_alive = false;
             step_failed(self, at, "host budget", e);
           });
 }
@@ -811,7 +806,7 @@ void start(sched_ptr self, job_t& j, task_t& t, int s, bool alone = false) {
             reserve_host(self, j, *t);
           },
           [self, at, store](caf::error& e) {
-            if (is_receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
+            if (receiver_down(e) && self->state.key_store == store) self->state.key_store_alive = false;
             step_failed(self, at, "key store", e);
           });
 }
@@ -880,7 +875,7 @@ void describe_key(sched_ptr self, job_t& j) {
           },
           [self, job, store](caf::error& e) {
             auto& st = self->state;
-            if (is_receiver_down(e) && st.key_store == store) st.key_store_alive = false;
+            if (receiver_down(e) && st.key_store == store) st.key_store_alive = false;
             auto it = st.jobs.find(job);
             if (it == st.jobs.end()) return;
             // A broken key fails the job; anything else is tried again at the next pump.

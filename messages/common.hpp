@@ -71,6 +71,8 @@ caf::error make_error(errc x, std::string what = {});
 const char* to_string(errc x);
 // "bad_input: circuit.zkey: ..." for any caf::error, ours or CAF's.
 std::string describe(const caf::error& e);
+// CAF's request_receiver_down: the actor a request went to died under it.
+bool receiver_down(const caf::error& e);
 
 // ---- handles to large immutable buffers -------------------------------------------------------
 

@@ -27,6 +27,10 @@ caf::error make_error(errc x, std::string what) {
   return caf::error{static_cast<std::uint8_t>(x), caf::atom("cuzk"), caf::make_message(std::move(what))};
 }
 
+bool receiver_down(const caf::error& e) {
+  return e.category() == caf::atom("system") && e.code() == static_cast<std::uint8_t>(caf::sec::request_receiver_down);
+}
+
 std::string describe(const caf::error& e) {
   if (!e) return "no error";
   std::string out;
