@@ -167,4 +167,3 @@ TEST_CASE("a key store whose host budget died under a key's load answers worker_
   CHECK(answered);
   self->send_exit(store, caf::exit_reason::user_shutdown);
 }
-
