@@ -13,6 +13,7 @@
 // instructions for 1,265) made it 7% slower (docs/gpu.md, "Not done / next steps").
 #include "msm.cuh"
 #include "msm_entry.hpp"
+#include "cuzk/gpu/fp2_pair.cuh"
 #include "cuzk/gpu/xyzz_slots.cuh"
 
 namespace cuzk::gpu {
@@ -109,7 +110,7 @@ struct g2_mem {
 // the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, "Pending
 // measurement".)
 struct g2_smem_acc {
-  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200;
+  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200, lanes = 1;
   g2_mem m;
   bool inf = true;
   __device__ __forceinline__ explicit g2_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
@@ -117,6 +118,10 @@ struct g2_smem_acc {
   __device__ __forceinline__ xyzz_d<fp2_call> value() const {
     if (inf) return xyzz_d<fp2_call>::identity();
     return {m.get(m.slot(0)), m.get(m.slot(1)), m.get(m.slot(2)), m.get(m.slot(3))};
+  }
+  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const { store16(dst, value()); }
+  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
+    store16(dst, xyzz_d<fp2_call>::identity());
   }
   __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
     if (load16(p).is_identity()) return;
@@ -151,6 +156,161 @@ struct g2_smem_seg {
   __device__ __forceinline__ xyzz_d<fp2_call> tot() const { return point(4, tot_inf); }
 };
 
+// ---- Lane pairs (cuda_options::msm_g2_pairs): fp2_pair.cuh's split, lane h holding c_h ----
+
+__device__ __forceinline__ unsigned pair_lane() { return threadIdx.x & 1u; }
+// The partner's copy of v (the pair's two lanes only: pairs may diverge from each other).
+__device__ __forceinline__ uint32_t from_partner(uint32_t v) {
+  return __shfl_xor_sync(3u << (threadIdx.x & 30u), v, 1);
+}
+template <int L>
+__device__ __forceinline__ void from_partner(uint32_t* r, const uint32_t* v) {
+#pragma unroll
+  for (int k = 0; k < L; ++k) r[k] = from_partner(v[k]);
+}
+
+// This lane's component of the product and of the square: each one out-of-line function (the
+// lanes' arithmetic, 1.5 double-width products and a REDC, and one Fp product).
+__device__ __forceinline__ fp_d fp2_pair_mul_inline(const fp_d a, const fp_d b) {
+  const unsigned h = pair_lane();
+  fp2_pair::products<fp_d> own, other;
+  own.t = fp_d::mul_wide(a, b);
+  fp_d pa, pb;
+  from_partner<fp_d::N>(pa.v, a.v);
+  from_partner<fp_d::N>(pb.v, b.v);
+  fp2_pair::middle_rows(h, a, b, pa, pb, own.rows);
+  from_partner<2 * fp_d::N>(other.t.v, own.t.v);
+  from_partner<fp_d::N + fp_d::N / 2>(other.rows, own.rows);
+  return fp2_pair::mul_finish(h, own, other);
+}
+__device__ __forceinline__ fp_d fp2_pair_sqr_inline(const fp_d a) {
+  fp_d pa, x, y;
+  from_partner<fp_d::N>(pa.v, a.v);
+  fp2_pair::sqr_factors(pair_lane(), a, pa, x, y);
+  return x * y;
+}
+__device__ __noinline__ fp_d fp2_pair_mul(const fp_d a, const fp_d b) { return fp2_pair_mul_inline(a, b); }
+__device__ __noinline__ fp_d fp2_pair_sqr(const fp_d a) { return fp2_pair_sqr_inline(a); }
+
+// One lane's component of an Fp2 value held by a pair: the formulas' field (zk/curve/
+// xyzz_formulas.hpp), whose tests (is_zero) both lanes answer alike.
+struct fp2_lane {
+  fp_d f;
+  __device__ __forceinline__ static fp2_lane zero() { return {fp_d::zero()}; }
+  __device__ __forceinline__ static fp2_lane one() { return {pair_lane() ? fp_d::zero() : fp_d::one()}; }
+  __device__ __forceinline__ bool is_zero() const {
+    const uint32_t z = f.is_zero();
+    return (z & from_partner(z)) != 0;
+  }
+  friend __device__ __forceinline__ fp2_lane operator+(const fp2_lane& a, const fp2_lane& b) { return {a.f + b.f}; }
+  friend __device__ __forceinline__ fp2_lane operator-(const fp2_lane& a, const fp2_lane& b) { return {a.f - b.f}; }
+  __device__ __forceinline__ fp2_lane operator-() const { return {-f}; }
+  __device__ __forceinline__ fp2_lane dbl() const { return {f.dbl()}; }
+  friend __device__ __forceinline__ fp2_lane operator*(const fp2_lane& a, const fp2_lane& b) {
+    return {fp2_pair_mul(a.f, b.f)};
+  }
+  __device__ __forceinline__ fp2_lane sqr() const { return {fp2_pair_sqr(f)}; }
+};
+static_assert(sizeof(fp2_lane) == sizeof(fp_d));
+
+// G2's first-level accumulator on lane pairs: each lane an XYZZ point's components c_h in
+// registers (48 instead of 96), read from and written to the Fp2 layout in memory (component h of
+// coordinate k at 96 k + 48 h bytes: a pair reads 96 consecutive bytes).
+struct g2_pair_acc {
+  static constexpr unsigned smem_bytes = 0, lanes = 2;
+  xyzz_d<fp2_lane> a;
+  __device__ __forceinline__ explicit g2_pair_acc(uint4*) : a(xyzz_d<fp2_lane>::identity()) {}
+  __device__ __forceinline__ void reset() { a = xyzz_d<fp2_lane>::identity(); }
+  static __device__ __forceinline__ const uint4* half(const void* pt, int k) {
+    return reinterpret_cast<const uint4*>(pt) + 6 * k + 3 * pair_lane();
+  }
+  static __device__ __forceinline__ fp2_lane ld(const uint4* p) {
+    fp2_lane r;
+    uint4* d = reinterpret_cast<uint4*>(&r);
+    d[0] = p[0], d[1] = p[1], d[2] = p[2];
+    return r;
+  }
+  static __device__ __forceinline__ void st(void* pt, int k, const fp2_lane& v) {
+    uint4* p = const_cast<uint4*>(half(pt, k));
+    const uint4* s = reinterpret_cast<const uint4*>(&v);
+    p[0] = s[0], p[1] = s[1], p[2] = s[2];
+  }
+  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
+    const fp2_lane x = ld(half(p, 0));
+    fp2_lane y = ld(half(p, 1));
+    const uint32_t z = x.f.is_zero() && y.f.is_zero();
+    if (z & from_partner(z)) return;  // the point at infinity (all-zero bytes)
+    if (neg) y = -y;
+    a.add_affine(x, y);
+  }
+  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
+    st(dst, 0, a.X), st(dst, 1, a.Y), st(dst, 2, a.ZZ), st(dst, 3, a.ZZZ);
+  }
+  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
+    const fp2_lane z = fp2_lane::zero();
+    st(dst, 0, z), st(dst, 1, z), st(dst, 2, z), st(dst, 3, z);
+  }
+};
+
+// Lane pairs with the accumulator and temporaries in shared-memory slots (xyzz_slots.cuh, as
+// g2_smem_acc): a handle is this lane's half of an Fp2 value, 3 x 16 bytes (part k at p[k s]);
+// slot i's part k at msm_smem[(3 i + k) S + thread].
+__device__ __forceinline__ fp_d ld_half(const uint4* p, unsigned s) {
+  fp_d r;
+  uint4* d = reinterpret_cast<uint4*>(&r);
+  d[0] = p[0], d[1] = p[s], d[2] = p[2 * s];
+  return r;
+}
+__device__ __forceinline__ void st_half(uint4* p, unsigned s, const fp_d& v) {
+  const uint4* d = reinterpret_cast<const uint4*>(&v);
+  p[0] = d[0], p[s] = d[1], p[2 * s] = d[2];
+}
+__device__ __noinline__ void fp2_pair_mul_at(const uint4* a, unsigned sa, const uint4* b, unsigned sb, uint4* r,
+                                             unsigned sr) {
+  st_half(r, sr, fp2_pair_mul_inline(ld_half(a, sa), ld_half(b, sb)));
+}
+__device__ __noinline__ void fp2_pair_sqr_at(const uint4* a, unsigned sa, uint4* r, unsigned sr) {
+  st_half(r, sr, fp2_pair_sqr_inline(ld_half(a, sa)));
+}
+struct g2_pair_mem {
+  using F = fp2_lane;
+  struct H {
+    uint4* p;
+    unsigned s;
+  };
+  uint4* b;
+  unsigned S;
+  __device__ __forceinline__ H slot(int i) const { return {b + 3 * i * S, S}; }
+  __device__ __forceinline__ F get(H h) const { return {ld_half(h.p, h.s)}; }
+  __device__ __forceinline__ void put(H h, const F& v) const { st_half(h.p, h.s, v.f); }
+  __device__ __forceinline__ void mul(H r, H a, H c) const { fp2_pair_mul_at(a.p, a.s, c.p, c.s, r.p, r.s); }
+  __device__ __forceinline__ void sqr(H r, H a) const { fp2_pair_sqr_at(a.p, a.s, r.p, r.s); }
+  // This lane's half of coordinate k of a point in global memory.
+  static __device__ __forceinline__ H at(const void* pt, int k) {
+    return {const_cast<uint4*>(reinterpret_cast<const uint4*>(pt)) + 6 * k + 3 * pair_lane(), 1};
+  }
+};
+struct g2_pair_smem_acc {
+  static constexpr unsigned smem_bytes = 7 * 48, lanes = 2;
+  g2_pair_mem m;
+  bool inf = true;
+  __device__ __forceinline__ explicit g2_pair_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
+  __device__ __forceinline__ void reset() { inf = true; }
+  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
+    const g2_pair_mem::H qx = g2_pair_mem::at(p, 0), qy = g2_pair_mem::at(p, 1);
+    const uint32_t z = m.get(qx).f.is_zero() && m.get(qy).f.is_zero();
+    if (z & from_partner(z)) return;  // the point at infinity
+    xyzz_slots::add_affine(m, 0, 4, inf, qx, qy, neg);
+  }
+  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
+    if (inf) return store_identity(dst);
+    for (int k = 0; k < 4; ++k) m.put(g2_pair_mem::at(dst, k), m.get(m.slot(k)));
+  }
+  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
+    for (int k = 0; k < 4; ++k) st_half(g2_pair_mem::at(dst, k).p, 1, fp_d::zero());
+  }
+};
+
 }  // namespace
 
 template <>
@@ -160,6 +320,11 @@ struct msm_point_acc_of<fp2_call> {
 template <>
 struct msm_seg_acc_of<fp2_call> {
   using type = g2_smem_seg;
+};
+template <>
+struct msm_pair_acc_of<fp2_call> {
+  using type = g2_pair_acc;
+  using slots = g2_pair_smem_acc;
 };
 
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,
