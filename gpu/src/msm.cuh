@@ -69,6 +69,7 @@ struct msm_shape {
   // G2's first level on lane pairs (msm_g2.cu, fp2_pair.cuh; G1 ignores it), compiled for this many
   // blocks of msm_acc_threads an SM (2, 3 or 4; 0: off): cuda_options::msm_g2_pairs.
   unsigned g2_pairs = 0;
+  bool g2_school = false;  // the pairs' product: fp2_pair::mul_school instead of the split Karatsuba
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
@@ -168,12 +169,12 @@ template <class F>
 struct msm_point_acc_of {
   using type = msm_reg_acc<F>;
 };
-// An accumulator whose point is held by `lanes` adjacent lanes together (msm_g2.cu: G2 on lane
-// pairs, msm_shape::g2_pairs), or void where the curve has none.
+// Accumulators whose point is held by `lanes` adjacent lanes together (msm_g2.cu: G2 on lane
+// pairs, msm_shape::g2_pairs): a curve that has them specializes this with member templates
+// regs<School> (in registers) and slots<School> (in shared-memory slots, msm_shape::g2_smem too).
 template <class F>
 struct msm_pair_acc_of {
-  using type = void;   // in registers
-  using slots = void;  // in shared-memory slots (msm_shape::g2_smem as well)
+  static constexpr bool none = true;
 };
 extern __shared__ uint4 msm_smem[];
 
@@ -243,6 +244,27 @@ __global__ void __launch_bounds__(msm_acc_threads, Blocks)
                                 unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
                                 uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
   msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
+}
+// The lane-pair kernel msm_shape::g2_pairs / g2_smem / g2_school name (throws for a shape none
+// was compiled for); sets smem to the block's shared memory.
+template <class F, class Pairs, bool School>
+auto msm_pair_kernel(const msm_shape& sh, std::size_t& smem) {
+  using R = typename Pairs::template regs<School>;
+  using S = typename Pairs::template slots<School>;
+  auto kernel = msm_accumulate_points_lanes<F, R, 2>;
+  smem = 0;
+  if (sh.g2_smem) {
+    if (sh.g2_pairs == 4) kernel = msm_accumulate_points_lanes<F, S, 4>;
+    else if (sh.g2_pairs == 5) kernel = msm_accumulate_points_lanes<F, S, 5>;
+    else throw std::invalid_argument("cuda msm: G2 lane pairs on shared memory take 4 or 5 blocks an SM");
+    smem = std::size_t(S::smem_bytes) * msm_acc_threads;
+    msm_smem_attributes(kernel, smem);
+  } else if (sh.g2_pairs == 3) {
+    kernel = msm_accumulate_points_lanes<F, R, 3>;
+  } else if (sh.g2_pairs != 2) {
+    throw std::invalid_argument("cuda msm: G2 lane pairs in registers take 2 or 3 blocks an SM");
+  }
+  return kernel;
 }
 template <class F>
 __global__ void __launch_bounds__(msm_acc_threads, 4)
@@ -688,7 +710,6 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
           key_st, flag_st);
     } else {
       using Acc = typename msm_point_acc_of<F>::type;
-      using Pair = typename msm_pair_acc_of<F>::type;
       auto kernel = msm_accumulate_points<F>;
       unsigned thr = acc_threads, lanes = 1;
       std::size_t smem = 0;
@@ -700,19 +721,12 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
           msm_smem_attributes(kernel, smem);
         }
       }
-      if constexpr (!std::is_void_v<Pair>) {
-        using Slots = typename msm_pair_acc_of<F>::slots;
-        if (sh.g2_pairs) lanes = Pair::lanes;
-        if (sh.g2_pairs && sh.g2_smem) {
-          if (sh.g2_pairs == 4) kernel = msm_accumulate_points_lanes<F, Slots, 4>;
-          else if (sh.g2_pairs == 5) kernel = msm_accumulate_points_lanes<F, Slots, 5>;
-          else throw std::invalid_argument("cuda msm: G2 lane pairs on shared memory take 4 or 5 blocks an SM");
-          smem = std::size_t(Slots::smem_bytes) * thr;
-          msm_smem_attributes(kernel, smem);
-        } else if (sh.g2_pairs == 2) kernel = msm_accumulate_points_lanes<F, Pair, 2>;
-        else if (sh.g2_pairs == 3) kernel = msm_accumulate_points_lanes<F, Pair, 3>;
-        else if (sh.g2_pairs == 4) kernel = msm_accumulate_points_lanes<F, Pair, 4>;
-        else if (sh.g2_pairs) throw std::invalid_argument("cuda msm: G2 lane pairs take 2, 3 or 4 blocks an SM");
+      if constexpr (!requires { msm_pair_acc_of<F>::none; }) {
+        if (sh.g2_pairs) {
+          using P = msm_pair_acc_of<F>;
+          kernel = sh.g2_school ? msm_pair_kernel<F, P, true>(sh, smem) : msm_pair_kernel<F, P, false>(sh, smem);
+          lanes = 2;
+        }
       }
       if constexpr (std::is_same_v<F, fp_d>)
         if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;

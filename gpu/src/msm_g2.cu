@@ -170,18 +170,26 @@ __device__ __forceinline__ void from_partner(uint32_t* r, const uint32_t* v) {
 }
 
 // This lane's component of the product and of the square: each one out-of-line function (the
-// lanes' arithmetic, 1.5 double-width products and a REDC, and one Fp product).
+// lanes' arithmetic and one Fp product). School: fp2_pair::mul_school (two products, one REDC, one
+// exchange) instead of the split Karatsuba (1.5 products, one REDC, two exchanges).
+template <bool School>
 __device__ __forceinline__ fp_d fp2_pair_mul_inline(const fp_d a, const fp_d b) {
   const unsigned h = pair_lane();
-  fp2_pair::products<fp_d> own, other;
-  own.t = fp_d::mul_wide(a, b);
   fp_d pa, pb;
-  from_partner<fp_d::N>(pa.v, a.v);
-  from_partner<fp_d::N>(pb.v, b.v);
-  fp2_pair::middle_rows(h, a, b, pa, pb, own.rows);
-  from_partner<2 * fp_d::N>(other.t.v, own.t.v);
-  from_partner<fp_d::N + fp_d::N / 2>(other.rows, own.rows);
-  return fp2_pair::mul_finish(h, own, other);
+  if constexpr (School) {
+    from_partner<fp_d::N>(pa.v, a.v);
+    from_partner<fp_d::N>(pb.v, b.v);
+    return fp2_pair::mul_school(h, a, b, pa, pb);
+  } else {
+    fp2_pair::products<fp_d> own, other;
+    own.t = fp_d::mul_wide(a, b);
+    from_partner<fp_d::N>(pa.v, a.v);
+    from_partner<fp_d::N>(pb.v, b.v);
+    fp2_pair::middle_rows(h, a, b, pa, pb, own.rows);
+    from_partner<2 * fp_d::N>(other.t.v, own.t.v);
+    from_partner<fp_d::N + fp_d::N / 2>(other.rows, own.rows);
+    return fp2_pair::mul_finish(h, own, other);
+  }
 }
 __device__ __forceinline__ fp_d fp2_pair_sqr_inline(const fp_d a) {
   fp_d pa, x, y;
@@ -189,11 +197,13 @@ __device__ __forceinline__ fp_d fp2_pair_sqr_inline(const fp_d a) {
   fp2_pair::sqr_factors(pair_lane(), a, pa, x, y);
   return x * y;
 }
-__device__ __noinline__ fp_d fp2_pair_mul(const fp_d a, const fp_d b) { return fp2_pair_mul_inline(a, b); }
+template <bool School>
+__device__ __noinline__ fp_d fp2_pair_mul(const fp_d a, const fp_d b) { return fp2_pair_mul_inline<School>(a, b); }
 __device__ __noinline__ fp_d fp2_pair_sqr(const fp_d a) { return fp2_pair_sqr_inline(a); }
 
 // One lane's component of an Fp2 value held by a pair: the formulas' field (zk/curve/
 // xyzz_formulas.hpp), whose tests (is_zero) both lanes answer alike.
+template <bool School>
 struct fp2_lane {
   fp_d f;
   __device__ __forceinline__ static fp2_lane zero() { return {fp_d::zero()}; }
@@ -207,54 +217,17 @@ struct fp2_lane {
   __device__ __forceinline__ fp2_lane operator-() const { return {-f}; }
   __device__ __forceinline__ fp2_lane dbl() const { return {f.dbl()}; }
   friend __device__ __forceinline__ fp2_lane operator*(const fp2_lane& a, const fp2_lane& b) {
-    return {fp2_pair_mul(a.f, b.f)};
+    return {fp2_pair_mul<School>(a.f, b.f)};
   }
   __device__ __forceinline__ fp2_lane sqr() const { return {fp2_pair_sqr(f)}; }
 };
-static_assert(sizeof(fp2_lane) == sizeof(fp_d));
+static_assert(sizeof(fp2_lane<false>) == sizeof(fp_d));
 
-// G2's first-level accumulator on lane pairs: each lane an XYZZ point's components c_h in
-// registers (48 instead of 96), read from and written to the Fp2 layout in memory (component h of
-// coordinate k at 96 k + 48 h bytes: a pair reads 96 consecutive bytes).
-struct g2_pair_acc {
-  static constexpr unsigned smem_bytes = 0, lanes = 2;
-  xyzz_d<fp2_lane> a;
-  __device__ __forceinline__ explicit g2_pair_acc(uint4*) : a(xyzz_d<fp2_lane>::identity()) {}
-  __device__ __forceinline__ void reset() { a = xyzz_d<fp2_lane>::identity(); }
-  static __device__ __forceinline__ const uint4* half(const void* pt, int k) {
-    return reinterpret_cast<const uint4*>(pt) + 6 * k + 3 * pair_lane();
-  }
-  static __device__ __forceinline__ fp2_lane ld(const uint4* p) {
-    fp2_lane r;
-    uint4* d = reinterpret_cast<uint4*>(&r);
-    d[0] = p[0], d[1] = p[1], d[2] = p[2];
-    return r;
-  }
-  static __device__ __forceinline__ void st(void* pt, int k, const fp2_lane& v) {
-    uint4* p = const_cast<uint4*>(half(pt, k));
-    const uint4* s = reinterpret_cast<const uint4*>(&v);
-    p[0] = s[0], p[1] = s[1], p[2] = s[2];
-  }
-  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
-    const fp2_lane x = ld(half(p, 0));
-    fp2_lane y = ld(half(p, 1));
-    const uint32_t z = x.f.is_zero() && y.f.is_zero();
-    if (z & from_partner(z)) return;  // the point at infinity (all-zero bytes)
-    if (neg) y = -y;
-    a.add_affine(x, y);
-  }
-  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
-    st(dst, 0, a.X), st(dst, 1, a.Y), st(dst, 2, a.ZZ), st(dst, 3, a.ZZZ);
-  }
-  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
-    const fp2_lane z = fp2_lane::zero();
-    st(dst, 0, z), st(dst, 1, z), st(dst, 2, z), st(dst, 3, z);
-  }
-};
-
-// Lane pairs with the accumulator and temporaries in shared-memory slots (xyzz_slots.cuh, as
-// g2_smem_acc): a handle is this lane's half of an Fp2 value, 3 x 16 bytes (part k at p[k s]);
-// slot i's part k at msm_smem[(3 i + k) S + thread].
+// This lane's half of Fp2 coordinate k of a point in memory (component h of coordinate k at 96 k +
+// 48 h bytes: a pair reads 96 consecutive bytes), and a half as 3 x 16 bytes, part k at p[k s].
+__device__ __forceinline__ uint4* half_of(const void* pt, int k) {
+  return const_cast<uint4*>(reinterpret_cast<const uint4*>(pt)) + 6 * k + 3 * pair_lane();
+}
 __device__ __forceinline__ fp_d ld_half(const uint4* p, unsigned s) {
   fp_d r;
   uint4* d = reinterpret_cast<uint4*>(&r);
@@ -265,15 +238,51 @@ __device__ __forceinline__ void st_half(uint4* p, unsigned s, const fp_d& v) {
   const uint4* d = reinterpret_cast<const uint4*>(&v);
   p[0] = d[0], p[s] = d[1], p[2 * s] = d[2];
 }
+// Both lanes: is the affine point (x, y) all-zero bytes (infinity)?
+__device__ __forceinline__ bool pair_identity(const void* pt) {
+  const uint32_t z = ld_half(half_of(pt, 0), 1).is_zero() && ld_half(half_of(pt, 1), 1).is_zero();
+  return (z & from_partner(z)) != 0;
+}
+
+// G2's first-level accumulator on lane pairs: each lane an XYZZ point's components c_h in
+// registers (48 instead of 96).
+template <bool School>
+struct g2_pair_acc {
+  using F = fp2_lane<School>;
+  static constexpr unsigned smem_bytes = 0, lanes = 2;
+  xyzz_d<F> a;
+  __device__ __forceinline__ explicit g2_pair_acc(uint4*) : a(xyzz_d<F>::identity()) {}
+  __device__ __forceinline__ void reset() { a = xyzz_d<F>::identity(); }
+  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
+    if (pair_identity(p)) return;
+    const F x{ld_half(half_of(p, 0), 1)};
+    F y{ld_half(half_of(p, 1), 1)};
+    if (neg) y = -y;
+    a.add_affine(x, y);
+  }
+  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
+    st_half(half_of(dst, 0), 1, a.X.f), st_half(half_of(dst, 1), 1, a.Y.f);
+    st_half(half_of(dst, 2), 1, a.ZZ.f), st_half(half_of(dst, 3), 1, a.ZZZ.f);
+  }
+  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
+    for (int k = 0; k < 4; ++k) st_half(half_of(dst, k), 1, fp_d::zero());
+  }
+};
+
+// Lane pairs with the accumulator and temporaries in shared-memory slots (xyzz_slots.cuh, as
+// g2_smem_acc): a handle is this lane's half of an Fp2 value; slot i's part k at
+// msm_smem[(3 i + k) S + thread].
+template <bool School>
 __device__ __noinline__ void fp2_pair_mul_at(const uint4* a, unsigned sa, const uint4* b, unsigned sb, uint4* r,
                                              unsigned sr) {
-  st_half(r, sr, fp2_pair_mul_inline(ld_half(a, sa), ld_half(b, sb)));
+  st_half(r, sr, fp2_pair_mul_inline<School>(ld_half(a, sa), ld_half(b, sb)));
 }
 __device__ __noinline__ void fp2_pair_sqr_at(const uint4* a, unsigned sa, uint4* r, unsigned sr) {
   st_half(r, sr, fp2_pair_sqr_inline(ld_half(a, sa)));
 }
+template <bool School>
 struct g2_pair_mem {
-  using F = fp2_lane;
+  using F = fp2_lane<School>;
   struct H {
     uint4* p;
     unsigned s;
@@ -283,31 +292,28 @@ struct g2_pair_mem {
   __device__ __forceinline__ H slot(int i) const { return {b + 3 * i * S, S}; }
   __device__ __forceinline__ F get(H h) const { return {ld_half(h.p, h.s)}; }
   __device__ __forceinline__ void put(H h, const F& v) const { st_half(h.p, h.s, v.f); }
-  __device__ __forceinline__ void mul(H r, H a, H c) const { fp2_pair_mul_at(a.p, a.s, c.p, c.s, r.p, r.s); }
+  __device__ __forceinline__ void mul(H r, H a, H c) const { fp2_pair_mul_at<School>(a.p, a.s, c.p, c.s, r.p, r.s); }
   __device__ __forceinline__ void sqr(H r, H a) const { fp2_pair_sqr_at(a.p, a.s, r.p, r.s); }
-  // This lane's half of coordinate k of a point in global memory.
-  static __device__ __forceinline__ H at(const void* pt, int k) {
-    return {const_cast<uint4*>(reinterpret_cast<const uint4*>(pt)) + 6 * k + 3 * pair_lane(), 1};
-  }
+  static __device__ __forceinline__ H at(const void* pt, int k) { return {half_of(pt, k), 1}; }
 };
+template <bool School>
 struct g2_pair_smem_acc {
+  using M = g2_pair_mem<School>;
   static constexpr unsigned smem_bytes = 7 * 48, lanes = 2;
-  g2_pair_mem m;
+  M m;
   bool inf = true;
   __device__ __forceinline__ explicit g2_pair_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
   __device__ __forceinline__ void reset() { inf = true; }
   __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
-    const g2_pair_mem::H qx = g2_pair_mem::at(p, 0), qy = g2_pair_mem::at(p, 1);
-    const uint32_t z = m.get(qx).f.is_zero() && m.get(qy).f.is_zero();
-    if (z & from_partner(z)) return;  // the point at infinity
-    xyzz_slots::add_affine(m, 0, 4, inf, qx, qy, neg);
+    if (pair_identity(p)) return;
+    xyzz_slots::add_affine(m, 0, 4, inf, M::at(p, 0), M::at(p, 1), neg);
   }
   __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
     if (inf) return store_identity(dst);
-    for (int k = 0; k < 4; ++k) m.put(g2_pair_mem::at(dst, k), m.get(m.slot(k)));
+    for (int k = 0; k < 4; ++k) m.put(M::at(dst, k), m.get(m.slot(k)));
   }
   static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
-    for (int k = 0; k < 4; ++k) st_half(g2_pair_mem::at(dst, k).p, 1, fp_d::zero());
+    for (int k = 0; k < 4; ++k) st_half(half_of(dst, k), 1, fp_d::zero());
   }
 };
 
@@ -323,8 +329,10 @@ struct msm_seg_acc_of<fp2_call> {
 };
 template <>
 struct msm_pair_acc_of<fp2_call> {
-  using type = g2_pair_acc;
-  using slots = g2_pair_smem_acc;
+  template <bool School>
+  using regs = g2_pair_acc<School>;
+  template <bool School>
+  using slots = g2_pair_smem_acc<School>;
 };
 
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,

@@ -134,6 +134,7 @@ struct cuda_backend::impl {
     sh.seg_split = opt.msm_segment_split;
     sh.g2_smem = opt.msm_g2_smem;
     sh.g2_pairs = opt.msm_g2_pairs;
+    sh.g2_school = opt.msm_g2_pair_school;
     sh.whole_waves = opt.msm_whole_waves;
     return sh;
   }

@@ -207,6 +207,8 @@ TEST_CASE("emulated Fp2 on lane pairs (each lane one component) matches zk/curve
     const auto p0 = pair::mul_products(0, a0, b0, a1, b1), p1 = pair::mul_products(1, a1, b1, a0, b0);
     const fp2 prod{to_host<fp>(pair::mul_finish(0, p0, p1)), to_host<fp>(pair::mul_finish(1, p1, p0))};
     REQUIRE(prod == a * b);
+    const fp2 school{to_host<fp>(pair::mul_school(0, a0, b0, a1, b1)), to_host<fp>(pair::mul_school(1, a1, b1, a0, b0))};
+    REQUIRE(school == a * b);
     D x0, y0, x1, y1;
     pair::sqr_factors(0, a0, a1, x0, y0);
     pair::sqr_factors(1, a1, a0, x1, y1);

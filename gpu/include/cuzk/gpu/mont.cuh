@@ -246,6 +246,36 @@ CUZK_UNROLL
     for (int q = 2; q < N + R - 1; ++q) t[q] = ptx::addc_cc(e[q], o[q - 1]);
     t[N + R - 1] = ptx::addc(e[N + R - 1], o[N + R - 2]);
   }
+  // t = a * b + c * d over 2N limbs, for a b + c d < 2^(64N): mul_wide's rows for both products on
+  // one split accumulator, row i of c d right after row i of a b. A carry limb then takes up to four
+  // carries (two rows, two products) before any chain covers it, so it never carries further.
+  CUZK_HD static wide mul_wide2(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
+    uint32_t e[2 * N], o[2 * N];
+CUZK_UNROLL
+    for (int q = 0; q < 2 * N; ++q) e[q] = 0, o[q] = 0;
+CUZK_UNROLL
+    for (int i = 0; i < N; ++i) {
+CUZK_UNROLL
+      for (int f = 0; f < 2; ++f) {
+        const uint32_t* x = f ? c.v : a.v;
+        const uint32_t yi = f ? d.v[i] : b.v[i];
+        if (i % 2 == 0) {
+          wide_chain(e + i, x, 0, yi, true);
+          wide_chain(o + i, x, 1, yi, true);
+        } else {
+          wide_chain(e + i + 1, x, 1, yi, i + 1 + N < 2 * N);
+          wide_chain(o + i - 1, x, 0, yi, true);
+        }
+      }
+    }
+    wide t;
+    t.v[0] = e[0];
+    t.v[1] = ptx::add_cc(e[1], o[0]);
+CUZK_UNROLL
+    for (int q = 2; q < 2 * N - 1; ++q) t.v[q] = ptx::addc_cc(e[q], o[q - 1]);
+    t.v[2 * N - 1] = ptx::addc(e[2 * N - 1], o[2 * N - 2]);
+    return t;
+  }
   // t / R mod p, reduced, for t < p R: the rows of the product without a * b_i. The window
   // V = x + 2^32 y starts as t's low half; after each Montgomery step the shift to the next row
   // (as in operator*) carries into the odd limbs' m * p chain, which also takes t's next high limb
