@@ -48,8 +48,7 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 
 // A --variants entry: "xyzz" (the first kernels: acc_blocks 0, one segment kernel) or tokens
 // joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
-// window bits), "g2smem" (G2 on shared-memory slots), "g2pairsN" (G2 on lane pairs, N blocks an
-// SM: 2 or 3, 4 or 5 with g2smem), "g2school" (the pairs' schoolbook product); a standalone split MSM's ones' sum
+// window bits), "g2smem" (G2 on shared-memory slots); a standalone split MSM's ones' sum
 // (cuda_options::msm_ones_*): "serial", "sorted" or "accumulated" (where it starts), "urgent" /
 // "equal" (the others on the greatest-priority stream or on the compute stream), "pN" (N points
 // per thread of the sum, 0: the sum's rule); "waves" / "nowaves" (cuda_options::msm_whole_waves).
@@ -57,8 +56,6 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 struct msm_variant {
   unsigned acc_blocks = 0, window_bits = 0;
   bool split = false, g2_smem = false;
-  unsigned g2_pairs = 0;
-  bool g2_school = false;
   cuda_options::ones_start ones = cuda_options{}.msm_ones_start;
   bool urgent = cuda_options{}.msm_ones_urgent;
   unsigned points = cuda_options{}.msm_ones_points;
@@ -75,8 +72,6 @@ msm_variant parse_variant(const std::string& v) {
     if (t == "acc4") r.acc_blocks = 4;
     else if (t == "split") r.split = true;
     else if (t == "g2smem") r.g2_smem = true;
-    else if (t.size() == 8 && t.rfind("g2pairs", 0) == 0 && t[7] >= '2' && t[7] <= '5') r.g2_pairs = unsigned(t[7] - '0');
-    else if (t == "g2school") r.g2_school = true;
     else if (t == "serial") r.ones = cuda_options::ones_start::serial;
     else if (t == "sorted") r.ones = cuda_options::ones_start::sorted;
     else if (t == "accumulated") r.ones = cuda_options::ones_start::accumulated;
@@ -90,7 +85,7 @@ msm_variant parse_variant(const std::string& v) {
       r.window_bits = unsigned(std::stoul(t.substr(1)));
     else
       throw std::invalid_argument("bench msm: --variants entry '" + v +
-                                  "': xyzz, or acc4 / split / cNN / g2smem / g2pairsN / g2school / serial / sorted / accumulated / urgent / "
+                                  "': xyzz, or acc4 / split / cNN / g2smem / serial / sorted / accumulated / urgent / "
                                   "equal / pN / waves / nowaves joined by +");
     at = end + 1;
   }
@@ -144,7 +139,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
       std::string vs = variant.empty() ? "" : " [" + variant + "]";
       if (!variant.empty()) {
         const msm_variant mv = parse_variant(variant);
-        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem, mv.g2_pairs, mv.g2_school);
+        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem);
         be.set_msm_ones(mv.ones, mv.urgent, mv.points, mv.waves);
       }
       times = be.time_ms(warmup, reps, [&] {

@@ -66,10 +66,6 @@ struct msm_shape {
   // G2's first level and bucket segments on shared-memory slots (msm_g2.cu, xyzz_slots.cuh; G1
   // ignores it): cuda_options::msm_g2_smem.
   bool g2_smem = false;
-  // G2's first level on lane pairs (msm_g2.cu, fp2_pair.cuh; G1 ignores it), compiled for this many
-  // blocks of msm_acc_threads an SM (2, 3 or 4; 0: off): cuda_options::msm_g2_pairs.
-  unsigned g2_pairs = 0;
-  bool g2_school = false;  // the pairs' product: fp2_pair::mul_school instead of the split Karatsuba
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
@@ -151,7 +147,7 @@ constexpr uint32_t no_key = 0xffffffffu;
 // block's dynamic shared memory (msm_smem) per thread, threads a block and max_regs registers.
 template <class F>
 struct msm_reg_acc {
-  static constexpr unsigned smem_bytes = 0, lanes = 1;
+  static constexpr unsigned smem_bytes = 0;
   xyzz_d<F> a;
   __device__ __forceinline__ explicit msm_reg_acc(uint4*) : a(xyzz_d<F>::identity()) {}
   __device__ __forceinline__ void reset() { a = xyzz_d<F>::identity(); }
@@ -162,19 +158,11 @@ struct msm_reg_acc {
     if (neg) q.y = -q.y;
     a.add_affine(q.x, q.y);
   }
-  __device__ __forceinline__ void store(xyzz_d<F>* dst) const { store16(dst, a); }
-  static __device__ __forceinline__ void store_identity(xyzz_d<F>* dst) { store16(dst, xyzz_d<F>::identity()); }
+  __device__ __forceinline__ xyzz_d<F> value() const { return a; }
 };
 template <class F>
 struct msm_point_acc_of {
   using type = msm_reg_acc<F>;
-};
-// Accumulators whose point is held by `lanes` adjacent lanes together (msm_g2.cu: G2 on lane
-// pairs, msm_shape::g2_pairs): a curve that has them specializes this with member templates
-// regs<School> (in registers) and slots<School> (in shared-memory slots, msm_shape::g2_smem too).
-template <class F>
-struct msm_pair_acc_of {
-  static constexpr bool none = true;
 };
 extern __shared__ uint4 msm_smem[];
 
@@ -183,8 +171,8 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
                                                            const uint32_t* __restrict__ vals, std::size_t M, unsigned K,
                                                            unsigned nb, const affine_d<F>* __restrict__ bases,
                                                            xyzz_d<F>* buckets, uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
-  // Slice t: Acc::lanes adjacent threads take it together.
-  std::size_t t = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Acc::lanes;
+  using X = xyzz_d<F>;
+  std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   std::size_t begin = t * K;
   if (begin >= M) return;
   std::size_t end = begin + K < M ? begin + K : M;
@@ -198,9 +186,9 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
       std::size_t s = first ? 2 * t : 2 * t + 1;
       (first ? slot0_used : slot1_used) = true;
       slot_keys[s] = cur;
-      acc.store(slot_pts + s);
+      store16(slot_pts + s, acc.value());
     } else if (cur % nb) {
-      acc.store(buckets + cur);
+      store16(buckets + cur, acc.value());
     }
   };
   for (std::size_t i = begin; i < end; ++i) {
@@ -217,8 +205,8 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
   }
   flush(true);
   // Unused slots carry a neighbouring key and the identity, keeping the slot keys sorted.
-  if (!slot0_used) slot_keys[2 * t] = first_key, Acc::store_identity(slot_pts + 2 * t);
-  if (!slot1_used) slot_keys[2 * t + 1] = cur, Acc::store_identity(slot_pts + 2 * t + 1);
+  if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
+  if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
 }
 template <class F, class Acc = msm_reg_acc<F>>
 __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
@@ -235,36 +223,6 @@ __global__ void __maxnreg__(Acc::max_regs)
                                unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
                                uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
   msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
-}
-// The accumulation on a curve's lane-pair accumulator (msm_shape::g2_pairs): Acc::lanes threads a
-// slice, Blocks blocks of msm_acc_threads an SM.
-template <class F, class Acc, unsigned Blocks>
-__global__ void __launch_bounds__(msm_acc_threads, Blocks)
-    msm_accumulate_points_lanes(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
-                                unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
-                                uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
-  msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
-}
-// The lane-pair kernel msm_shape::g2_pairs / g2_smem / g2_school name (throws for a shape none
-// was compiled for); sets smem to the block's shared memory.
-template <class F, class Pairs, bool School>
-auto msm_pair_kernel(const msm_shape& sh, std::size_t& smem) {
-  using R = typename Pairs::template regs<School>;
-  using S = typename Pairs::template slots<School>;
-  auto kernel = msm_accumulate_points_lanes<F, R, 2>;
-  smem = 0;
-  if (sh.g2_smem) {
-    if (sh.g2_pairs == 4) kernel = msm_accumulate_points_lanes<F, S, 4>;
-    else if (sh.g2_pairs == 5) kernel = msm_accumulate_points_lanes<F, S, 5>;
-    else throw std::invalid_argument("cuda msm: G2 lane pairs on shared memory take 4 or 5 blocks an SM");
-    smem = std::size_t(S::smem_bytes) * msm_acc_threads;
-    msm_smem_attributes(kernel, smem);
-  } else if (sh.g2_pairs == 3) {
-    kernel = msm_accumulate_points_lanes<F, R, 3>;
-  } else if (sh.g2_pairs != 2) {
-    throw std::invalid_argument("cuda msm: G2 lane pairs in registers take 2 or 3 blocks an SM");
-  }
-  return kernel;
 }
 template <class F>
 __global__ void __launch_bounds__(msm_acc_threads, 4)
@@ -678,11 +636,11 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   constexpr unsigned acc_threads = msm_acc_threads;
   // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks).
   unsigned K1 = sh.K1;
-  auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem, unsigned lanes) -> unsigned {
+  auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem) -> unsigned {
     int per_sm = 0;
     if (!sh.whole_waves) return sh.K1;
     CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(threads), smem));
-    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads / lanes);
+    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads);
   };
 
   mark(0);
@@ -711,27 +669,20 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
     } else {
       using Acc = typename msm_point_acc_of<F>::type;
       auto kernel = msm_accumulate_points<F>;
-      unsigned thr = acc_threads, lanes = 1;
+      unsigned thr = acc_threads;
       std::size_t smem = 0;
       if constexpr (Acc::smem_bytes != 0) {
-        if (sh.g2_smem && !sh.g2_pairs) {
+        if (sh.g2_smem) {
           kernel = msm_accumulate_points_smem<F, Acc>;
           thr = Acc::threads;
           smem = std::size_t(Acc::smem_bytes) * thr;
           msm_smem_attributes(kernel, smem);
         }
       }
-      if constexpr (!requires { msm_pair_acc_of<F>::none; }) {
-        if (sh.g2_pairs) {
-          using P = msm_pair_acc_of<F>;
-          kernel = sh.g2_school ? msm_pair_kernel<F, P, true>(sh, smem) : msm_pair_kernel<F, P, false>(sh, smem);
-          lanes = 2;
-        }
-      }
       if constexpr (std::is_same_v<F, fp_d>)
         if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
-      K1 = whole_waves_k1(kernel, M, thr, smem, lanes);
-      kernel<<<blocks_for((M + K1 - 1) / K1 * lanes, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, K1, sh.nb, bases,
+      K1 = whole_waves_k1(kernel, M, thr, smem);
+      kernel<<<blocks_for((M + K1 - 1) / K1, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, K1, sh.nb, bases,
                                                                   arr, sk1, sp1);
     }
     CUZK_LAUNCHED();

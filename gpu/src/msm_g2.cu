@@ -13,7 +13,6 @@
 // instructions for 1,265) made it 7% slower (docs/gpu.md, "Not done / next steps").
 #include "msm.cuh"
 #include "msm_entry.hpp"
-#include "cuzk/gpu/fp2_pair.cuh"
 #include "cuzk/gpu/xyzz_slots.cuh"
 
 namespace cuzk::gpu {
@@ -110,7 +109,7 @@ struct g2_mem {
 // the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, "Pending
 // measurement".)
 struct g2_smem_acc {
-  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200, lanes = 1;
+  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200;
   g2_mem m;
   bool inf = true;
   __device__ __forceinline__ explicit g2_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
@@ -118,10 +117,6 @@ struct g2_smem_acc {
   __device__ __forceinline__ xyzz_d<fp2_call> value() const {
     if (inf) return xyzz_d<fp2_call>::identity();
     return {m.get(m.slot(0)), m.get(m.slot(1)), m.get(m.slot(2)), m.get(m.slot(3))};
-  }
-  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const { store16(dst, value()); }
-  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
-    store16(dst, xyzz_d<fp2_call>::identity());
   }
   __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
     if (load16(p).is_identity()) return;
@@ -156,167 +151,6 @@ struct g2_smem_seg {
   __device__ __forceinline__ xyzz_d<fp2_call> tot() const { return point(4, tot_inf); }
 };
 
-// ---- Lane pairs (cuda_options::msm_g2_pairs): fp2_pair.cuh's split, lane h holding c_h ----
-
-__device__ __forceinline__ unsigned pair_lane() { return threadIdx.x & 1u; }
-// The partner's copy of v (the pair's two lanes only: pairs may diverge from each other).
-__device__ __forceinline__ uint32_t from_partner(uint32_t v) {
-  return __shfl_xor_sync(3u << (threadIdx.x & 30u), v, 1);
-}
-template <int L>
-__device__ __forceinline__ void from_partner(uint32_t* r, const uint32_t* v) {
-#pragma unroll
-  for (int k = 0; k < L; ++k) r[k] = from_partner(v[k]);
-}
-
-// This lane's component of the product and of the square: each one out-of-line function (the
-// lanes' arithmetic and one Fp product). School: fp2_pair::mul_school (two products, one REDC, one
-// exchange) instead of the split Karatsuba (1.5 products, one REDC, two exchanges).
-template <bool School>
-__device__ __forceinline__ fp_d fp2_pair_mul_inline(const fp_d a, const fp_d b) {
-  const unsigned h = pair_lane();
-  fp_d pa, pb;
-  if constexpr (School) {
-    from_partner<fp_d::N>(pa.v, a.v);
-    from_partner<fp_d::N>(pb.v, b.v);
-    return fp2_pair::mul_school(h, a, b, pa, pb);
-  } else {
-    fp2_pair::products<fp_d> own, other;
-    own.t = fp_d::mul_wide(a, b);
-    from_partner<fp_d::N>(pa.v, a.v);
-    from_partner<fp_d::N>(pb.v, b.v);
-    fp2_pair::middle_rows(h, a, b, pa, pb, own.rows);
-    from_partner<2 * fp_d::N>(other.t.v, own.t.v);
-    from_partner<fp_d::N + fp_d::N / 2>(other.rows, own.rows);
-    return fp2_pair::mul_finish(h, own, other);
-  }
-}
-__device__ __forceinline__ fp_d fp2_pair_sqr_inline(const fp_d a) {
-  fp_d pa, x, y;
-  from_partner<fp_d::N>(pa.v, a.v);
-  fp2_pair::sqr_factors(pair_lane(), a, pa, x, y);
-  return x * y;
-}
-template <bool School>
-__device__ __noinline__ fp_d fp2_pair_mul(const fp_d a, const fp_d b) { return fp2_pair_mul_inline<School>(a, b); }
-__device__ __noinline__ fp_d fp2_pair_sqr(const fp_d a) { return fp2_pair_sqr_inline(a); }
-
-// One lane's component of an Fp2 value held by a pair: the formulas' field (zk/curve/
-// xyzz_formulas.hpp), whose tests (is_zero) both lanes answer alike.
-template <bool School>
-struct fp2_lane {
-  fp_d f;
-  __device__ __forceinline__ static fp2_lane zero() { return {fp_d::zero()}; }
-  __device__ __forceinline__ static fp2_lane one() { return {pair_lane() ? fp_d::zero() : fp_d::one()}; }
-  __device__ __forceinline__ bool is_zero() const {
-    const uint32_t z = f.is_zero();
-    return (z & from_partner(z)) != 0;
-  }
-  friend __device__ __forceinline__ fp2_lane operator+(const fp2_lane& a, const fp2_lane& b) { return {a.f + b.f}; }
-  friend __device__ __forceinline__ fp2_lane operator-(const fp2_lane& a, const fp2_lane& b) { return {a.f - b.f}; }
-  __device__ __forceinline__ fp2_lane operator-() const { return {-f}; }
-  __device__ __forceinline__ fp2_lane dbl() const { return {f.dbl()}; }
-  friend __device__ __forceinline__ fp2_lane operator*(const fp2_lane& a, const fp2_lane& b) {
-    return {fp2_pair_mul<School>(a.f, b.f)};
-  }
-  __device__ __forceinline__ fp2_lane sqr() const { return {fp2_pair_sqr(f)}; }
-};
-static_assert(sizeof(fp2_lane<false>) == sizeof(fp_d));
-
-// This lane's half of Fp2 coordinate k of a point in memory (component h of coordinate k at 96 k +
-// 48 h bytes: a pair reads 96 consecutive bytes), and a half as 3 x 16 bytes, part k at p[k s].
-__device__ __forceinline__ uint4* half_of(const void* pt, int k) {
-  return const_cast<uint4*>(reinterpret_cast<const uint4*>(pt)) + 6 * k + 3 * pair_lane();
-}
-__device__ __forceinline__ fp_d ld_half(const uint4* p, unsigned s) {
-  fp_d r;
-  uint4* d = reinterpret_cast<uint4*>(&r);
-  d[0] = p[0], d[1] = p[s], d[2] = p[2 * s];
-  return r;
-}
-__device__ __forceinline__ void st_half(uint4* p, unsigned s, const fp_d& v) {
-  const uint4* d = reinterpret_cast<const uint4*>(&v);
-  p[0] = d[0], p[s] = d[1], p[2 * s] = d[2];
-}
-// Both lanes: is the affine point (x, y) all-zero bytes (infinity)?
-__device__ __forceinline__ bool pair_identity(const void* pt) {
-  const uint32_t z = ld_half(half_of(pt, 0), 1).is_zero() && ld_half(half_of(pt, 1), 1).is_zero();
-  return (z & from_partner(z)) != 0;
-}
-
-// G2's first-level accumulator on lane pairs: each lane an XYZZ point's components c_h in
-// registers (48 instead of 96).
-template <bool School>
-struct g2_pair_acc {
-  using F = fp2_lane<School>;
-  static constexpr unsigned smem_bytes = 0, lanes = 2;
-  xyzz_d<F> a;
-  __device__ __forceinline__ explicit g2_pair_acc(uint4*) : a(xyzz_d<F>::identity()) {}
-  __device__ __forceinline__ void reset() { a = xyzz_d<F>::identity(); }
-  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
-    if (pair_identity(p)) return;
-    const F x{ld_half(half_of(p, 0), 1)};
-    F y{ld_half(half_of(p, 1), 1)};
-    if (neg) y = -y;
-    a.add_affine(x, y);
-  }
-  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
-    st_half(half_of(dst, 0), 1, a.X.f), st_half(half_of(dst, 1), 1, a.Y.f);
-    st_half(half_of(dst, 2), 1, a.ZZ.f), st_half(half_of(dst, 3), 1, a.ZZZ.f);
-  }
-  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
-    for (int k = 0; k < 4; ++k) st_half(half_of(dst, k), 1, fp_d::zero());
-  }
-};
-
-// Lane pairs with the accumulator and temporaries in shared-memory slots (xyzz_slots.cuh, as
-// g2_smem_acc): a handle is this lane's half of an Fp2 value; slot i's part k at
-// msm_smem[(3 i + k) S + thread].
-template <bool School>
-__device__ __noinline__ void fp2_pair_mul_at(const uint4* a, unsigned sa, const uint4* b, unsigned sb, uint4* r,
-                                             unsigned sr) {
-  st_half(r, sr, fp2_pair_mul_inline<School>(ld_half(a, sa), ld_half(b, sb)));
-}
-__device__ __noinline__ void fp2_pair_sqr_at(const uint4* a, unsigned sa, uint4* r, unsigned sr) {
-  st_half(r, sr, fp2_pair_sqr_inline(ld_half(a, sa)));
-}
-template <bool School>
-struct g2_pair_mem {
-  using F = fp2_lane<School>;
-  struct H {
-    uint4* p;
-    unsigned s;
-  };
-  uint4* b;
-  unsigned S;
-  __device__ __forceinline__ H slot(int i) const { return {b + 3 * i * S, S}; }
-  __device__ __forceinline__ F get(H h) const { return {ld_half(h.p, h.s)}; }
-  __device__ __forceinline__ void put(H h, const F& v) const { st_half(h.p, h.s, v.f); }
-  __device__ __forceinline__ void mul(H r, H a, H c) const { fp2_pair_mul_at<School>(a.p, a.s, c.p, c.s, r.p, r.s); }
-  __device__ __forceinline__ void sqr(H r, H a) const { fp2_pair_sqr_at(a.p, a.s, r.p, r.s); }
-  static __device__ __forceinline__ H at(const void* pt, int k) { return {half_of(pt, k), 1}; }
-};
-template <bool School>
-struct g2_pair_smem_acc {
-  using M = g2_pair_mem<School>;
-  static constexpr unsigned smem_bytes = 7 * 48, lanes = 2;
-  M m;
-  bool inf = true;
-  __device__ __forceinline__ explicit g2_pair_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
-  __device__ __forceinline__ void reset() { inf = true; }
-  __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
-    if (pair_identity(p)) return;
-    xyzz_slots::add_affine(m, 0, 4, inf, M::at(p, 0), M::at(p, 1), neg);
-  }
-  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const {
-    if (inf) return store_identity(dst);
-    for (int k = 0; k < 4; ++k) m.put(M::at(dst, k), m.get(m.slot(k)));
-  }
-  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
-    for (int k = 0; k < 4; ++k) st_half(half_of(dst, k), 1, fp_d::zero());
-  }
-};
-
 }  // namespace
 
 template <>
@@ -326,13 +160,6 @@ struct msm_point_acc_of<fp2_call> {
 template <>
 struct msm_seg_acc_of<fp2_call> {
   using type = g2_smem_seg;
-};
-template <>
-struct msm_pair_acc_of<fp2_call> {
-  template <bool School>
-  using regs = g2_pair_acc<School>;
-  template <bool School>
-  using slots = g2_pair_smem_acc<School>;
 };
 
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,

@@ -133,8 +133,6 @@ struct cuda_backend::impl {
     sh.acc_blocks = opt.msm_acc_blocks;
     sh.seg_split = opt.msm_segment_split;
     sh.g2_smem = opt.msm_g2_smem;
-    sh.g2_pairs = opt.msm_g2_pairs;
-    sh.g2_school = opt.msm_g2_pair_school;
     sh.whole_waves = opt.msm_whole_waves;
     return sh;
   }

@@ -301,32 +301,6 @@ TEST_CASE("device G2 MSM on shared-memory slots (msm_g2_smem) equals the CPU bac
   check_msm<g2_curve>(be, 3000, 3, 196, true, std::vector<bigint<4>>(3000));
 }
 
-// Each kernel of G2 on lane pairs (registers: 2, 3 blocks an SM; shared-memory slots: 4, 5; both
-// products): the same inputs as above, the pairs' doubling (P + P) and cancellation (P + (-P))
-// branches taken by both lanes together.
-TEST_CASE("device G2 MSM on lane pairs (msm_g2_pairs) equals the CPU backend", "[device][msm][variants]") {
-  REQUIRE_DEVICE();
-  for (unsigned v = 0; v < 8; ++v) {
-    const unsigned blocks = 2 + v % 4;
-    const bool school = v >= 4;
-    INFO("blocks " << blocks << (school ? ", schoolbook" : ", Karatsuba"));
-    gpu::cuda_options o;
-    o.msm_g2_pairs = blocks;
-    o.msm_g2_smem = blocks >= 4;
-    o.msm_g2_pair_school = school;
-    gpu::cuda_backend be(o);
-    check_msm<g2_curve>(be, 1, 1, 290, true);
-    check_msm<g2_curve>(be, 1 << 10, 1 << 10, 291, true);
-    check_msm<g2_curve>(be, 4097, 512, 292, true);
-    check_msm<g2_curve>(be, 5000, 3, 293, true);
-    check_msm<g2_curve>(be, (1 << 18) + 5, 1 << 12, 294, false);
-    bigint<4> r_minus_1 = fr::P;
-    r_minus_1.limb[0] -= 1;
-    check_msm<g2_curve>(be, 3000, 3, 295, true, std::vector<bigint<4>>(3000, r_minus_1));
-    check_msm<g2_curve>(be, 3000, 3, 296, true, std::vector<bigint<4>>(3000));
-  }
-}
-
 TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload, new contents or size do not", "[device][msm]") {
   REQUIRE_DEVICE();
   gpu::cuda_backend be;

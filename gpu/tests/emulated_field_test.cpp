@@ -7,7 +7,6 @@
 #include <random>
 
 #include "cuzk/gpu/curve.cuh"
-#include "cuzk/gpu/fp2_pair.cuh"
 #include "cuzk/gpu/lazy.cuh"
 #include "cuzk/gpu/shifted.cuh"
 #include "cuzk/gpu/xyzz_slots.cuh"
@@ -190,30 +189,6 @@ TEST_CASE("emulated device Fp2 and XYZZ formulas match zk/curve", "[gpu][emulate
   }
   check_xyzz<g1_curve, gpu::fp_d>();
   check_xyzz<g2_curve, gpu::fp2_dev>();  // Fp2: the lazy product inside the formulas
-}
-
-// The lane pair's Fp2 product and squaring (fp2_pair.cuh): each lane's stages from its own
-// components and its partner's, the exchange done here, against zk's Fp2.
-TEST_CASE("emulated Fp2 on lane pairs (each lane one component) matches zk/curve", "[gpu][emulated]") {
-  using namespace zk::bls12_381;
-  using D = gpu::fp_d;
-  namespace pair = gpu::fp2_pair;
-  std::mt19937_64 rng(2468);
-  const fp edge[] = {fp::zero(), fp::one(), -fp::one(), raw_limbs<fp>(1)};
-  for (int it = 0; it < 256 + 4000; ++it) {
-    fp2 a{random_field<fp>(rng), random_field<fp>(rng)}, b{random_field<fp>(rng), random_field<fp>(rng)};
-    if (it < 256) a = {edge[it % 4], edge[it / 4 % 4]}, b = {edge[it / 16 % 4], edge[it / 64 % 4]};
-    const D a0 = to_dev<D>(a.c0), a1 = to_dev<D>(a.c1), b0 = to_dev<D>(b.c0), b1 = to_dev<D>(b.c1);
-    const auto p0 = pair::mul_products(0, a0, b0, a1, b1), p1 = pair::mul_products(1, a1, b1, a0, b0);
-    const fp2 prod{to_host<fp>(pair::mul_finish(0, p0, p1)), to_host<fp>(pair::mul_finish(1, p1, p0))};
-    REQUIRE(prod == a * b);
-    const fp2 school{to_host<fp>(pair::mul_school(0, a0, b0, a1, b1)), to_host<fp>(pair::mul_school(1, a1, b1, a0, b0))};
-    REQUIRE(school == a * b);
-    D x0, y0, x1, y1;
-    pair::sqr_factors(0, a0, a1, x0, y0);
-    pair::sqr_factors(1, a1, a0, x1, y1);
-    REQUIRE(fp2{to_host<fp>(x0 * y0), to_host<fp>(x1 * y1)} == a.sqr());
-  }
 }
 
 TEST_CASE("emulated device inversion and shifted base sets match zk", "[gpu][emulated]") {

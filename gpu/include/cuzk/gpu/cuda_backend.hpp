@@ -63,13 +63,6 @@ struct cuda_options {
   // measured 2% slower on the H200 (2^24: 316.0 against 309.4 ms plain, 268.4 against 261.3 on
   // shifted sets; docs/benchmarks.md, "Against sppark").
   bool msm_g2_smem = false;
-  // G2's first-level accumulation on lane pairs (fp2_pair.cuh: each lane one component of every
-  // Fp2 value, half the registers a point), its kernel compiled for this many blocks an SM: 2 or 3
-  // with the point in registers, 4 or 5 on shared-memory slots (with msm_g2_smem); 0: one thread a
-  // point. msm_g2_pair_school: the pairs' product as two products and a REDC per lane
-  // (fp2_pair::mul_school) instead of the split Karatsuba.
-  unsigned msm_g2_pairs = 0;
-  bool msm_g2_pair_school = false;
   // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): G1 2^24
   // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
   // are bits").
@@ -247,8 +240,7 @@ class cuda_backend : public zk::groth16::backend {
   // The MSM variants of cuda_options (msm_acc_blocks, msm_segment_split, force_window_bits for
   // plain bases, msm_g2_smem) switched between runs, so that a benchmark compares them on the same bases and
   // shifted sets.
-  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, bool g2_smem = false,
-                       unsigned g2_pairs = 0, bool g2_school = false);
+  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, bool g2_smem = false);
   // The ones' lane of a standalone split MSM (cuda_options::msm_ones_start and the next two), and
   // cuda_options::msm_whole_waves.
   void set_msm_ones(cuda_options::ones_start start, bool urgent, unsigned points, bool whole_waves);

@@ -216,56 +216,18 @@ CUZK_UNROLL
     if (carry_limb) acc[N] = ptx::addc(acc[N], 0);
   }
   CUZK_HD static wide mul_wide(const mont_t& a, const mont_t& b) {
-    wide t;
-    mul_rows<N>(t.v, a, b.v);
-    return t;
-  }
-  // t = a * b over R of b's limbs (R even, R <= N): the rows i < R of mul_wide, N + R limbs (the
-  // split of fp2_pair.cuh gives each lane of a pair half the rows of one product). e's top limb
-  // never carries (e <= t < 2^(32 (N + R))), so the last odd row's chain has no carry limb.
-  template <int R>
-  CUZK_HD static void mul_rows(uint32_t* t, const mont_t& a, const uint32_t* b) {
-    static_assert(R % 2 == 0 && R <= N);
-    uint32_t e[N + R], o[N + R];
-CUZK_UNROLL
-    for (int q = 0; q < N + R; ++q) e[q] = 0, o[q] = 0;
-CUZK_UNROLL
-    for (int i = 0; i < R; ++i) {
-      const uint32_t bi = b[i];
-      if (i % 2 == 0) {
-        wide_chain(e + i, a.v, 0, bi, true);
-        wide_chain(o + i, a.v, 1, bi, true);
-      } else {
-        wide_chain(e + i + 1, a.v, 1, bi, i + 1 + N < N + R);
-        wide_chain(o + i - 1, a.v, 0, bi, true);
-      }
-    }
-    t[0] = e[0];
-    t[1] = ptx::add_cc(e[1], o[0]);
-CUZK_UNROLL
-    for (int q = 2; q < N + R - 1; ++q) t[q] = ptx::addc_cc(e[q], o[q - 1]);
-    t[N + R - 1] = ptx::addc(e[N + R - 1], o[N + R - 2]);
-  }
-  // t = a * b + c * d over 2N limbs, for a b + c d < 2^(64N): mul_wide's rows for both products on
-  // one split accumulator, row i of c d right after row i of a b. A carry limb then takes up to four
-  // carries (two rows, two products) before any chain covers it, so it never carries further.
-  CUZK_HD static wide mul_wide2(const mont_t& a, const mont_t& b, const mont_t& c, const mont_t& d) {
     uint32_t e[2 * N], o[2 * N];
 CUZK_UNROLL
     for (int q = 0; q < 2 * N; ++q) e[q] = 0, o[q] = 0;
 CUZK_UNROLL
     for (int i = 0; i < N; ++i) {
-CUZK_UNROLL
-      for (int f = 0; f < 2; ++f) {
-        const uint32_t* x = f ? c.v : a.v;
-        const uint32_t yi = f ? d.v[i] : b.v[i];
-        if (i % 2 == 0) {
-          wide_chain(e + i, x, 0, yi, true);
-          wide_chain(o + i, x, 1, yi, true);
-        } else {
-          wide_chain(e + i + 1, x, 1, yi, i + 1 + N < 2 * N);
-          wide_chain(o + i - 1, x, 0, yi, true);
-        }
+      const uint32_t bi = b.v[i];
+      if (i % 2 == 0) {
+        wide_chain(e + i, a.v, 0, bi, true);
+        wide_chain(o + i, a.v, 1, bi, true);
+      } else {
+        wide_chain(e + i + 1, a.v, 1, bi, i + 1 + N < 2 * N);  // the last row's carry is 0 (t < 2^(64N))
+        wide_chain(o + i - 1, a.v, 0, bi, true);
       }
     }
     wide t;
