@@ -8,9 +8,11 @@
 // diary of docs/benchmarks.md at 3bc72f5, issue 19, G2): Karatsuba on three Fp calls 361.3 ms;
 // the one Fp2 call 308.8 ms; the first accumulation level with every product inlined (22,800 SASS
 // instructions against ~5,300, no spills) 356.1 ms. Fully inlined kernels also take nvcc's front
-// end many minutes. The accumulation is bound by the instructions it issues, not by the multiply
-// pipe: a Karatsuba split of the double-width products (580 IMAD.WIDE for 692, but 1,605
-// instructions for 1,265) made it 7% slower (docs/gpu.md, "Not done / next steps").
+// end many minutes. What bounds the accumulation: at 255 registers it keeps 8 warps an SM and
+// issues 0.67 IMAD.WIDE a cycle where G1 (16 warps) issues 0.80; a Karatsuba split of the
+// double-width products (580 IMAD.WIDE for 692, but 1,605 instructions for 1,265) made it 7%
+// slower, and each Fp2 value split over a pair of lanes (16 warps, G1's multiply rate, but 20% more
+// multiplications or 25% more instructions) no faster (docs/gpu.md, "Not done / next steps").
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "cuzk/gpu/xyzz_slots.cuh"
