@@ -168,7 +168,9 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned 
   // bits), so short segments pay for that and long ones for too few threads. Measured on the H200
   // (G1): 13 windows of 2^19 buckets best at ~104, the plain rule (19.1 ms; 64: 24.5, 128: 21.5);
   // one shifted window of 2^21 (c = 22) best at 64 (6.7-7.1 ms; 32: 13.6, 128: 10.3); of 2^23
-  // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). A caller's seg_len overrides it, for such runs.
+  // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). With the split segment kernels (2026-12-05) 208
+  // beat 104 at 2^24 by ~1 ms for G1 and G2 alike in one run (docs/benchmarks.md, "Pending
+  // measurement"): not adopted. A caller's seg_len overrides the rule, for such runs.
   // Two or more arrays (plain, or sets shared by groups of windows) take the plain rule.
   sh.seg_len = seg_len                  ? seg_len
                : sh.bucket_windows == 1 ? unsigned(std::clamp<std::size_t>(total / 32768, 64, 128))
