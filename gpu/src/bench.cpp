@@ -48,7 +48,8 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 
 // A --variants entry: "xyzz" (the first kernels: acc_blocks 0, one segment kernel) or tokens
 // joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
-// window bits), "g2smem" (G2 on shared-memory slots); a standalone split MSM's ones' sum
+// window bits), "g2smem" (G2 on shared-memory slots), "g2paddN" (G2's additions shared by lane
+// pairs, N = 4, 6 or 8 blocks an SM); a standalone split MSM's ones' sum
 // (cuda_options::msm_ones_*): "serial", "sorted" or "accumulated" (where it starts), "urgent" /
 // "equal" (the others on the greatest-priority stream or on the compute stream), "pN" (N points
 // per thread of the sum, 0: the sum's rule); "waves" / "nowaves" (cuda_options::msm_whole_waves).
@@ -56,6 +57,7 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 struct msm_variant {
   unsigned acc_blocks = 0, window_bits = 0;
   bool split = false, g2_smem = false;
+  unsigned g2_pair_add = 0;
   cuda_options::ones_start ones = cuda_options{}.msm_ones_start;
   bool urgent = cuda_options{}.msm_ones_urgent;
   unsigned points = cuda_options{}.msm_ones_points;
@@ -72,6 +74,7 @@ msm_variant parse_variant(const std::string& v) {
     if (t == "acc4") r.acc_blocks = 4;
     else if (t == "split") r.split = true;
     else if (t == "g2smem") r.g2_smem = true;
+    else if (t == "g2padd4" || t == "g2padd6" || t == "g2padd8") r.g2_pair_add = unsigned(t.back() - '0');
     else if (t == "serial") r.ones = cuda_options::ones_start::serial;
     else if (t == "sorted") r.ones = cuda_options::ones_start::sorted;
     else if (t == "accumulated") r.ones = cuda_options::ones_start::accumulated;
@@ -85,7 +88,7 @@ msm_variant parse_variant(const std::string& v) {
       r.window_bits = unsigned(std::stoul(t.substr(1)));
     else
       throw std::invalid_argument("bench msm: --variants entry '" + v +
-                                  "': xyzz, or acc4 / split / cNN / g2smem / serial / sorted / accumulated / urgent / "
+                                  "': xyzz, or acc4 / split / cNN / g2smem / g2padd4|6|8 / serial / sorted / accumulated / urgent / "
                                   "equal / pN / waves / nowaves joined by +");
     at = end + 1;
   }
@@ -139,7 +142,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
       std::string vs = variant.empty() ? "" : " [" + variant + "]";
       if (!variant.empty()) {
         const msm_variant mv = parse_variant(variant);
-        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem);
+        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem, mv.g2_pair_add);
         be.set_msm_ones(mv.ones, mv.urgent, mv.points, mv.waves);
       }
       times = be.time_ms(warmup, reps, [&] {

@@ -66,6 +66,10 @@ struct msm_shape {
   // G2's first level and bucket segments on shared-memory slots (msm_g2.cu, xyzz_slots.cuh; G1
   // ignores it): cuda_options::msm_g2_smem.
   bool g2_smem = false;
+  // G2's first level with each mixed addition shared by a lane pair (msm_g2.cu, g2_pair_add_acc;
+  // G1 ignores it), its kernel compiled for this many blocks an SM (4, 6 or 8; 0: off):
+  // cuda_options::msm_g2_pair_add.
+  unsigned g2_pair_add = 0;
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
@@ -145,9 +149,11 @@ constexpr uint32_t no_key = 0xffffffffu;
 // state does not fit the registers beside its products may name another type in msm_point_acc_of
 // (msm_g2.cu: G2's on shared-memory slots, msm_shape::g2_smem), which takes smem_bytes of the
 // block's dynamic shared memory (msm_smem) per thread, threads a block and max_regs registers.
+// An accumulator also says how many adjacent lanes hold one point together (lanes: msm_g2.cu's
+// g2_pair_add_acc takes 2) and stores its point (store, store_identity) as those lanes together.
 template <class F>
 struct msm_reg_acc {
-  static constexpr unsigned smem_bytes = 0;
+  static constexpr unsigned smem_bytes = 0, lanes = 1;
   xyzz_d<F> a;
   __device__ __forceinline__ explicit msm_reg_acc(uint4*) : a(xyzz_d<F>::identity()) {}
   __device__ __forceinline__ void reset() { a = xyzz_d<F>::identity(); }
@@ -158,11 +164,17 @@ struct msm_reg_acc {
     if (neg) q.y = -q.y;
     a.add_affine(q.x, q.y);
   }
-  __device__ __forceinline__ xyzz_d<F> value() const { return a; }
+  __device__ __forceinline__ void store(xyzz_d<F>* dst) const { store16(dst, a); }
+  static __device__ __forceinline__ void store_identity(xyzz_d<F>* dst) { store16(dst, xyzz_d<F>::identity()); }
 };
 template <class F>
 struct msm_point_acc_of {
   using type = msm_reg_acc<F>;
+};
+// A curve's accumulator whose mixed additions a lane pair shares (msm_shape::g2_pair_add), or void.
+template <class F>
+struct msm_pair_add_acc_of {
+  using type = void;
 };
 extern __shared__ uint4 msm_smem[];
 
@@ -171,8 +183,8 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
                                                            const uint32_t* __restrict__ vals, std::size_t M, unsigned K,
                                                            unsigned nb, const affine_d<F>* __restrict__ bases,
                                                            xyzz_d<F>* buckets, uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
-  using X = xyzz_d<F>;
-  std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Slice t: Acc::lanes adjacent threads take it together (they branch alike: the same keys).
+  std::size_t t = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Acc::lanes;
   std::size_t begin = t * K;
   if (begin >= M) return;
   std::size_t end = begin + K < M ? begin + K : M;
@@ -186,9 +198,9 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
       std::size_t s = first ? 2 * t : 2 * t + 1;
       (first ? slot0_used : slot1_used) = true;
       slot_keys[s] = cur;
-      store16(slot_pts + s, acc.value());
+      acc.store(slot_pts + s);
     } else if (cur % nb) {
-      store16(buckets + cur, acc.value());
+      acc.store(buckets + cur);
     }
   };
   for (std::size_t i = begin; i < end; ++i) {
@@ -205,8 +217,8 @@ __device__ __forceinline__ void msm_accumulate_points_body(const uint32_t* __res
   }
   flush(true);
   // Unused slots carry a neighbouring key and the identity, keeping the slot keys sorted.
-  if (!slot0_used) slot_keys[2 * t] = first_key, store16(slot_pts + 2 * t, X::identity());
-  if (!slot1_used) slot_keys[2 * t + 1] = cur, store16(slot_pts + 2 * t + 1, X::identity());
+  if (!slot0_used) slot_keys[2 * t] = first_key, Acc::store_identity(slot_pts + 2 * t);
+  if (!slot1_used) slot_keys[2 * t + 1] = cur, Acc::store_identity(slot_pts + 2 * t + 1);
 }
 template <class F, class Acc = msm_reg_acc<F>>
 __global__ void msm_accumulate_points(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals,
@@ -222,6 +234,15 @@ __global__ void __maxnreg__(Acc::max_regs)
     msm_accumulate_points_smem(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
                                unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
                                uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
+  msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
+}
+// The accumulation on a lane pair's accumulator (msm_shape::g2_pair_add): Acc::threads a block,
+// Blocks blocks an SM (the registers follow).
+template <class F, class Acc, unsigned Blocks>
+__global__ void __launch_bounds__(Acc::threads, Blocks)
+    msm_accumulate_points_pairs(const uint32_t* __restrict__ keys, const uint32_t* __restrict__ vals, std::size_t M,
+                                unsigned K, unsigned nb, const affine_d<F>* __restrict__ bases, xyzz_d<F>* buckets,
+                                uint32_t* slot_keys, xyzz_d<F>* slot_pts) {
   msm_accumulate_points_body<F, Acc>(keys, vals, M, K, nb, bases, buckets, slot_keys, slot_pts);
 }
 template <class F>
@@ -636,11 +657,11 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   constexpr unsigned acc_threads = msm_acc_threads;
   // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks).
   unsigned K1 = sh.K1;
-  auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem) -> unsigned {
+  auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem, unsigned lanes) -> unsigned {
     int per_sm = 0;
     if (!sh.whole_waves) return sh.K1;
     CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(threads), smem));
-    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads);
+    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads / lanes);
   };
 
   mark(0);
@@ -668,8 +689,9 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
           key_st, flag_st);
     } else {
       using Acc = typename msm_point_acc_of<F>::type;
+      using PairAcc = typename msm_pair_add_acc_of<F>::type;
       auto kernel = msm_accumulate_points<F>;
-      unsigned thr = acc_threads;
+      unsigned thr = acc_threads, lanes = 1;
       std::size_t smem = 0;
       if constexpr (Acc::smem_bytes != 0) {
         if (sh.g2_smem) {
@@ -679,11 +701,23 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
           msm_smem_attributes(kernel, smem);
         }
       }
+      if constexpr (!std::is_void_v<PairAcc>) {
+        if (sh.g2_pair_add) {
+          if (sh.g2_pair_add == 4) kernel = msm_accumulate_points_pairs<F, PairAcc, 4>;
+          else if (sh.g2_pair_add == 6) kernel = msm_accumulate_points_pairs<F, PairAcc, 6>;
+          else if (sh.g2_pair_add == 8) kernel = msm_accumulate_points_pairs<F, PairAcc, 8>;
+          else throw std::invalid_argument("cuda msm: G2 pair additions take 4, 6 or 8 blocks an SM (0: off)");
+          thr = PairAcc::threads;
+          lanes = PairAcc::lanes;
+          smem = std::size_t(PairAcc::smem_bytes) * thr;
+          msm_smem_attributes(kernel, smem);
+        }
+      }
       if constexpr (std::is_same_v<F, fp_d>)
         if (sh.acc_blocks == 4) kernel = msm_accumulate_points_4<F>;
-      K1 = whole_waves_k1(kernel, M, thr, smem);
-      kernel<<<blocks_for((M + K1 - 1) / K1, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, K1, sh.nb, bases,
-                                                                  arr, sk1, sp1);
+      K1 = whole_waves_k1(kernel, M, thr, smem, lanes);
+      kernel<<<blocks_for((M + K1 - 1) / K1 * lanes, thr), thr, smem, s>>>(keys.Current(), vals.Current(), M, K1,
+                                                                          sh.nb, bases, arr, sk1, sp1);
     }
     CUZK_LAUNCHED();
     if (a == 0) mark(3);

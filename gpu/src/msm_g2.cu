@@ -15,6 +15,7 @@
 // multiplications or 25% more instructions) no faster (docs/gpu.md, "Not done / next steps").
 #include "msm.cuh"
 #include "msm_entry.hpp"
+#include "cuzk/gpu/xyzz_pair.cuh"
 #include "cuzk/gpu/xyzz_slots.cuh"
 
 namespace cuzk::gpu {
@@ -111,7 +112,7 @@ struct g2_mem {
 // the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, "Pending
 // measurement".)
 struct g2_smem_acc {
-  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200;
+  static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200, lanes = 1;
   g2_mem m;
   bool inf = true;
   __device__ __forceinline__ explicit g2_smem_acc(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
@@ -120,9 +121,89 @@ struct g2_smem_acc {
     if (inf) return xyzz_d<fp2_call>::identity();
     return {m.get(m.slot(0)), m.get(m.slot(1)), m.get(m.slot(2)), m.get(m.slot(3))};
   }
+  __device__ __forceinline__ void store(xyzz_d<fp2_call>* dst) const { store16(dst, value()); }
+  static __device__ __forceinline__ void store_identity(xyzz_d<fp2_call>* dst) {
+    store16(dst, xyzz_d<fp2_call>::identity());
+  }
   __device__ __forceinline__ void add(const affine_d<fp2_call>* __restrict__ p, bool neg) {
     if (load16(p).is_identity()) return;
     xyzz_slots::add_affine(m, 0, 4, inf, g2_mem::at(p, 0), g2_mem::at(p, 1), neg);
+  }
+};
+
+// G2's first-level accumulator with each mixed addition shared by a lane pair
+// (cuda_options::msm_g2_pair_add; xyzz_pair.cuh: half the products a lane, the point in the pair's
+// 8 shared-memory slots, 4 a lane). Both lanes take the same slice, so they branch alike; a barrier
+// of the two lanes (__syncwarp) separates the steps. The rare cases take both lanes alike: the
+// affine point at infinity (each lane checks its coordinate), P = 0 (2 q when R = 0 as well, each
+// lane computing the doubling and keeping its half; else infinity).
+struct g2_pair_add_acc {
+  static constexpr unsigned smem_bytes = 4 * 96, threads = 64, lanes = 2;
+  using F = fp2_call;
+  using H = g2_mem::H;
+  // xyzz_pair's M: the pair's pool (slot j % 4 of lane j / 4; lane 1's slots are one thread on).
+  struct pool_mem : g2_mem {
+    __device__ __forceinline__ H pool(unsigned j) const { return {b + (j >> 2) + 6 * (j & 3) * S, S}; }
+  };
+  pool_mem m;
+  unsigned h, mask;
+  bool inf = true;
+  __device__ __forceinline__ explicit g2_pair_add_acc(uint4* sm)
+      : m{{sm + (threadIdx.x & ~1u), blockDim.x}}, h(threadIdx.x & 1u), mask(3u << (threadIdx.x & 30u)) {}
+  __device__ __forceinline__ void sync() const { __syncwarp(mask); }
+  __device__ __forceinline__ bool partner(bool v) const { return __shfl_xor_sync(mask, unsigned(v), 1) != 0; }
+  __device__ __forceinline__ void reset() { inf = true; }
+  // Lane h stores coordinates h and 2 + h.
+  __device__ __forceinline__ void store(xyzz_d<F>* dst) const {
+    if (inf) return store_identity(dst);
+    m.put(g2_mem::at(dst, h), m.get(m.pool(xyzz_pair::own(h, 0))));
+    m.put(g2_mem::at(dst, 2 + h), m.get(m.pool(xyzz_pair::own(h, 1))));
+  }
+  static __device__ __forceinline__ void store_identity(xyzz_d<F>* dst) {
+    const unsigned h = threadIdx.x & 1u;
+    const g2_mem m0{nullptr, 0};
+    m0.put(g2_mem::at(dst, h), F::zero());
+    m0.put(g2_mem::at(dst, 2 + h), F::zero());
+  }
+  // (A template, so that the formulas' host-device templates are instantiated for the device only.)
+  template <class A>
+  __device__ __forceinline__ void add(const A* __restrict__ p, bool neg) {
+    namespace xp = xyzz_pair;
+    const H c = g2_mem::at(p, h);  // x on lane 0, y on lane 1
+    const bool flip = h && neg;
+    const bool zc = xp::zero_at(m, c);
+    if (zc && partner(zc)) return;  // the affine point at infinity
+    if (inf) {
+      xp::start(m, h, c, flip);
+      inf = false;
+      return;
+    }
+    const bool z = xp::diff(m, h, c, flip), zp = partner(z);
+    if (h ? zp : z) {  // P = 0
+      if (z && zp) {   // and R = 0: 2 q
+        const auto d = xp::dbl_point(m, g2_mem::at(p, 0), g2_mem::at(p, 1), neg);
+        m.put(m.pool(xp::own(h, 0)), h ? d.Y : d.X);
+        m.put(m.pool(xp::own(h, 1)), h ? d.ZZZ : d.ZZ);
+      } else {
+        inf = true;
+      }
+      sync();
+      return;
+    }
+    xp::square(m, h);
+    sync();
+    xp::third(m, h);
+    sync();
+    xp::fourth(m, h);
+    sync();
+    const F v = xp::x3_read(m, h);
+    sync();
+    xp::x3_write(m, h, v);
+    sync();
+    xp::sixth(m, h);
+    sync();
+    xp::y3(m, h);
+    sync();
   }
 };
 
@@ -158,6 +239,10 @@ struct g2_smem_seg {
 template <>
 struct msm_point_acc_of<fp2_call> {
   using type = g2_smem_acc;
+};
+template <>
+struct msm_pair_add_acc_of<fp2_call> {
+  using type = g2_pair_add_acc;
 };
 template <>
 struct msm_seg_acc_of<fp2_call> {

@@ -133,6 +133,7 @@ struct cuda_backend::impl {
     sh.acc_blocks = opt.msm_acc_blocks;
     sh.seg_split = opt.msm_segment_split;
     sh.g2_smem = opt.msm_g2_smem;
+    sh.g2_pair_add = opt.msm_g2_pair_add;
     sh.whole_waves = opt.msm_whole_waves;
     return sh;
   }

@@ -301,6 +301,28 @@ TEST_CASE("device G2 MSM on shared-memory slots (msm_g2_smem) equals the CPU bac
   check_msm<g2_curve>(be, 3000, 3, 196, true, std::vector<bigint<4>>(3000));
 }
 
+// G2's mixed additions shared by lane pairs (msm_g2_pair_add), for each kernel (4, 6, 8 blocks an
+// SM): the same inputs as above, the doubling (P + P) and cancellation (P + (-P)) branches taken by
+// both lanes of a pair together, runs of one point and slices ending mid-run.
+TEST_CASE("device G2 MSM with pair additions (msm_g2_pair_add) equals the CPU backend", "[device][msm][variants]") {
+  REQUIRE_DEVICE();
+  for (unsigned blocks : {4u, 6u, 8u}) {
+    INFO("blocks " << blocks);
+    gpu::cuda_options o;
+    o.msm_g2_pair_add = blocks;
+    gpu::cuda_backend be(o);
+    check_msm<g2_curve>(be, 1, 1, 390, true);
+    check_msm<g2_curve>(be, 1 << 10, 1 << 10, 391, true);
+    check_msm<g2_curve>(be, 4097, 512, 392, true);
+    check_msm<g2_curve>(be, 5000, 3, 393, true);
+    check_msm<g2_curve>(be, (1 << 18) + 5, 1 << 12, 394, false);
+    bigint<4> r_minus_1 = fr::P;
+    r_minus_1.limb[0] -= 1;
+    check_msm<g2_curve>(be, 3000, 3, 395, true, std::vector<bigint<4>>(3000, r_minus_1));
+    check_msm<g2_curve>(be, 3000, 3, 396, true, std::vector<bigint<4>>(3000));
+  }
+}
+
 TEST_CASE("device MSM bases cache: same pointer and contents reuse the upload, new contents or size do not", "[device][msm]") {
   REQUIRE_DEVICE();
   gpu::cuda_backend be;

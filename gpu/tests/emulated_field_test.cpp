@@ -9,6 +9,7 @@
 #include "cuzk/gpu/curve.cuh"
 #include "cuzk/gpu/lazy.cuh"
 #include "cuzk/gpu/shifted.cuh"
+#include "cuzk/gpu/xyzz_pair.cuh"
 #include "cuzk/gpu/xyzz_slots.cuh"
 #include "zk/bls12_381/curves.hpp"
 
@@ -120,6 +121,10 @@ struct host_slots {
   void put(H h, const F& v) const { *h = v; }
   void mul(H r, H a, H b) const { *r = *a * *b; }
   void sqr(H r, H a) const { *r = a->sqr(); }
+};
+// The pair's 8 slots for xyzz_pair.
+struct host_pool : host_slots {
+  H pool(unsigned j) const { return s + j; }
 };
 
 }  // namespace
@@ -351,4 +356,82 @@ TEST_CASE("emulated XYZZ additions on memory slots (G2's shared-memory accumulat
   REQUIRE(!inf);
   xs::add(m, 0, 8, inf, q);
   REQUIRE(inf);
+}
+
+// xyzz_pair's steps, one lane's then the other's (both orders: a slot one lane writes while the
+// other reads it in the same step would change the result), against the formulas: a run of points
+// with signs, repeats (P + P doubles, P + (-P) empties the accumulator, which then starts again)
+// and the point at infinity.
+TEST_CASE("emulated XYZZ addition shared by a lane pair matches the formulas in either lane order",
+          "[gpu][emulated]") {
+  using namespace zk::bls12_381;
+  using F = gpu::fp2_dev;
+  using dxyzz = gpu::xyzz_d<F>;
+  using hxyzz = zk::xyzz_t<g2_curve>;
+  using jac = zk::jacobian_t<g2_curve>;
+  namespace xp = gpu::xyzz_pair;
+  auto g = jac(g2_curve::generator());
+  std::vector<jac> js;
+  for (std::uint64_t k : {1111u, 2222u, 3457u, 6914u}) js.push_back(g.mul(zk::bigint<1>{{k}}));  // p1 = 2 p0, p3 = 2 p2
+  auto pts = batch_normalize(js);
+  // Point index (-1: the point at infinity) and sign: p0 + p0 doubles, + (-p1) empties, -p2 starts
+  // again, doubles, + p3 empties, then plain additions.
+  const std::pair<int, bool> steps[] = {{-1, false}, {0, false}, {0, false}, {1, true}, {2, true},  {-1, false}, {2, true},
+                                        {3, false},  {0, false}, {1, false}, {2, false}, {-1, false}, {3, true}, {0, true}};
+  auto same = [](const dxyzz& a, const dxyzz& b) {
+    return to_host<hxyzz>(a).to_jacobian() == to_host<hxyzz>(b).to_jacobian();
+  };
+  for (bool lane1_first : {false, true}) {
+    INFO((lane1_first ? "lane 1 first" : "lane 0 first"));
+    const unsigned order[2] = {lane1_first ? 1u : 0u, lane1_first ? 0u : 1u};
+    std::vector<F> mem(8, F::zero());
+    host_pool m{{mem.data()}};
+    bool inf = true;
+    dxyzz want = dxyzz::identity();
+    int zeroed = 0, doubled = 0;
+    for (auto [i, neg] : steps) {
+      INFO("point " << i << (neg ? " negated" : ""));
+      F pt[2] = {F::zero(), F::zero()};
+      if (i >= 0) pt[0] = to_dev<F>(pts[i].x), pt[1] = to_dev<F>(pts[i].y);
+      const bool zc[2] = {xp::zero_at(m, &pt[0]), xp::zero_at(m, &pt[1])};
+      if (zc[0] && zc[1]) {
+        REQUIRE(i < 0);
+        continue;
+      }
+      want.add_affine(pt[0], neg ? -pt[1] : pt[1]);
+      if (inf) {
+        for (unsigned h : order) xp::start(m, h, &pt[h], h && neg);
+        inf = false;
+      } else {
+        bool z[2];
+        for (unsigned h : order) z[h] = xp::diff(m, h, &pt[h], h && neg);
+        if (z[0]) {
+          if (z[1]) {
+            ++doubled;
+            for (unsigned h : order) {
+              const auto d = xp::dbl_point(m, &pt[0], &pt[1], neg);
+              m.put(m.pool(xp::own(h, 0)), h ? d.Y : d.X);
+              m.put(m.pool(xp::own(h, 1)), h ? d.ZZZ : d.ZZ);
+            }
+          } else {
+            ++zeroed;
+            inf = true;
+          }
+        } else {
+          for (unsigned h : order) xp::square(m, h);
+          for (unsigned h : order) xp::third(m, h);
+          for (unsigned h : order) xp::fourth(m, h);
+          F v[2];
+          for (unsigned h : order) v[h] = xp::x3_read(m, h);
+          for (unsigned h : order) xp::x3_write(m, h, v[h]);
+          for (unsigned h : order) xp::sixth(m, h);
+          for (unsigned h : order) xp::y3(m, h);
+        }
+      }
+      REQUIRE(inf == want.is_identity());
+      if (!inf) REQUIRE(same(dxyzz{mem[xp::X], mem[xp::Y], mem[xp::ZZ], mem[xp::ZZZ]}, want));
+    }
+    REQUIRE(doubled == 2);  // the steps' repeats took both rare branches
+    REQUIRE(zeroed == 2);
+  }
 }

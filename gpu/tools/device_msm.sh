@@ -13,6 +13,9 @@
 #    shared-memory slots, cuda_options::msm_g2_smem),
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s;
 #    SEGS=32,52,208 adds G2 and G1 plain at those bucket segment lengths, ~8 s each)
+#   (device_msm.sh padd: the [msm][variants] tests, G1 2^24 and G2 2^24 with and without the pair
+#    additions (msm_g2_pair_add 8, 6, 4 blocks an SM), Nsight Compute on a 2^22 G2 accumulation each;
+#    END=300)
 #   (LANE=V,... AFTER=V device_msm.sh bits: scalars that are bits, random against 90% bits, one
 #    call within END: the [bits] MSM tests and the proofs, the ones' lane variants LANE on G1 2^24
 #    bits90, then G1 2^24, G2 2^24 and G1 2^26 on plain and shifted bases with this build (variant
@@ -64,6 +67,26 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
     bt "g2_24_seg$n" $R cuzk bench msm --curve g2 --log-size 24 --resident --profile --reps 3 --segment-length "$n"
     bt "g1_24_seg$n" $R cuzk bench msm --curve g1 --log-size 24 --resident --profile --reps 3 --segment-length "$n"
   done
+  echo "total $SECONDS s" | tee -a "$S"
+  dev_finish
+  exit 0
+fi
+if [[ ${1:-} == padd ]]; then  # issue 19: G2's mixed additions shared by lane pairs (msm_g2_pair_add)
+  tests tests_padd "${PADDLIM:-120}" "[msm][variants]"
+  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
+  bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
+    --variants acc4+split,acc4+split+g2padd8,acc4+split+g2padd6,acc4+split+g2padd4,acc4+split
+  # Nsight Compute on one 2^22 accumulation launch, one thread a point against the pairs (issue rate,
+  # the multiply pipe, warp states).
+  if command -v ncu >/dev/null; then
+    for v in acc4+split acc4+split+g2padd8; do
+      bt "ncu_g2_$v" ncu --clock-control none -k "regex:msm_accumulate_points" --launch-count 1 --section Occupancy \
+        --section WarpStateStats --section SchedulerStats --metrics \
+        sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,gpu__time_duration.sum \
+        $R cuzk bench msm --curve g2 --log-size 22 --resident --reps 1 --warmup 0 --variants "$v"
+      grep -E "pct|inst_executed.sum|duration|Stall|Warp Cycles|Active Warps|Issued|Eligible|No Eligible" "$L/ncu_g2_$v.log" | head -40 >>"$S"
+    done
+  fi
   echo "total $SECONDS s" | tee -a "$S"
   dev_finish
   exit 0

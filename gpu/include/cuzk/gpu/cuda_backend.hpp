@@ -63,6 +63,10 @@ struct cuda_options {
   // measured 2% slower on the H200 (2^24: 316.0 against 309.4 ms plain, 268.4 against 261.3 on
   // shifted sets; docs/benchmarks.md, "Against sppark").
   bool msm_g2_smem = false;
+  // G2's first-level accumulation with each mixed addition shared by a lane pair (msm_g2.cu,
+  // g2_pair_add_acc: half the products a lane, the point in shared memory), its kernel compiled
+  // for this many blocks of 64 an SM: 4, 6 or 8 (8, 12, 16 warps); 0: one thread a point.
+  unsigned msm_g2_pair_add = 0;
   // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): G1 2^24
   // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
   // are bits").
@@ -238,9 +242,10 @@ class cuda_backend : public zk::groth16::backend {
   // Drops the benchmark's shifted sets, scratch and work vectors (device memory back).
   void release_caches();
   // The MSM variants of cuda_options (msm_acc_blocks, msm_segment_split, force_window_bits for
-  // plain bases, msm_g2_smem) switched between runs, so that a benchmark compares them on the same bases and
-  // shifted sets.
-  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, bool g2_smem = false);
+  // plain bases, msm_g2_smem, msm_g2_pair_add) switched between runs, so that a benchmark compares them on the
+  // same bases and shifted sets.
+  void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits = 0, bool g2_smem = false,
+                       unsigned g2_pair_add = 0);
   // The ones' lane of a standalone split MSM (cuda_options::msm_ones_start and the next two), and
   // cuda_options::msm_whole_waves.
   void set_msm_ones(cuda_options::ones_start start, bool urgent, unsigned points, bool whole_waves);
