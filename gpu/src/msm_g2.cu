@@ -13,6 +13,8 @@
 // double-width products (580 IMAD.WIDE for 692, but 1,605 instructions for 1,265) made it 7%
 // slower, and each Fp2 value split over a pair of lanes (16 warps, G1's multiply rate, but 20% more
 // multiplications or 25% more instructions) no faster (docs/gpu.md, "Not done / next steps").
+// g2_pair_add_acc (off until measured) gives the warps without that cost: a lane pair shares each
+// mixed addition, half its products a lane (xyzz_pair.cuh).
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "cuzk/gpu/xyzz_pair.cuh"

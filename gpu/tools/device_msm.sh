@@ -13,9 +13,10 @@
 #    shared-memory slots, cuda_options::msm_g2_smem),
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s;
 #    SEGS=32,52,208 adds G2 and G1 plain at those bucket segment lengths, ~8 s each)
-#   (device_msm.sh padd: the [msm][variants] tests, G1 2^24 and G2 2^24 with and without the pair
-#    additions (msm_g2_pair_add 8, 6, 4 blocks an SM), Nsight Compute on a 2^22 G2 accumulation each;
-#    END=300)
+#   (END=260 device_msm.sh padd: the pair additions' device test, G2 2^24 with and without them
+#    (msm_g2_pair_add 8, 6, 4 blocks an SM; PADDV: other --variants), G1 2^24, the proof tests (which
+#    run the pair additions only in a build whose default turns them on), then Nsight Compute on a
+#    2^22 G2 accumulation each way while END allows)
 #   (LANE=V,... AFTER=V device_msm.sh bits: scalars that are bits, random against 90% bits, one
 #    call within END: the [bits] MSM tests and the proofs, the ones' lane variants LANE on G1 2^24
 #    bits90, then G1 2^24, G2 2^24 and G1 2^26 on plain and shifted bases with this build (variant
@@ -72,10 +73,11 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
   exit 0
 fi
 if [[ ${1:-} == padd ]]; then  # issue 19: G2's mixed additions shared by lane pairs (msm_g2_pair_add)
-  tests tests_padd "${PADDLIM:-120}" "[msm][variants]"
-  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
+  tests tests_padd "${PADDLIM:-50}" "device G2 MSM with pair additions*"
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
-    --variants acc4+split,acc4+split+g2padd8,acc4+split+g2padd6,acc4+split+g2padd4,acc4+split
+    --variants "${PADDV:-acc4+split,acc4+split+g2padd8,acc4+split+g2padd6,acc4+split+g2padd4,acc4+split}"
+  bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
+  tests tests_prove "$(left)" "[prove]~[bellperson]"
   # Nsight Compute on one 2^22 accumulation launch, one thread a point against the pairs (issue rate,
   # the multiply pipe, warp states).
   if command -v ncu >/dev/null; then

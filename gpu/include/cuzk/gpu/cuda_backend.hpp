@@ -65,7 +65,8 @@ struct cuda_options {
   bool msm_g2_smem = false;
   // G2's first-level accumulation with each mixed addition shared by a lane pair (msm_g2.cu,
   // g2_pair_add_acc: half the products a lane, the point in shared memory), its kernel compiled
-  // for this many blocks of 64 an SM: 4, 6 or 8 (8, 12, 16 warps); 0: one thread a point.
+  // for this many blocks of 64 an SM: 4, 6 or 8 (8, 12, 16 warps); 0: one thread a point. Off
+  // until measured (docs/benchmarks.md, "Pending measurement" 3).
   unsigned msm_g2_pair_add = 0;
   // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): G1 2^24
   // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
