@@ -132,6 +132,21 @@ void check_msm(gpu::cuda_backend& be, std::size_t n, std::size_t D, std::uint64_
   if (cpu_too) REQUIRE(got == zk::msm<Curve>(std::span<const zk::affine_t<Curve>>(bases), scalars));
 }
 
+// A G2 accumulation variant's inputs (seeds seed .. seed + 6): random, with infinity and repeats
+// (P + P, P + (-P) in the buckets, empty buckets in the segments), runs of one point, more points
+// than one slice (slices ending mid-run), every scalar r - 1, every scalar 0.
+void check_g2_variant(gpu::cuda_backend& be, std::uint64_t seed) {
+  check_msm<g2_curve>(be, 1, 1, seed, true);
+  check_msm<g2_curve>(be, 1 << 10, 1 << 10, seed + 1, true);
+  check_msm<g2_curve>(be, 4097, 512, seed + 2, true);
+  check_msm<g2_curve>(be, 5000, 3, seed + 3, true);
+  check_msm<g2_curve>(be, (1 << 18) + 5, 1 << 12, seed + 4, false);
+  bigint<4> r_minus_1 = fr::P;
+  r_minus_1.limb[0] -= 1;
+  check_msm<g2_curve>(be, 3000, 3, seed + 5, true, std::vector<bigint<4>>(3000, r_minus_1));
+  check_msm<g2_curve>(be, 3000, 3, seed + 6, true, std::vector<bigint<4>>(3000));
+}
+
 }  // namespace
 
 TEST_CASE("device NTT and inverse NTT match zk/ntt", "[device][ntt]") {
@@ -288,22 +303,11 @@ TEST_CASE("device G2 MSM on shared-memory slots (msm_g2_smem) equals the CPU bac
   gpu::cuda_options o;
   o.msm_g2_smem = true;
   gpu::cuda_backend be(o);
-  // Random, with infinity and repeats (P + P, P + (-P) in the buckets, empty buckets in the
-  // segments), every scalar r - 1, every scalar 0, more points than one slice.
-  check_msm<g2_curve>(be, 1, 1, 190, true);
-  check_msm<g2_curve>(be, 1 << 10, 1 << 10, 191, true);
-  check_msm<g2_curve>(be, 4097, 512, 192, true);
-  check_msm<g2_curve>(be, 5000, 3, 193, true);
-  check_msm<g2_curve>(be, (1 << 18) + 5, 1 << 12, 194, false);
-  bigint<4> r_minus_1 = fr::P;
-  r_minus_1.limb[0] -= 1;
-  check_msm<g2_curve>(be, 3000, 3, 195, true, std::vector<bigint<4>>(3000, r_minus_1));
-  check_msm<g2_curve>(be, 3000, 3, 196, true, std::vector<bigint<4>>(3000));
+  check_g2_variant(be, 190);
 }
 
-// G2's mixed additions shared by lane pairs (msm_g2_pair_add), for each kernel (4, 6, 8 blocks an
-// SM): the same inputs as above, the doubling (P + P) and cancellation (P + (-P)) branches taken by
-// both lanes of a pair together, runs of one point and slices ending mid-run.
+// G2's mixed additions shared by lane pairs (msm_g2_pair_add), each kernel (4, 6, 8 blocks an SM):
+// the doubling (P + P) and cancellation (P + (-P)) branches taken by both lanes of a pair together.
 TEST_CASE("device G2 MSM with pair additions (msm_g2_pair_add) equals the CPU backend", "[device][msm][variants]") {
   REQUIRE_DEVICE();
   for (unsigned blocks : {4u, 6u, 8u}) {
@@ -311,15 +315,7 @@ TEST_CASE("device G2 MSM with pair additions (msm_g2_pair_add) equals the CPU ba
     gpu::cuda_options o;
     o.msm_g2_pair_add = blocks;
     gpu::cuda_backend be(o);
-    check_msm<g2_curve>(be, 1, 1, 390, true);
-    check_msm<g2_curve>(be, 1 << 10, 1 << 10, 391, true);
-    check_msm<g2_curve>(be, 4097, 512, 392, true);
-    check_msm<g2_curve>(be, 5000, 3, 393, true);
-    check_msm<g2_curve>(be, (1 << 18) + 5, 1 << 12, 394, false);
-    bigint<4> r_minus_1 = fr::P;
-    r_minus_1.limb[0] -= 1;
-    check_msm<g2_curve>(be, 3000, 3, 395, true, std::vector<bigint<4>>(3000, r_minus_1));
-    check_msm<g2_curve>(be, 3000, 3, 396, true, std::vector<bigint<4>>(3000));
+    check_g2_variant(be, 390);
   }
 }
 

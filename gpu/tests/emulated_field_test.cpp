@@ -122,6 +122,18 @@ struct host_slots {
   void mul(H r, H a, H b) const { *r = *a * *b; }
   void sqr(H r, H a) const { *r = a->sqr(); }
 };
+// G2 points k g (normalized), and equality of device XYZZ points as group elements.
+std::vector<zk::affine_t<zk::bls12_381::g2_curve>> g2_multiples(std::initializer_list<std::uint64_t> ks) {
+  using jac = zk::jacobian_t<zk::bls12_381::g2_curve>;
+  auto g = jac(zk::bls12_381::g2_curve::generator());
+  std::vector<jac> js;
+  for (std::uint64_t k : ks) js.push_back(g.mul(zk::bigint<1>{{k}}));
+  return batch_normalize(js);
+}
+bool same_g2(const gpu::xyzz_d<gpu::fp2_dev>& a, const gpu::xyzz_d<gpu::fp2_dev>& b) {
+  using hxyzz = zk::xyzz_t<zk::bls12_381::g2_curve>;
+  return to_host<hxyzz>(a).to_jacobian() == to_host<hxyzz>(b).to_jacobian();
+}
 // The pair's 8 slots for xyzz_pair.
 struct host_pool : host_slots {
   H pool(unsigned j) const { return s + j; }
@@ -310,13 +322,8 @@ TEST_CASE("emulated XYZZ additions on memory slots (G2's shared-memory accumulat
   using namespace zk::bls12_381;
   using F = gpu::fp2_dev;
   using dxyzz = gpu::xyzz_d<F>;
-  using hxyzz = zk::xyzz_t<g2_curve>;
-  using jac = zk::jacobian_t<g2_curve>;
   namespace xs = gpu::xyzz_slots;
-  auto g = jac(g2_curve::generator());
-  std::vector<jac> js;
-  for (int i = 1; i <= 4; ++i) js.push_back(g.mul(zk::bigint<1>{{std::uint64_t(i * 7919 + 3)}}));
-  auto pts = batch_normalize(js);
+  const auto pts = g2_multiples({7922, 15841, 23760, 31679});
   // msm_g2.cu's segment: slots 0-3 the running sum (the first level's accumulator alike), 4-7 the
   // sum of running sums, 8-10 the temporaries. Steps: point index (-1: an empty bucket) and sign;
   // P + P, P + (-P) (infinity, then a point again), total + running with total = running (2 P).
@@ -329,9 +336,7 @@ TEST_CASE("emulated XYZZ additions on memory slots (G2's shared-memory accumulat
   auto slots_point = [&](int p0, bool inf) {
     return inf ? dxyzz::identity() : dxyzz{mem[p0], mem[p0 + 1], mem[p0 + 2], mem[p0 + 3]};
   };
-  auto same = [](const dxyzz& a, const dxyzz& b) {
-    return to_host<hxyzz>(a).to_jacobian() == to_host<hxyzz>(b).to_jacobian();
-  };
+  auto same = same_g2;
   for (auto [i, neg] : steps) {
     INFO("point " << i << (neg ? " negated" : ""));
     if (i >= 0) {
@@ -367,20 +372,13 @@ TEST_CASE("emulated XYZZ addition shared by a lane pair matches the formulas in 
   using namespace zk::bls12_381;
   using F = gpu::fp2_dev;
   using dxyzz = gpu::xyzz_d<F>;
-  using hxyzz = zk::xyzz_t<g2_curve>;
-  using jac = zk::jacobian_t<g2_curve>;
   namespace xp = gpu::xyzz_pair;
-  auto g = jac(g2_curve::generator());
-  std::vector<jac> js;
-  for (std::uint64_t k : {1111u, 2222u, 3457u, 6914u}) js.push_back(g.mul(zk::bigint<1>{{k}}));  // p1 = 2 p0, p3 = 2 p2
-  auto pts = batch_normalize(js);
+  const auto pts = g2_multiples({1111, 2222, 3457, 6914});  // p1 = 2 p0, p3 = 2 p2
   // Point index (-1: the point at infinity) and sign: p0 + p0 doubles, + (-p1) empties, -p2 starts
   // again, doubles, + p3 empties, then plain additions.
   const std::pair<int, bool> steps[] = {{-1, false}, {0, false}, {0, false}, {1, true}, {2, true},  {-1, false}, {2, true},
                                         {3, false},  {0, false}, {1, false}, {2, false}, {-1, false}, {3, true}, {0, true}};
-  auto same = [](const dxyzz& a, const dxyzz& b) {
-    return to_host<hxyzz>(a).to_jacobian() == to_host<hxyzz>(b).to_jacobian();
-  };
+  auto same = same_g2;
   for (bool lane1_first : {false, true}) {
     INFO((lane1_first ? "lane 1 first" : "lane 0 first"));
     const unsigned order[2] = {lane1_first ? 1u : 0u, lane1_first ? 0u : 1u};
