@@ -369,10 +369,9 @@ TEST_CASE("emulated XYZZ additions on memory slots (G2's shared-memory accumulat
 // and the point at infinity.
 TEST_CASE("emulated XYZZ addition shared by a lane pair matches the formulas in either lane order",
           "[gpu][emulated]") {
-  using namespace zk::bls12_381;
-  using F = gpu::fp2_dev;
-  using dxyzz = gpu::xyzz_d<F>;
   namespace xp = gpu::xyzz_pair;
+  using F = host_pool::F;
+  using dxyzz = gpu::xyzz_d<F>;
   const auto pts = g2_multiples({1111, 2222, 3457, 6914});  // p1 = 2 p0, p3 = 2 p2
   // Point index (-1: the point at infinity) and sign: p0 + p0 doubles, + (-p1) empties, -p2 starts
   // again, doubles, + p3 empties, then plain additions.
