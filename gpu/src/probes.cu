@@ -283,8 +283,6 @@ void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(parts_of(*imp
 void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits, bool g2_smem,
                                    unsigned g2_pair_add) {
   const prover_parts P = parts_of(*impl_);
-  if (g2_pair_add != 0 && g2_pair_add != 4 && g2_pair_add != 6 && g2_pair_add != 8)
-    throw std::invalid_argument("cuda msm: G2 pair additions take 4, 6 or 8 blocks an SM (0: off)");
   P.opt.msm_g2_smem = g2_smem;
   P.opt.msm_g2_pair_add = g2_pair_add;
   if (acc_blocks != 0 && acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
