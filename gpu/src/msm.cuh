@@ -70,6 +70,12 @@ struct msm_shape {
   // G1 ignores it), its kernel compiled for this many blocks an SM (4, 6 or 8; 0: off):
   // cuda_options::msm_g2_pair_add.
   unsigned g2_pair_add = 0;
+  // G2's bucket segments (segment_split) with each full addition shared by a lane pair (msm_g2.cu,
+  // g2_pair_seg): cuda_options::msm_g2_pair_seg.
+  bool g2_pair_seg = false;
+  // With g2_pair_add: the first level's slices sized for about this many waves of the kernel's
+  // resident pairs (0: the slice rule of make_msm_shape, K1): cuda_options::msm_g2_pair_waves.
+  unsigned pair_waves = 0;
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
@@ -412,10 +418,11 @@ __global__ void msm_accumulate_slots(const uint32_t* __restrict__ keys, const xy
 
 // A bucket segment's running sum and sum of running sums: XYZZ points in registers (G1); a curve
 // may name another type in msm_seg_acc_of (msm_g2.cu: G2's live in shared memory), as
-// msm_point_acc_of.
+// msm_point_acc_of, and one whose additions a lane pair shares in msm_seg_pair_acc_of (lanes 2).
+// store writes both sums (as those lanes together).
 template <class F>
 struct msm_reg_seg {
-  static constexpr unsigned smem_bytes = 0;
+  static constexpr unsigned smem_bytes = 0, lanes = 1;
   xyzz_d<F> running, total;
   __device__ __forceinline__ explicit msm_reg_seg(uint4*)
       : running(xyzz_d<F>::identity()), total(xyzz_d<F>::identity()) {}
@@ -424,12 +431,18 @@ struct msm_reg_seg {
     running.add(load16(b));
     total.add(running);
   }
-  __device__ __forceinline__ xyzz_d<F> run() const { return running; }
-  __device__ __forceinline__ xyzz_d<F> tot() const { return total; }
+  __device__ __forceinline__ void store(xyzz_d<F>* tot_dst, xyzz_d<F>* run_dst) const {
+    store16(tot_dst, total);
+    store16(run_dst, running);
+  }
 };
 template <class F>
 struct msm_seg_acc_of {
   using type = msm_reg_seg<F>;
+};
+template <class F>
+struct msm_seg_pair_acc_of {
+  using type = void;
 };
 
 // Segment s of window w: buckets [1 + s L, 1 + (s+1) L) -> sum_b b * B_b.
@@ -464,19 +477,32 @@ __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsig
 // spills at 255): segment sums only (total without the start's share, and running), then the
 // start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split (the
 // default: 2^23 shifted buckets 29.2 -> 23.1 ms, 13 windows of 2^19 19.5 -> 18.4 ms on the H200).
-template <class F, class Seg = msm_reg_seg<F>>
-__global__ void msm_bucket_segment_sums(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
-                                        unsigned nseg, xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
+template <class F, class Seg>
+__device__ __forceinline__ void msm_bucket_segment_sums_body(const xyzz_d<F>* __restrict__ buckets, unsigned nwin,
+                                                             unsigned nb, unsigned L, unsigned nseg,
+                                                             xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
   using X = xyzz_d<F>;
-  std::size_t id = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  // Segment id: Seg::lanes adjacent threads take it together.
+  std::size_t id = (std::size_t(blockIdx.x) * blockDim.x + threadIdx.x) / Seg::lanes;
   if (id >= std::size_t(nwin) * nseg) return;
   unsigned w = unsigned(id / nseg), s = unsigned(id % nseg);
   unsigned lo = 1 + s * L, hi = lo + L < nb ? lo + L : nb;
   const X* B = buckets + std::size_t(w) * nb;
   Seg sg(msm_smem);
   for (unsigned b = hi; b-- > lo;) sg.step(B + b);
-  store16(total_out + id, sg.tot());
-  store16(running_out + id, sg.run());
+  sg.store(total_out + id, running_out + id);
+}
+template <class F, class Seg = msm_reg_seg<F>>
+__global__ void msm_bucket_segment_sums(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
+                                        unsigned nseg, xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
+  msm_bucket_segment_sums_body<F, Seg>(buckets, nwin, nb, L, nseg, total_out, running_out);
+}
+// The same on a lane pair's sums (msm_shape::g2_pair_seg): Seg::threads a block, Seg::blocks an SM.
+template <class F, class Seg>
+__global__ void __launch_bounds__(Seg::threads, Seg::blocks)
+    msm_bucket_segment_sums_pairs(const xyzz_d<F>* __restrict__ buckets, unsigned nwin, unsigned nb, unsigned L,
+                                  unsigned nseg, xyzz_d<F>* total_out, xyzz_d<F>* running_out) {
+  msm_bucket_segment_sums_body<F, Seg>(buckets, nwin, nb, L, nseg, total_out, running_out);
 }
 template <class F>
 __global__ void msm_bucket_segment_starts(xyzz_d<F>* total, const xyzz_d<F>* __restrict__ running, unsigned nwin,
@@ -655,13 +681,18 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   if (sh.affine_lanes == 0 && sh.acc_blocks != 0 && sh.acc_blocks != 4)
     throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
   constexpr unsigned acc_threads = msm_acc_threads;
-  // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks).
+  // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks; a
+  // lane pair's kernel with msm_shape::pair_waves: longer slices, so fewer slots to merge).
   unsigned K1 = sh.K1;
   auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem, unsigned lanes) -> unsigned {
+    const bool longer = lanes > 1 && sh.pair_waves;
+    if (!sh.whole_waves && !longer) return sh.K1;
     int per_sm = 0;
-    if (!sh.whole_waves) return sh.K1;
     CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(threads), smem));
-    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads / lanes);
+    const std::size_t wave = std::size_t(std::max(per_sm, 0)) * sh.sms * threads / lanes;
+    std::size_t K = sh.K1;
+    if (longer && wave) K = std::max(K, (M + std::size_t(sh.pair_waves) * wave - 1) / (std::size_t(sh.pair_waves) * wave));
+    return sh.whole_waves ? msm_whole_waves_slice(M, unsigned(K), wave) : unsigned(K);
   };
 
   mark(0);
@@ -738,11 +769,13 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   if (sh.accumulated) CUZK_CUDA(cudaEventRecord(sh.accumulated, s));
   mark(4);
 
+  // The segments' length and count: the shape's, or (pair segments in whole waves) longer.
+  unsigned seg_len = sh.seg_len, nseg = sh.nseg;
   if (sh.seg_split) {
-    const std::size_t segs = std::size_t(BW) * sh.nseg;
     using Seg = typename msm_seg_acc_of<F>::type;
+    using SegPair = typename msm_seg_pair_acc_of<F>::type;
     auto seg_kernel = msm_bucket_segment_sums<F>;
-    std::size_t seg_smem = 0;
+    std::size_t seg_smem = 0, lanes = 1;
     if constexpr (Seg::smem_bytes != 0) {
       if (sh.g2_smem) {
         seg_kernel = msm_bucket_segment_sums<F, Seg>;
@@ -750,16 +783,32 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
         msm_smem_attributes(seg_kernel, seg_smem);
       }
     }
-    seg_kernel<<<blocks_for(segs, 64), 64, seg_smem, s>>>(buckets, BW, sh.nb, sh.seg_len, sh.nseg, seg_a, seg_b);
+    if constexpr (!std::is_void_v<SegPair>) {
+      if (sh.g2_pair_seg) {
+        static_assert(SegPair::threads == 64);
+        seg_kernel = msm_bucket_segment_sums_pairs<F, SegPair>;
+        seg_smem = std::size_t(SegPair::smem_bytes) * SegPair::threads;
+        lanes = SegPair::lanes;
+        msm_smem_attributes(seg_kernel, seg_smem);
+        if (sh.whole_waves) {
+          int per_sm = 0;
+          CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, seg_kernel, 64, seg_smem));
+          seg_len = msm_whole_waves_segment(sh.nb - 1, BW, seg_len, std::size_t(std::max(per_sm, 0)) * sh.sms * 64 / lanes);
+          nseg = (sh.nb - 1 + seg_len - 1) / seg_len;
+        }
+      }
+    }
+    const std::size_t segs = std::size_t(BW) * nseg;
+    seg_kernel<<<blocks_for(segs * lanes, 64), 64, seg_smem, s>>>(buckets, BW, sh.nb, seg_len, nseg, seg_a, seg_b);
     CUZK_LAUNCHED();
-    msm_bucket_segment_starts<F><<<blocks_for(segs, 64), 64, 0, s>>>(seg_a, seg_b, BW, sh.seg_len, sh.nseg);
+    msm_bucket_segment_starts<F><<<blocks_for(segs, 64), 64, 0, s>>>(seg_a, seg_b, BW, seg_len, nseg);
   } else {
     msm_bucket_segments<F><<<blocks_for(std::size_t(BW) * sh.nseg, 64), 64, 0, s>>>(buckets, BW, sh.nb, sh.seg_len,
                                                                                    sh.nseg, seg_a);
   }
   CUZK_LAUNCHED();
   mark(5);
-  unsigned cnt = sh.nseg;
+  unsigned cnt = nseg;
   X *in = seg_a, *out = seg_b;
   while (cnt > 1) {
     constexpr unsigned G = msm_group;

@@ -183,9 +183,7 @@ struct g2_pair_add_acc {
     const bool z = xp::diff(m, h, c, flip), zp = partner(z);
     if (h ? zp : z) {  // P = 0
       if (z && zp) {   // and R = 0: 2 q
-        const auto d = xp::dbl_point(m, g2_mem::at(p, 0), g2_mem::at(p, 1), neg);
-        m.put(m.pool(xp::own(h, 0)), h ? d.Y : d.X);
-        m.put(m.pool(xp::own(h, 1)), h ? d.ZZZ : d.ZZ);
+        xp::put_half(m, h, xp::dbl_point(m, g2_mem::at(p, 0), g2_mem::at(p, 1), neg));
       } else {
         inf = true;
       }
@@ -213,7 +211,7 @@ struct g2_pair_add_acc {
 // sums (4-7) and three temporaries, 11 x 96 B a thread (3 blocks of 64 an SM); a bucket's
 // coordinates are read from global memory by the products.
 struct g2_smem_seg {
-  static constexpr unsigned smem_bytes = 11 * 96;
+  static constexpr unsigned smem_bytes = 11 * 96, lanes = 1;
   g2_mem m;
   bool run_inf = true, tot_inf = true;
   __device__ __forceinline__ explicit g2_smem_seg(uint4* sm) : m{sm + threadIdx.x, blockDim.x} {}
@@ -232,8 +230,94 @@ struct g2_smem_seg {
       xyzz_slots::add(m, 4, 8, tot_inf, r);
     }
   }
-  __device__ __forceinline__ xyzz_d<fp2_call> run() const { return point(0, run_inf); }
-  __device__ __forceinline__ xyzz_d<fp2_call> tot() const { return point(4, tot_inf); }
+  __device__ __forceinline__ void store(xyzz_d<fp2_call>* tot_dst, xyzz_d<fp2_call>* run_dst) const {
+    store16(tot_dst, point(4, tot_inf));
+    store16(run_dst, point(0, run_inf));
+  }
+};
+
+// G2's bucket segments with each full addition shared by a lane pair (cuda_options::msm_g2_pair_seg;
+// xyzz_pair.cuh's full addition): lane h holds coordinates h and 2 + h of the running sum (its
+// slots 0, 1) and of the sum of running sums (2, 3), and two temporaries (4, 5): 6 x 96 B a lane, 6
+// blocks of 64 an SM (12 warps, against 6 for g2_smem_seg's 3 blocks). A bucket's lane-h
+// coordinates are read from global memory by the products; an empty bucket has ZZ = ZZZ = 0, so
+// each lane sees it alone (a point's ZZ and ZZZ are both zero or neither).
+struct g2_pair_seg {
+  static constexpr unsigned smem_bytes = 6 * 96, threads = 64, blocks = 6, lanes = 2;
+  using F = fp2_call;
+  using H = g2_mem::H;
+  // xyzz_pair's M for one of the two sums: pool j is lane j / 4's slot p0 + j % 4 (j % 4 < 2) or
+  // temporary 2 + j % 4.
+  struct view : g2_mem {
+    unsigned p0;
+    __device__ __forceinline__ H pool(unsigned j) const {
+      const unsigned i = j & 3;
+      return {b + (j >> 2) + 6 * (i < 2 ? p0 + i : i + 2) * S, S};
+    }
+  };
+  view run_v, tot_v;
+  unsigned h, mask;
+  bool run_inf = true, tot_inf = true;
+  __device__ __forceinline__ explicit g2_pair_seg(uint4* sm)
+      : run_v{{sm + (threadIdx.x & ~1u), blockDim.x}, 0},
+        tot_v{{sm + (threadIdx.x & ~1u), blockDim.x}, 2},
+        h(threadIdx.x & 1u),
+        mask(3u << (threadIdx.x & 30u)) {}
+  __device__ __forceinline__ void sync() const { __syncwarp(mask); }
+  __device__ __forceinline__ bool partner(bool v) const { return __shfl_xor_sync(mask, unsigned(v), 1) != 0; }
+  // p += q (p: the view m, q's four coordinates).
+  __device__ __forceinline__ void add(const view& m, bool& inf, const H* q) {
+    namespace xp = xyzz_pair;
+    if (inf) {
+      xp::copy(m, h, q[h], q[2 + h]);
+      inf = false;
+      return;
+    }
+    xp::scale(m, h, 0, q[2 + h]);
+    const bool z = xp::diff(m, h, q[h], false), zp = partner(z);
+    if (h ? zp : z) {  // P = 0
+      if (z && zp) {   // and R = 0: 2 q
+        xp::put_half(m, h, xp::dbl_full(m, q));
+      } else {
+        inf = true;
+      }
+      sync();
+      return;
+    }
+    xp::scale(m, h, 1, q[2 + h]);
+    xp::square(m, h);
+    sync();
+    xp::third(m, h);
+    sync();
+    xp::fourth(m, h);
+    sync();
+    const F v = xp::x3_read(m, h);
+    sync();
+    xp::x3_write(m, h, v);
+    sync();
+    xp::sixth(m, h);
+    sync();
+    xp::y3(m, h);
+    sync();
+  }
+  __device__ __forceinline__ void step(const xyzz_d<F>* __restrict__ bucket) {
+    const H q[4] = {g2_mem::at(bucket, 0), g2_mem::at(bucket, 1), g2_mem::at(bucket, 2), g2_mem::at(bucket, 3)};
+    if (!run_v.get(q[2 + h]).is_zero()) add(run_v, run_inf, q);
+    if (!run_inf) {
+      // The running sum's coordinates in the pool: lane h's own slots 0 and 1 are coordinates h and 2 + h.
+      const H r[4] = {run_v.pool(xyzz_pair::own(0, 0)), run_v.pool(xyzz_pair::own(1, 0)),
+                      run_v.pool(xyzz_pair::own(0, 1)), run_v.pool(xyzz_pair::own(1, 1))};
+      add(tot_v, tot_inf, r);
+    }
+  }
+  __device__ __forceinline__ void store_one(const view& m, bool inf, xyzz_d<F>* dst) const {
+    m.put(g2_mem::at(dst, h), inf ? F::zero() : m.get(m.pool(xyzz_pair::own(h, 0))));
+    m.put(g2_mem::at(dst, 2 + h), inf ? F::zero() : m.get(m.pool(xyzz_pair::own(h, 1))));
+  }
+  __device__ __forceinline__ void store(xyzz_d<F>* tot_dst, xyzz_d<F>* run_dst) const {
+    store_one(tot_v, tot_inf, tot_dst);
+    store_one(run_v, run_inf, run_dst);
+  }
 };
 
 }  // namespace
@@ -249,6 +333,10 @@ struct msm_pair_add_acc_of<fp2_call> {
 template <>
 struct msm_seg_acc_of<fp2_call> {
   using type = g2_smem_seg;
+};
+template <>
+struct msm_seg_pair_acc_of<fp2_call> {
+  using type = g2_pair_seg;
 };
 
 void msm_g2_device(const void* bases, const uint64_t* scalars, const msm_shape& sh, std::size_t set_stride, arena& ar,

@@ -302,6 +302,7 @@ TEST_CASE("device G2 MSM on shared-memory slots (msm_g2_smem) equals the CPU bac
   REQUIRE_DEVICE();
   gpu::cuda_options o;
   o.msm_g2_smem = true;
+  o.msm_g2_pair_add = 0;  // which would take the first level
   gpu::cuda_backend be(o);
   check_g2_variant(be, 190);
 }
@@ -316,6 +317,22 @@ TEST_CASE("device G2 MSM with pair additions (msm_g2_pair_add) equals the CPU ba
     o.msm_g2_pair_add = blocks;
     gpu::cuda_backend be(o);
     check_g2_variant(be, 390);
+  }
+}
+
+// G2's bucket segments with full additions shared by lane pairs (msm_g2_pair_seg), with the
+// first level on one thread a point and on pairs (with its slices for 1 or 4 waves too:
+// msm_g2_pair_waves).
+TEST_CASE("device G2 MSM with pair segments (msm_g2_pair_seg) equals the CPU backend", "[device][msm][variants]") {
+  REQUIRE_DEVICE();
+  for (auto [pair_add, waves] : {std::pair{0u, 0u}, std::pair{8u, 0u}, std::pair{8u, 1u}, std::pair{8u, 4u}}) {
+    INFO("pair additions " << pair_add << ", pair waves " << waves);
+    gpu::cuda_options o;
+    o.msm_g2_pair_add = pair_add;
+    o.msm_g2_pair_waves = waves;
+    o.msm_g2_pair_seg = true;
+    gpu::cuda_backend be(o);
+    check_g2_variant(be, 590);
   }
 }
 
@@ -513,6 +530,37 @@ TEST_CASE("device split MSM: the ones' sum on the side lane from each start, urg
         std::span<const g1_affine> b3(bases.data(), s3.size());
         REQUIRE(chunked.msm_g1(b3, s3) == gpu::testgen::expected(ps, std::span<const bigint<4>>(s3)));
       }
+}
+
+TEST_CASE("whole waves: the segment length fills the waves the planned segments fill, never more segments",
+          "[msm_waves]") {
+  using gpu::msm_whole_waves_segment;
+  const std::size_t wave = 6 * 32 * 132;  // the lane pairs' segment kernel: 6 blocks of 32 pairs, 132 SMs
+  // G2 2^24 shifted: one window of 2^21 buckets at 64: 1.29 waves -> one wave of 83.
+  CHECK(msm_whole_waves_segment(1u << 21, 1, 64, wave) == 83);
+  // Plain: 13 windows of 2^19 at 104: 2.59 waves -> two of 135.
+  CHECK(msm_whole_waves_segment(1u << 19, 13, 104, wave) == 135);
+  // Fewer segments than a wave, no wave: the planned length.
+  CHECK(msm_whole_waves_segment(1000, 2, 64, wave) == 64);
+  CHECK(msm_whole_waves_segment(1u << 21, 1, 64, 0) == 64);
+  CHECK(msm_whole_waves_segment(1, 13, 8, 5) == 8);  // waves smaller than the windows
+  // Any shape: at least L, at most the planned segments, whole waves when there was one, and the
+  // smallest such length.
+  for (unsigned b : {1u, 777u, 1u << 15, 1u << 19, 1u << 21})
+    for (unsigned w : {1u, 3u, 13u})
+      for (unsigned L : {8u, 64u, 104u})
+        for (std::size_t wv : {std::size_t(1), std::size_t(5), std::size_t(999), wave}) {
+          INFO("buckets " << b << ", windows " << w << ", L " << L << ", wave " << wv);
+          const unsigned got = msm_whole_waves_segment(b, w, L, wv);
+          auto segs = [&](unsigned len) { return std::size_t(w) * ((b + len - 1) / len); };
+          REQUIRE(got >= L);
+          const std::size_t waves = segs(L) / wv;
+          REQUIRE(segs(got) <= std::max(segs(L), waves * wv));
+          if (waves && waves * wv >= w) {  // (else not even one segment a window fits those waves)
+            REQUIRE(segs(got) <= waves * wv);
+            if (got > L) REQUIRE(segs(got - 1) > waves * wv);
+          }
+        }
 }
 
 TEST_CASE("whole waves: the slice fills the waves the planned threads fill, never more threads", "[msm_waves]") {

@@ -138,6 +138,15 @@ bool same_g2(const gpu::xyzz_d<gpu::fp2_dev>& a, const gpu::xyzz_d<gpu::fp2_dev>
 struct host_pool : host_slots {
   H pool(unsigned j) const { return s + j; }
 };
+// One of a segment's two sums for xyzz_pair (msm_g2.cu, g2_pair_seg): lane l's 6 slots at s + 6 l,
+// the sum's two at p0, the temporaries at 4 and 5.
+struct host_seg_view : host_slots {
+  unsigned p0;
+  H pool(unsigned j) const {
+    const unsigned i = j & 3;
+    return s + 6 * (j >> 2) + (i < 2 ? p0 + i : i + 2);
+  }
+};
 
 }  // namespace
 
@@ -430,5 +439,99 @@ TEST_CASE("emulated XYZZ addition shared by a lane pair matches the formulas in 
     }
     REQUIRE(doubled == 2);  // the steps' repeats took both rare branches
     REQUIRE(zeroed == 2);
+  }
+}
+
+// xyzz_pair's full addition as G2's bucket segments run it (msm_g2.cu, g2_pair_seg: running +=
+// bucket, total += running), one lane's step then the other's in both orders, against the
+// formulas: empty buckets, a bucket equal to the running sum (P + P), one that cancels it (P +
+// (-P)), and total = running (2 P through the sum of running sums).
+TEST_CASE("emulated full XYZZ addition shared by a lane pair (G2 bucket segments) matches the formulas",
+          "[gpu][emulated]") {
+  namespace xp = gpu::xyzz_pair;
+  using F = host_seg_view::F;
+  using dxyzz = gpu::xyzz_d<F>;
+  const auto pts = g2_multiples({5003, 10006, 7919, 12345});
+  auto xyzz_of = [&](int i, bool neg) {
+    dxyzz r = dxyzz::identity();
+    if (i >= 0) {
+      const F y = to_dev<F>(pts[i].y);
+      r.add_affine(to_dev<F>(pts[i].x), neg ? -y : y);
+      r.add_affine(to_dev<F>(pts[(i + 2) % 4].x), to_dev<F>(pts[(i + 2) % 4].y));  // ZZ, ZZZ != 1
+    }
+    return r;
+  };
+  // Buckets by (index, sign); -1: empty, cancel: the running sum negated. b0, then an empty bucket
+  // (total = running: 2 b0), b0 again (running = b0: 2 b0), ..., the running sum cancelled (then
+  // empty, and a point again).
+  constexpr int cancel = 4;
+  const std::pair<int, bool> buckets[] = {{0, false}, {-1, false}, {0, false}, {2, false}, {-1, false},
+                                          {1, false}, {cancel, false}, {-1, false}, {2, true}, {0, false}};
+  for (bool lane1_first : {false, true}) {
+    INFO((lane1_first ? "lane 1 first" : "lane 0 first"));
+    const unsigned order[2] = {lane1_first ? 1u : 0u, lane1_first ? 0u : 1u};
+    std::vector<F> mem(12, F::zero());
+    const host_seg_view run_v{{mem.data()}, 0}, tot_v{{mem.data()}, 2};
+    bool run_inf = true, tot_inf = true;
+    dxyzz run = dxyzz::identity(), tot = dxyzz::identity();
+    int zeroed = 0, doubled = 0;
+    // p += q on the view m (g2_pair_seg::add, lane by lane).
+    auto add = [&](const host_seg_view& m, bool& inf, F* const* q) {
+      if (inf) {
+        for (unsigned h : order) xp::copy(m, h, q[h], q[2 + h]);
+        inf = false;
+        return;
+      }
+      for (unsigned h : order) xp::scale(m, h, 0, q[2 + h]);
+      bool z[2];
+      for (unsigned h : order) z[h] = xp::diff(m, h, q[h], false);
+      if (z[0]) {
+        if (z[1]) {
+          ++doubled;
+          for (unsigned h : order) xp::put_half(m, h, xp::dbl_full(m, q));
+        } else {
+          ++zeroed;
+          inf = true;
+        }
+        return;
+      }
+      for (unsigned h : order) xp::scale(m, h, 1, q[2 + h]);
+      for (unsigned h : order) xp::square(m, h);
+      for (unsigned h : order) xp::third(m, h);
+      for (unsigned h : order) xp::fourth(m, h);
+      F v[2];
+      for (unsigned h : order) v[h] = xp::x3_read(m, h);
+      for (unsigned h : order) xp::x3_write(m, h, v[h]);
+      for (unsigned h : order) xp::sixth(m, h);
+      for (unsigned h : order) xp::y3(m, h);
+    };
+    auto sum_of = [&](const host_seg_view& m, bool inf) {
+      if (inf) return dxyzz::identity();
+      return dxyzz{*m.pool(xp::own(0, 0)), *m.pool(xp::own(1, 0)), *m.pool(xp::own(0, 1)), *m.pool(xp::own(1, 1))};
+    };
+    for (auto [i, neg] : buckets) {
+      INFO("bucket " << i << (neg ? " negated" : ""));
+      dxyzz b = i == cancel ? run : xyzz_of(i, neg);
+      if (i == cancel) b.Y = -b.Y;
+      F bq[4] = {b.X, b.Y, b.ZZ, b.ZZZ};
+      F* q[4] = {&bq[0], &bq[1], &bq[2], &bq[3]};
+      REQUIRE((bq[2].is_zero() == bq[3].is_zero()));  // each lane sees an empty bucket alone
+      if (!bq[2].is_zero()) {
+        add(run_v, run_inf, q);
+        run.add(b);
+      }
+      REQUIRE(run_inf == run.is_identity());
+      REQUIRE(same_g2(sum_of(run_v, run_inf), run));
+      if (!run_inf) {
+        F* r[4] = {run_v.pool(xp::own(0, 0)), run_v.pool(xp::own(1, 0)), run_v.pool(xp::own(0, 1)),
+                   run_v.pool(xp::own(1, 1))};
+        add(tot_v, tot_inf, r);
+        tot.add(run);
+      }
+      REQUIRE(tot_inf == tot.is_identity());
+      REQUIRE(same_g2(sum_of(tot_v, tot_inf), tot));
+    }
+    REQUIRE(doubled >= 2);  // a bucket equal to the running sum, and total = running
+    REQUIRE(zeroed >= 1);   // a bucket that cancels the running sum
   }
 }

@@ -13,9 +13,9 @@
 #    shared-memory slots, cuda_options::msm_g2_smem),
 #    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s;
 #    SEGS=32,52,208 adds G2 and G1 plain at those bucket segment lengths, ~8 s each)
-#   (END=260 device_msm.sh padd: the pair additions' device test, G2 2^24 with and without them
-#    (msm_g2_pair_add 8, 6, 4 blocks an SM; PADDV: other --variants), G1 2^24, the proof tests (which
-#    run the pair additions only in a build whose default turns them on), then Nsight Compute on a
+#   (END=260 device_msm.sh padd: the lane pairs' device tests, G2 2^24 with and without them
+#    (the first level on one thread a point or pairs, the bucket segments on pairs: msm_g2_pair_add,
+#    msm_g2_pair_seg; PADDV: other --variants), G1 2^24, the proof tests, then Nsight Compute on a
 #    2^22 G2 accumulation each way while END allows)
 #   (LANE=V,... AFTER=V device_msm.sh bits: scalars that are bits, random against 90% bits, one
 #    call within END: the [bits] MSM tests and the proofs, the ones' lane variants LANE on G1 2^24
@@ -73,15 +73,15 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
   exit 0
 fi
 if [[ ${1:-} == padd ]]; then  # issue 19: G2's mixed additions shared by lane pairs (msm_g2_pair_add)
-  tests tests_padd "${PADDLIM:-50}" "device G2 MSM with pair additions*"
+  tests tests_padd "${PADDLIM:-50}" "device G2 MSM with pair*"
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
-    --variants "${PADDV:-acc4+split,acc4+split+g2padd8,acc4+split+g2padd6,acc4+split+g2padd4,acc4+split}"
+    --variants "${PADDV:-acc4+split+g2padd0+nog2pseg,acc4+split+nog2pseg,acc4+split+g2pseg+nowaves,acc4+split+g2pseg,acc4+split+g2pseg+g2w2,acc4+split+g2pseg+g2w4,acc4+split+g2pseg+g2w8,acc4+split+g2padd0+nog2pseg}"
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
   tests tests_prove "$(left)" "[prove]~[bellperson]"
   # Nsight Compute on one 2^22 accumulation launch, one thread a point against the pairs (issue rate,
   # the multiply pipe, warp states).
   if command -v ncu >/dev/null; then
-    for v in acc4+split acc4+split+g2padd8; do
+    for v in acc4+split+g2padd0+nog2pseg acc4+split+g2pseg; do
       bt "ncu_g2_$v" ncu --clock-control none -k "regex:msm_accumulate_points" --launch-count 1 --section Occupancy \
         --section WarpStateStats --section SchedulerStats --metrics \
         sm__inst_executed_pipe_fmaheavy.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active,smsp__inst_executed.sum,gpu__time_duration.sum \

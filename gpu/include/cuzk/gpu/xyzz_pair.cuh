@@ -26,6 +26,15 @@
 // The rare cases are the caller's (msm_g2.cu): the start from infinity (start), and P = 0 after
 // diff (both lanes learn it: 2 q when R = 0 too, else infinity).
 //
+// The full addition p += q (add, add-2008-s: 12 products and 2 squarings) takes the same steps
+// after two of its own: lane h reads q's coordinates h and 2 + h (X2, ZZ2 | Y2, ZZZ2), the ones it
+// holds of p, so the first three steps touch only the lane's own slots:
+//   scale  own 0 *= q's 2 + h                                    U1 = X1 ZZ2 -> 0   | S1 = Y1 ZZZ2 -> 4
+//   diff   with q's h                                            P = X2 ZZ1 - U1    | R = Y2 ZZZ1 - S1
+//   scale  own 1 *= q's 2 + h                                    ZZ1 ZZ2 -> 1       | ZZZ1 ZZZ2 -> 5
+// then square, third, ... as above (U1 and S1 in X's and Y's slots). Its rare cases: p at infinity
+// takes q (copy), P = 0 doubles q (R = 0) or empties p.
+//
 // M provides a handle type H, the value type F (with -, dbl(), is_zero(), one()), H pool(unsigned
 // j), F get(H), put(H, F), mul(H r, H a, H b) (r = a b; r may be a or b) and sqr(H r, H a).
 #pragma once
@@ -59,6 +68,29 @@ CUZK_HD void start(const M& m, unsigned h, H c, bool flip) {
   const F v = m.get(c);
   m.put(m.pool(own(h, 0)), flip ? -v : v);
   m.put(m.pool(own(h, 1)), F::one());
+}
+// The full addition's first steps: lane h's own slot i times c (q's coordinate 2 + h).
+template <class M, class H>
+CUZK_HD void scale(const M& m, unsigned h, unsigned i, H c) {
+  const auto r = m.pool(own(h, i));
+  m.mul(r, r, c);
+}
+// p at infinity takes q: lane h copies q's coordinates h and 2 + h (ch, c2h).
+template <class M, class H>
+CUZK_HD void copy(const M& m, unsigned h, H ch, H c2h) {
+  m.put(m.pool(own(h, 0)), m.get(ch));
+  m.put(m.pool(own(h, 1)), m.get(c2h));
+}
+// 2 q for the full addition (q's four coordinates; both lanes alike).
+template <class M, class H>
+CUZK_HD zk::xyzz::coords<typename M::F> dbl_full(const M& m, const H* q) {
+  return zk::xyzz::dbl(zk::xyzz::coords<typename M::F>{m.get(q[0]), m.get(q[1]), m.get(q[2]), m.get(q[3])});
+}
+// Lane h's half of a doubling's result d: X, ZZ | Y, ZZZ.
+template <class M>
+CUZK_HD void put_half(const M& m, unsigned h, const zk::xyzz::coords<typename M::F>& d) {
+  m.put(m.pool(own(h, 0)), h ? d.Y : d.X);
+  m.put(m.pool(own(h, 1)), h ? d.ZZZ : d.ZZ);
 }
 // P = x ZZ - X on lane 0, R = (+-y) ZZZ - Y on lane 1 (S2 of the point's y before its sign);
 // whether it is zero.
