@@ -295,7 +295,7 @@ void register_bench(CLI::App& app) {
   msm->add_option("--window-bits", opt->window_bits, "window bits of the plain-bases MSM (default: chosen by size)");
   msm->add_option("--variants", opt->variants,
                   "with --resident: variants one after the other, a row each: xyzz, or acc4 / split / cNN / "
-                  "g2smem / g2padd0|4|6|8 / g2pseg / nog2pseg / g2wN / serial / sorted / accumulated / urgent / equal / pN / waves / nowaves joined by + "
+                  "g2smem / g2padd0|4|6|8 / g2pseg / nog2pseg / serial / sorted / accumulated / urgent / equal / pN / waves / nowaves joined by + "
                   "(bench.cpp, msm_variant)")
       ->delimiter(',');
   add_common(msm);

@@ -50,8 +50,7 @@ std::vector<zk::bigint<4>> bench_scalars(const std::string& kind, std::size_t n,
 // joined by '+': "acc4" (acc_blocks 4), "split" (segments in two kernels), "cNN" (the plain bases'
 // window bits), "g2smem" (G2 on shared-memory slots), "g2paddN" (G2's mixed additions shared by
 // lane pairs, N = 4, 6 or 8 blocks an SM; 0: one thread a point), "g2pseg" / "nog2pseg" (G2's
-// bucket segments on lane pairs or not), "g2wN" (G2's pair slices for about N waves, 0: the
-// shape's rule); a standalone split MSM's ones' sum
+// bucket segments on lane pairs or not); a standalone split MSM's ones' sum
 // (cuda_options::msm_ones_*): "serial", "sorted" or "accumulated" (where it starts), "urgent" /
 // "equal" (the others on the greatest-priority stream or on the compute stream), "pN" (N points
 // per thread of the sum, 0: the sum's rule); "waves" / "nowaves" (cuda_options::msm_whole_waves).
@@ -61,7 +60,6 @@ struct msm_variant {
   bool split = false, g2_smem = false;
   unsigned g2_pair_add = cuda_options{}.msm_g2_pair_add;
   bool g2_pair_seg = cuda_options{}.msm_g2_pair_seg;
-  unsigned g2_pair_waves = cuda_options{}.msm_g2_pair_waves;
   cuda_options::ones_start ones = cuda_options{}.msm_ones_start;
   bool urgent = cuda_options{}.msm_ones_urgent;
   unsigned points = cuda_options{}.msm_ones_points;
@@ -84,9 +82,6 @@ msm_variant parse_variant(const std::string& v) {
     else if (t == "g2smem") r.g2_smem = true, r.g2_pair_add = 0;  // (the pairs would take the first level)
     else if (t == "g2padd0" || t == "g2padd4" || t == "g2padd6" || t == "g2padd8") r.g2_pair_add = unsigned(t.back() - '0');
     else if (t == "g2pseg" || t == "nog2pseg") r.g2_pair_seg = t == "g2pseg";
-    else if (t.size() >= 4 && t.size() <= 5 && t.compare(0, 3, "g2w") == 0 &&
-             std::all_of(t.begin() + 3, t.end(), [](char ch) { return std::isdigit((unsigned char)ch); }))
-      r.g2_pair_waves = unsigned(std::stoul(t.substr(3)));
     else if (t == "serial") r.ones = cuda_options::ones_start::serial;
     else if (t == "sorted") r.ones = cuda_options::ones_start::sorted;
     else if (t == "accumulated") r.ones = cuda_options::ones_start::accumulated;
@@ -100,7 +95,7 @@ msm_variant parse_variant(const std::string& v) {
       r.window_bits = unsigned(std::stoul(t.substr(1)));
     else
       throw std::invalid_argument("bench msm: --variants entry '" + v +
-                                  "': xyzz, or acc4 / split / cNN / g2smem / g2padd0|4|6|8 / g2pseg / nog2pseg / g2wN / serial / sorted / accumulated / urgent / "
+                                  "': xyzz, or acc4 / split / cNN / g2smem / g2padd0|4|6|8 / g2pseg / nog2pseg / serial / sorted / accumulated / urgent / "
                                   "equal / pN / waves / nowaves joined by +");
     at = end + 1;
   }
@@ -154,8 +149,7 @@ std::vector<row> bench_msm(cuda_backend& be, unsigned L, bool resident, const st
       std::string vs = variant.empty() ? "" : " [" + variant + "]";
       if (!variant.empty()) {
         const msm_variant mv = parse_variant(variant);
-        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem, mv.g2_pair_add, mv.g2_pair_seg,
-                           mv.g2_pair_waves);
+        be.set_msm_variant(mv.acc_blocks, mv.split, mv.window_bits, mv.g2_smem, mv.g2_pair_add, mv.g2_pair_seg);
         be.set_msm_ones(mv.ones, mv.urgent, mv.points, mv.waves);
       }
       times = be.time_ms(warmup, reps, [&] {

@@ -73,9 +73,6 @@ struct msm_shape {
   // G2's bucket segments (segment_split) with each full addition shared by a lane pair (msm_g2.cu,
   // g2_pair_seg): cuda_options::msm_g2_pair_seg.
   bool g2_pair_seg = false;
-  // With g2_pair_add: the first level's slices sized for about this many waves of the kernel's
-  // resident pairs (0: the slice rule of make_msm_shape, K1): cuda_options::msm_g2_pair_waves.
-  unsigned pair_waves = 0;
   // Recorded on the MSM's stream once the points are accumulated (null: none): work on another
   // stream that waits for it fills the SMs the reduction's latency-bound stages leave idle.
   cudaEvent_t accumulated = nullptr;
@@ -681,18 +678,13 @@ void msm_run(const affine_d<F>* bases, const uint64_t* scalars, const msm_shape&
   if (sh.affine_lanes == 0 && sh.acc_blocks != 0 && sh.acc_blocks != 4)
     throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
   constexpr unsigned acc_threads = msm_acc_threads;
-  // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks; a
-  // lane pair's kernel with msm_shape::pair_waves: longer slices, so fewer slots to merge).
+  // The first level's slice for M pairs (msm_shape::whole_waves: the kernel's resident blocks).
   unsigned K1 = sh.K1;
   auto whole_waves_k1 = [&](auto kernel, std::size_t M, unsigned threads, std::size_t smem, unsigned lanes) -> unsigned {
-    const bool longer = lanes > 1 && sh.pair_waves;
-    if (!sh.whole_waves && !longer) return sh.K1;
     int per_sm = 0;
+    if (!sh.whole_waves) return sh.K1;
     CUZK_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, int(threads), smem));
-    const std::size_t wave = std::size_t(std::max(per_sm, 0)) * sh.sms * threads / lanes;
-    std::size_t K = sh.K1;
-    if (longer && wave) K = std::max(K, (M + std::size_t(sh.pair_waves) * wave - 1) / (std::size_t(sh.pair_waves) * wave));
-    return sh.whole_waves ? msm_whole_waves_slice(M, unsigned(K), wave) : unsigned(K);
+    return msm_whole_waves_slice(M, sh.K1, std::size_t(std::max(per_sm, 0)) * sh.sms * threads / lanes);
   };
 
   mark(0);

@@ -13,8 +13,9 @@
 // double-width products (580 IMAD.WIDE for 692, but 1,605 instructions for 1,265) made it 7%
 // slower, and each Fp2 value split over a pair of lanes (16 warps, G1's multiply rate, but 20% more
 // multiplications or 25% more instructions) no faster (docs/gpu.md, "Not done / next steps").
-// g2_pair_add_acc (off until measured) gives the warps without that cost: a lane pair shares each
-// mixed addition, half its products a lane (xyzz_pair.cuh).
+// g2_pair_add_acc (the default) gives the warps without that cost: a lane pair shares each mixed
+// addition, half its products a lane (xyzz_pair.cuh), and g2_pair_seg does the same for the bucket
+// segments' full additions; measured 1-3% and 19% faster (docs/gpu.md).
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "cuzk/gpu/xyzz_pair.cuh"
@@ -194,8 +195,7 @@ struct g2_pair_add_acc {
     sync();
     xp::third(m, h);
     sync();
-    xp::fourth(m, h);
-    sync();
+    xp::fourth(m, h);  // and x3_read in one step (xyzz_pair.cuh)
     const F v = xp::x3_read(m, h);
     sync();
     xp::x3_write(m, h, v);
@@ -289,8 +289,7 @@ struct g2_pair_seg {
     sync();
     xp::third(m, h);
     sync();
-    xp::fourth(m, h);
-    sync();
+    xp::fourth(m, h);  // and x3_read in one step (xyzz_pair.cuh)
     const F v = xp::x3_read(m, h);
     sync();
     xp::x3_write(m, h, v);

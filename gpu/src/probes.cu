@@ -281,12 +281,11 @@ std::vector<std::pair<std::string, double>> cuda_backend::ntt_profile_device(con
 }
 void cuda_backend::synchronize() { CUZK_CUDA(cudaStreamSynchronize(parts_of(*impl_).ctx.compute)); }
 void cuda_backend::set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits, bool g2_smem,
-                                   unsigned g2_pair_add, bool g2_pair_seg, unsigned g2_pair_waves) {
+                                   unsigned g2_pair_add, bool g2_pair_seg) {
   const prover_parts P = parts_of(*impl_);
   P.opt.msm_g2_smem = g2_smem;
   P.opt.msm_g2_pair_add = g2_pair_add;
   P.opt.msm_g2_pair_seg = g2_pair_seg;
-  P.opt.msm_g2_pair_waves = g2_pair_waves;
   if (acc_blocks != 0 && acc_blocks != 4) throw std::invalid_argument("cuda msm: accumulation blocks must be 0 or 4");
   if (window_bits == 1 || window_bits > 24) throw std::invalid_argument("cuda msm: window bits must be 2..24 (0: by size)");
   P.opt.msm_acc_blocks = acc_blocks;

@@ -135,7 +135,6 @@ struct cuda_backend::impl {
     sh.g2_smem = opt.msm_g2_smem;
     sh.g2_pair_add = opt.msm_g2_pair_add;
     sh.g2_pair_seg = opt.msm_g2_pair_seg;
-    sh.pair_waves = opt.msm_g2_pair_waves;
     sh.whole_waves = opt.msm_whole_waves;
     return sh;
   }

@@ -426,9 +426,8 @@ TEST_CASE("emulated XYZZ addition shared by a lane pair matches the formulas in 
         } else {
           for (unsigned h : order) xp::square(m, h);
           for (unsigned h : order) xp::third(m, h);
-          for (unsigned h : order) xp::fourth(m, h);
           F v[2];
-          for (unsigned h : order) v[h] = xp::x3_read(m, h);
+          for (unsigned h : order) xp::fourth(m, h), v[h] = xp::x3_read(m, h);  // one step: no barrier between
           for (unsigned h : order) xp::x3_write(m, h, v[h]);
           for (unsigned h : order) xp::sixth(m, h);
           for (unsigned h : order) xp::y3(m, h);
@@ -498,9 +497,8 @@ TEST_CASE("emulated full XYZZ addition shared by a lane pair (G2 bucket segments
       for (unsigned h : order) xp::scale(m, h, 1, q[2 + h]);
       for (unsigned h : order) xp::square(m, h);
       for (unsigned h : order) xp::third(m, h);
-      for (unsigned h : order) xp::fourth(m, h);
       F v[2];
-      for (unsigned h : order) v[h] = xp::x3_read(m, h);
+      for (unsigned h : order) xp::fourth(m, h), v[h] = xp::x3_read(m, h);  // one step: no barrier between
       for (unsigned h : order) xp::x3_write(m, h, v[h]);
       for (unsigned h : order) xp::sixth(m, h);
       for (unsigned h : order) xp::y3(m, h);

@@ -75,7 +75,7 @@ fi
 if [[ ${1:-} == padd ]]; then  # issue 19: G2's mixed additions shared by lane pairs (msm_g2_pair_add)
   tests tests_padd "${PADDLIM:-50}" "device G2 MSM with pair*"
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
-    --variants "${PADDV:-acc4+split+g2padd0+nog2pseg,acc4+split+nog2pseg,acc4+split+g2pseg+nowaves,acc4+split+g2pseg,acc4+split+g2pseg+g2w2,acc4+split+g2pseg+g2w4,acc4+split+g2pseg+g2w8,acc4+split+g2padd0+nog2pseg}"
+    --variants "${PADDV:-acc4+split+g2padd0+nog2pseg,acc4+split,acc4+split+g2pseg+nowaves,acc4+split}"
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
   tests tests_prove "$(left)" "[prove]~[bellperson]"
   # Nsight Compute on one 2^22 accumulation launch, one thread a point against the pairs (issue rate,

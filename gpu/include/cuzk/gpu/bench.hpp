@@ -31,7 +31,7 @@ struct bench_options {
   // msm: variants timed one after the other on the same bases and sets, one row each: "xyzz" (the
   // first kernels: acc_blocks 0, one segment kernel) or tokens joined by '+': "acc4" (acc_blocks
   // 4), "split" (segment_split), "cNN" (window_bits NN), "g2smem" (msm_g2_smem), "g2paddN" (msm_g2_pair_add N),
-  // "g2pseg" / "nog2pseg" (msm_g2_pair_seg), "g2wN" (msm_g2_pair_waves N); the defaults are "acc4+split" and cuda_options'. Empty: one
+  // "g2pseg" / "nog2pseg" (msm_g2_pair_seg); the defaults are "acc4+split" and cuda_options'. Empty: one
   // run with acc_blocks, segment_split and window_bits as given.
   std::vector<std::string> variants;
   unsigned ntt_threads = 256;    // ntt / h: cuda_options::ntt_threads

@@ -66,23 +66,19 @@ struct cuda_options {
   // G2's first-level accumulation with each mixed addition shared by a lane pair (msm_g2.cu,
   // g2_pair_add_acc: half the products a lane, the point in shared memory), its kernel compiled
   // for this many blocks of 64 an SM: 4, 6 or 8 (8, 12, 16 warps); 0: one thread a point (in
-  // registers, or on msm_g2_smem's slots; the pairs take precedence over those). 8:
-  // G2 2^24 305.2 against 308.9 ms plain, 254.0 against 260.4 on shifted sets (H100, 2026-12-06;
-  // docs/benchmarks.md, "Against sppark"); 6 and 4 are slower.
+  // registers, or on msm_g2_smem's slots; the pairs take precedence over those). 8: G2 2^24 305.2
+  // against 308.9 ms plain, 254.0 against 260.4 on shifted sets (H100, 2026-12-06;
+  // docs/benchmarks.md, "Against sppark"); 6 and 4 are slower, and so is 9 (18 warps at 96
+  // registers: 330.0 / 278.2 ms, the products spill).
   unsigned msm_g2_pair_add = 8;
   // G2's bucket segments (msm_segment_split) with each full addition shared by a lane pair
   // (msm_g2.cu, g2_pair_seg: 12 warps an SM on shared-memory slots; with msm_whole_waves their
-  // length fills whole waves, msm_waves.hpp). G2 2^24 plain: segments 31.0 -> 25.1 ms, MSM 305.3
-  // -> 299.3; shifted 10.2 -> 10.0 (H100, 2026-12-06, before the whole waves).
+  // length fills whole waves, msm_waves.hpp). G2 2^24 segments 31.0 -> 25.2 ms plain, 10.2 -> 8.9
+  // on shifted sets (10.0 without the whole waves); H100, 2026-12-06.
   bool msm_g2_pair_seg = true;
-  // With msm_g2_pair_add: the first level's slices sized for about this many waves of the
-  // kernel's resident lane pairs instead of msm_common.cu's rule (at most 256 pairs a slice: 2^24
-  // shifted, ~786K slices and 1.57M slots for the slot levels to merge); 0: that rule. Off until
-  // measured (docs/benchmarks.md, "Pending measurement").
-  unsigned msm_g2_pair_waves = 0;
   // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): G1 2^24
   // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
-  // are bits").
+  // are bits"); G2's pair segments too (msm_g2_pair_seg).
   bool msm_whole_waves = true;
   // A standalone split MSM (msm_device and the like; a proof's MSMs sum their ones in line)
   // sums its ones on the side lane beside the others' bucket method, so that the sum's additions
@@ -255,10 +251,10 @@ class cuda_backend : public zk::groth16::backend {
   // Drops the benchmark's shifted sets, scratch and work vectors (device memory back).
   void release_caches();
   // The MSM variants of cuda_options (msm_acc_blocks, msm_segment_split, force_window_bits for
-  // plain bases, msm_g2_smem, msm_g2_pair_add, msm_g2_pair_seg, msm_g2_pair_waves) switched between runs, so that a
+  // plain bases, msm_g2_smem, msm_g2_pair_add, msm_g2_pair_seg) switched between runs, so that a
   // benchmark compares them on the same bases and shifted sets.
   void set_msm_variant(unsigned acc_blocks, bool segment_split, unsigned window_bits, bool g2_smem,
-                       unsigned g2_pair_add, bool g2_pair_seg, unsigned g2_pair_waves);
+                       unsigned g2_pair_add, bool g2_pair_seg);
   // The ones' lane of a standalone split MSM (cuda_options::msm_ones_start and the next two), and
   // cuda_options::msm_whole_waves.
   void set_msm_ones(cuda_options::ones_start start, bool urgent, unsigned points, bool whole_waves);

@@ -1,5 +1,5 @@
-// The bucket accumulation's first level in whole waves (cuda_options::msm_whole_waves): a host
-// rule, apart so that the CPU tests check it.
+// The bucket accumulation's first level and the lane pairs' bucket segments in whole waves
+// (cuda_options::msm_whole_waves): host rules, apart so that the CPU tests check them.
 #pragma once
 
 #include <algorithm>

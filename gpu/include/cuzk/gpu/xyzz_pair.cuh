@@ -12,7 +12,9 @@
 // The point and the temporaries live in the pair's 8 slots ("pool" j: lane j / 4's slot j % 4),
 // which both lanes address; the caller orders the steps with a barrier of the pair between them
 // (on the device __syncwarp of the two lanes; the emulated tests run one lane's step, then the
-// other's, in both orders). Within a step no lane writes a slot the other reads.
+// other's, in both orders). Within a step no lane writes a slot the other reads; fourth and
+// x3_read share one (x3_read reads none of fourth's slots, and the barrier before x3_write keeps
+// fourth's read of slot 3 ahead of lane 1's write there).
 //
 //   pool   X 0, ZZ 1, Y 4, ZZZ 5; temporaries 2, 3, 6, 7      lane 0             | lane 1
 //   diff   own 2 = coordinate (x | +-y) times own 1 minus own 0   P = x ZZ - X       | R = S2 - Y
