@@ -191,19 +191,12 @@ struct g2_pair_add_acc {
       sync();
       return;
     }
-    xp::square(m, h);
-    sync();
-    xp::third(m, h);
-    sync();
-    xp::fourth(m, h);  // and x3_read in one step (xyzz_pair.cuh)
-    const F v = xp::x3_read(m, h);
-    sync();
-    xp::x3_write(m, h, v);
-    sync();
-    xp::sixth(m, h);
-    sync();
-    xp::y3(m, h);
-    sync();
+    F v;
+#pragma unroll
+    for (unsigned i = 0; i < xp::end_steps; ++i) {
+      xp::end_step(m, h, i, v);
+      sync();
+    }
   }
 };
 
@@ -285,19 +278,12 @@ struct g2_pair_seg {
       return;
     }
     xp::scale(m, h, 1, q[2 + h]);
-    xp::square(m, h);
-    sync();
-    xp::third(m, h);
-    sync();
-    xp::fourth(m, h);  // and x3_read in one step (xyzz_pair.cuh)
-    const F v = xp::x3_read(m, h);
-    sync();
-    xp::x3_write(m, h, v);
-    sync();
-    xp::sixth(m, h);
-    sync();
-    xp::y3(m, h);
-    sync();
+    F v;
+#pragma unroll
+    for (unsigned i = 0; i < xp::end_steps; ++i) {
+      xp::end_step(m, h, i, v);
+      sync();
+    }
   }
   __device__ __forceinline__ void step(const xyzz_d<F>* __restrict__ bucket) {
     const H q[4] = {g2_mem::at(bucket, 0), g2_mem::at(bucket, 1), g2_mem::at(bucket, 2), g2_mem::at(bucket, 3)};

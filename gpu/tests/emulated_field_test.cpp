@@ -414,23 +414,15 @@ TEST_CASE("emulated XYZZ addition shared by a lane pair matches the formulas in 
         if (z[0]) {
           if (z[1]) {
             ++doubled;
-            for (unsigned h : order) {
-              const auto d = xp::dbl_point(m, &pt[0], &pt[1], neg);
-              m.put(m.pool(xp::own(h, 0)), h ? d.Y : d.X);
-              m.put(m.pool(xp::own(h, 1)), h ? d.ZZZ : d.ZZ);
-            }
+            for (unsigned h : order) xp::put_half(m, h, xp::dbl_point(m, &pt[0], &pt[1], neg));
           } else {
             ++zeroed;
             inf = true;
           }
         } else {
-          for (unsigned h : order) xp::square(m, h);
-          for (unsigned h : order) xp::third(m, h);
           F v[2];
-          for (unsigned h : order) xp::fourth(m, h), v[h] = xp::x3_read(m, h);  // one step: no barrier between
-          for (unsigned h : order) xp::x3_write(m, h, v[h]);
-          for (unsigned h : order) xp::sixth(m, h);
-          for (unsigned h : order) xp::y3(m, h);
+          for (unsigned i = 0; i < xp::end_steps; ++i)
+            for (unsigned h : order) xp::end_step(m, h, i, v[h]);
         }
       }
       REQUIRE(inf == want.is_identity());
@@ -495,13 +487,9 @@ TEST_CASE("emulated full XYZZ addition shared by a lane pair (G2 bucket segments
         return;
       }
       for (unsigned h : order) xp::scale(m, h, 1, q[2 + h]);
-      for (unsigned h : order) xp::square(m, h);
-      for (unsigned h : order) xp::third(m, h);
       F v[2];
-      for (unsigned h : order) xp::fourth(m, h), v[h] = xp::x3_read(m, h);  // one step: no barrier between
-      for (unsigned h : order) xp::x3_write(m, h, v[h]);
-      for (unsigned h : order) xp::sixth(m, h);
-      for (unsigned h : order) xp::y3(m, h);
+      for (unsigned i = 0; i < xp::end_steps; ++i)
+        for (unsigned h : order) xp::end_step(m, h, i, v[h]);
     };
     auto sum_of = [&](const host_seg_view& m, bool inf) {
       if (inf) return dxyzz::identity();

@@ -12,9 +12,8 @@
 // The point and the temporaries live in the pair's 8 slots ("pool" j: lane j / 4's slot j % 4),
 // which both lanes address; the caller orders the steps with a barrier of the pair between them
 // (on the device __syncwarp of the two lanes; the emulated tests run one lane's step, then the
-// other's, in both orders). Within a step no lane writes a slot the other reads; fourth and
-// x3_read share one (x3_read reads none of fourth's slots, and the barrier before x3_write keeps
-// fourth's read of slot 3 ahead of lane 1's write there).
+// other's, in both orders). Within a step no lane writes a slot the other reads (end_step lists
+// the steps after diff).
 //
 //   pool   X 0, ZZ 1, Y 4, ZZZ 5; temporaries 2, 3, 6, 7      lane 0             | lane 1
 //   diff   own 2 = coordinate (x | +-y) times own 1 minus own 0   P = x ZZ - X       | R = S2 - Y
@@ -144,6 +143,23 @@ CUZK_HD void sixth(const M& m, unsigned h) {
 template <class M>
 CUZK_HD void y3(const M& m, unsigned h) {
   if (h) m.put(m.pool(Y), m.get(m.pool(3)) - m.get(m.pool(2)));
+}
+
+// The steps after diff (the full addition's: after its second scale), the caller's barrier after
+// each: square; third; fourth and x3_read (one step: x3_read reads none of fourth's slots, and
+// the barrier before x3_write keeps fourth's read of slot 3 ahead of lane 1's write there);
+// x3_write; sixth; y3. v carries the lane's x3 value from its read to its write.
+constexpr unsigned end_steps = 6;
+template <class M>
+CUZK_HD void end_step(const M& m, unsigned h, unsigned i, typename M::F& v) {
+  switch (i) {
+    case 0: square(m, h); break;
+    case 1: third(m, h); break;
+    case 2: fourth(m, h), v = x3_read(m, h); break;
+    case 3: x3_write(m, h, v); break;
+    case 4: sixth(m, h); break;
+    default: y3(m, h);
+  }
 }
 
 }  // namespace cuzk::gpu::xyzz_pair
