@@ -96,10 +96,16 @@ circuit_dir() {
   if [[ $name == sample ]]; then
     local d="$WORK/sample"
     mkdir -p "$d"
-    local f="$SRC/tests/fixtures/sample"
-    cp -f "$f/sample.r1cs" "$d/sample.r1cs"; cp -f "$f/sample.wtns" "$d/sample.wtns"
-    cp -f "$f/sample.zkey" "$d/sample.zkey"; cp -f "$f/verification_key.json" "$d/vk.json"
-    cp -f "$f/proof.json" "$d/proof.json"; cp -f "$f/public.json" "$d/public.json"
+    local f="$SRC/tests/fixtures/sample" src dst
+    # Tests run in parallel and read these while another test calls circuit_dir: a file already
+    # equal is left alone, and a new one replaces it by rename (a cp -f over it would truncate
+    # it under a reader, which then sees 0 bytes).
+    for src in sample.r1cs:sample.r1cs sample.wtns:sample.wtns sample.zkey:sample.zkey \
+      verification_key.json:vk.json proof.json:proof.json public.json:public.json; do
+      dst=${src#*:} src=${src%%:*}
+      cmp -s "$f/$src" "$d/$dst" && continue
+      cp -f "$f/$src" "$d/$dst.$$" && mv -f "$d/$dst.$$" "$d/$dst"
+    done
     echo "$d"
     return
   fi
