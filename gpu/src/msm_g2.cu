@@ -15,7 +15,9 @@
 // multiplications or 25% more instructions) no faster (docs/gpu.md, "Not done / next steps").
 // g2_pair_add_acc (the default) gives the warps without that cost: a lane pair shares each mixed
 // addition, half its products a lane (xyzz_pair.cuh), and g2_pair_seg does the same for the bucket
-// segments' full additions; measured 1-3% and 19% faster (docs/gpu.md).
+// segments' full additions; measured 1-3% and 19% faster (docs/gpu.md). Their hot loop also has to
+// fit the instruction cache: one product body (fp2_mul_at) for products and squarings alike, which
+// took the accumulation from 256.0 to 240.1 ms (fp2_mul_at's comment).
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "cuzk/gpu/xyzz_pair.cuh"
@@ -75,14 +77,20 @@ __device__ __forceinline__ void st2(uint4* p, unsigned s, const fp2_dev& v) {
 #pragma unroll
   for (int k = 0; k < 6; ++k) p[k * s] = d[k];
 }
-// r = a b and r = a^2 on operands in memory (r may be a or b): the caller holds no Fp2 value
-// across the call.
+// r = a b on operands in memory (r may be a or b): the caller holds no Fp2 value across the call.
+//
+// Squarings take this product too (g2_mem::sqr), not a squaring of their own: the kernels' hot
+// loop is then one body of products (~20 KB of code) and the loop around it, not two. With a
+// squaring function beside it (fp2_d::sqr, two Fp products: 893 SASS instructions against the
+// product's 1,269) the pair accumulation's warps waited on instruction fetch 2.04 cycles per issued
+// instruction (Nsight Compute, 2^22, H100: 19% of their cycles); with the product alone 0.17, so
+// 5.5% more instructions ran 10% faster: G2 2^24 accumulation 256.0 -> 240.1 ms plain, 232.4 ->
+// 220.5 on shifted sets (docs/benchmarks.md, "Against sppark"). The same holds for any code added
+// to that loop: a second out-of-line body (a lazy Y3's double-width product and reduction, 1,146
+// instructions) made it 9% slower with 3% fewer instructions.
 __device__ __noinline__ void fp2_mul_at(const uint4* a, unsigned sa, const uint4* b, unsigned sb, uint4* r,
                                         unsigned sr) {
   st2(r, sr, fp2_dev::mul_lazy(ld2(a, sa), ld2(b, sb)));
-}
-__device__ __noinline__ void fp2_sqr_at(const uint4* a, unsigned sa, uint4* r, unsigned sr) {
-  st2(r, sr, ld2(a, sa).sqr());
 }
 __device__ __forceinline__ fp2_call to_call(const fp2_dev& v) { return {{v.c0}, {v.c1}}; }
 
@@ -101,7 +109,7 @@ struct g2_mem {
   __device__ __forceinline__ F get(H h) const { return to_call(ld2(h.p, h.s)); }
   __device__ __forceinline__ void put(H h, const F& v) const { st2(h.p, h.s, {v.c0.f, v.c1.f}); }
   __device__ __forceinline__ void mul(H r, H a, H c) const { fp2_mul_at(a.p, a.s, c.p, c.s, r.p, r.s); }
-  __device__ __forceinline__ void sqr(H r, H a) const { fp2_sqr_at(a.p, a.s, r.p, r.s); }
+  __device__ __forceinline__ void sqr(H r, H a) const { mul(r, a, a); }  // fp2_mul_at: why
   // Coordinate k of a point in global memory (affine: x, y; XYZZ: X, Y, ZZ, ZZZ).
   static __device__ __forceinline__ H at(const void* pt, int k) {
     return {const_cast<uint4*>(reinterpret_cast<const uint4*>(pt)) + 6 * k, 1};

@@ -9,9 +9,9 @@
 #   run(command="cd .device/msm && tar -xJf payload.tar.xz && bash device_msm.sh", carry=[".device/msm"], timeout_s=270)
 #   (device_msm.sh check: the defaults only, ~80 s: tests, G1 2^24 / 2^26 shifted, G2 2^24)
 #   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the MSM tests and TESTS (default
-#    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile (G2: registers and the
-#    shared-memory slots, cuda_options::msm_g2_smem),
-#    and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME, e.g. cuzk_base; ~45 s;
+#    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile (G2: the --variants G2V,
+#    default acc4+split), and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME,
+#    e.g. cuzk_base, by stage; ~45 s;
 #    SEGS=32,52,208 adds G2 and G1 plain at those bucket segment lengths, ~8 s each)
 #   (END=260 device_msm.sh padd: the lane pairs' device tests, G2 2^24 with and without them
 #    (the first level on one thread a point or pairs, the bucket segments on pairs: msm_g2_pair_add,
@@ -57,9 +57,10 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
   tests tests_g2 "${G2TESTLIM:-60}" "${2:-[prove]~[bellperson]}"
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
-    --variants acc4+split,acc4+split+g2smem
+    --variants "${G2V:-acc4+split}"
   for b in bin/cuzk_*; do
-    [[ -x $b && $b != *tests ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
+    [[ -x $b && $b != *tests ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident \
+      --shifted --profile --reps 5
   done
   # SEGS=32,52,208: the plain G2 and G1 bucket reduction at those segment lengths (by size: 104 at
   # 2^24; tuned on G1), by stage.
