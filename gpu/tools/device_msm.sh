@@ -11,7 +11,8 @@
 #   (device_msm.sh g2 [TESTS]: G2 against G1 at 2^24, one call: the MSM tests and TESTS (default
 #    "[prove]~[bellperson]"), G1 and G2 plain and shifted with --profile (G2: the --variants G2V,
 #    default acc4+split), and the G2 rows of any other builds of cuzk bundled as bin/cuzk_NAME,
-#    e.g. cuzk_base, by stage; ~45 s;
+#    e.g. cuzk_base, by stage; ~45 s; NCU=1 adds Nsight Compute's stall reasons of one 2^22
+#    accumulation each (~10 s a build);
 #    SEGS=32,52,208 adds G2 and G1 plain at those bucket segment lengths, ~8 s each)
 #   (END=260 device_msm.sh padd: the lane pairs' device tests, G2 2^24 with and without them
 #    (the first level on one thread a point or pairs, the bucket segments on pairs: msm_g2_pair_add,
@@ -62,6 +63,22 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
     [[ -x $b && $b != *tests ]] && bt "g2_24_${b#bin/}" $R "${b#bin/}" bench msm --curve g2 --log-size 24 --resident \
       --shifted --profile --reps 5
   done
+  # NCU=1: Nsight Compute on one 2^22 accumulation launch, G2 of this build and the bundled ones, and
+  # G1: the cycles a warp waits per issued instruction, by reason (fetch, fixed latency, ...).
+  if [[ ${NCU:-} == 1 ]] && command -v ncu >/dev/null; then
+    stalls=$(for r in no_instruction wait math_pipe_throttle dispatch_stall not_selected long_scoreboard; do
+      printf "smsp__average_warps_issue_stalled_%s_per_issue_active.ratio," "$r"; done)
+    runs=("cuzk g2" "cuzk g1")
+    for b in bin/cuzk_*; do [[ -x $b && $b != *tests ]] && runs+=("${b#bin/} g2"); done
+    for run in "${runs[@]}"; do
+      read -r bin curve <<<"$run"
+      timeout "$(left)" ncu --clock-control none -k "regex:msm_accumulate_points" --launch-count 1 \
+        --metrics "${stalls}gpu__time_duration.sum,smsp__inst_executed.sum" $R "$bin" bench msm --curve "$curve" \
+        --log-size 22 --resident --reps 1 --warmup 0 >"$L/ncu_${bin}_$curve.log" 2>&1
+      echo "ncu $bin $curve: $(grep -E "stalled|duration|inst_exec" "$L/ncu_${bin}_$curve.log" | awk '{print $1, $NF}' |
+        sed 's/smsp__average_warps_issue_stalled_//; s/_per_issue_active.ratio//' | paste -sd' ')" | tee -a "$S"
+    done
+  fi
   # SEGS=32,52,208: the plain G2 and G1 bucket reduction at those segment lengths (by size: 104 at
   # 2^24; tuned on G1), by stage.
   SEGS=${SEGS:-}
