@@ -142,6 +142,23 @@ struct g2_smem_acc {
   }
 };
 
+// A lane pair's plumbing (g2_pair_add_acc, g2_pair_seg): lane h of the pair, the pair's barrier and
+// its flag exchange, and xyzz_pair's steps after diff with the barrier after each.
+struct g2_lane_pair {
+  unsigned h = threadIdx.x & 1u, mask = 3u << (threadIdx.x & 30u);
+  __device__ __forceinline__ void sync() const { __syncwarp(mask); }
+  __device__ __forceinline__ bool partner(bool v) const { return __shfl_xor_sync(mask, unsigned(v), 1) != 0; }
+  template <class M>
+  __device__ __forceinline__ void end_steps(const M& m) const {
+    typename M::F v;
+#pragma unroll
+    for (unsigned i = 0; i < xyzz_pair::end_steps; ++i) {
+      xyzz_pair::end_step(m, h, i, v);
+      sync();
+    }
+  }
+};
+
 // G2's first-level accumulator with each mixed addition shared by a lane pair
 // (cuda_options::msm_g2_pair_add; xyzz_pair.cuh: half the products a lane, the point in the pair's
 // 8 shared-memory slots, 4 a lane). Both lanes take the same slice, so they branch alike; a barrier
@@ -157,12 +174,10 @@ struct g2_pair_add_acc {
     __device__ __forceinline__ H pool(unsigned j) const { return {b + (j >> 2) + 6 * (j & 3) * S, S}; }
   };
   pool_mem m;
-  unsigned h, mask;
+  g2_lane_pair lp;
+  const unsigned h = lp.h;
   bool inf = true;
-  __device__ __forceinline__ explicit g2_pair_add_acc(uint4* sm)
-      : m{{sm + (threadIdx.x & ~1u), blockDim.x}}, h(threadIdx.x & 1u), mask(3u << (threadIdx.x & 30u)) {}
-  __device__ __forceinline__ void sync() const { __syncwarp(mask); }
-  __device__ __forceinline__ bool partner(bool v) const { return __shfl_xor_sync(mask, unsigned(v), 1) != 0; }
+  __device__ __forceinline__ explicit g2_pair_add_acc(uint4* sm) : m{{sm + (threadIdx.x & ~1u), blockDim.x}} {}
   __device__ __forceinline__ void reset() { inf = true; }
   // Lane h stores coordinates h and 2 + h.
   __device__ __forceinline__ void store(xyzz_d<F>* dst) const {
@@ -183,28 +198,23 @@ struct g2_pair_add_acc {
     const H c = g2_mem::at(p, h);  // x on lane 0, y on lane 1
     const bool flip = h && neg;
     const bool zc = xp::zero_at(m, c);
-    if (zc && partner(zc)) return;  // the affine point at infinity
+    if (zc && lp.partner(zc)) return;  // the affine point at infinity
     if (inf) {
       xp::start(m, h, c, flip);
       inf = false;
       return;
     }
-    const bool z = xp::diff(m, h, c, flip), zp = partner(z);
+    const bool z = xp::diff(m, h, c, flip), zp = lp.partner(z);
     if (h ? zp : z) {  // P = 0
       if (z && zp) {   // and R = 0: 2 q
         xp::put_half(m, h, xp::dbl_point(m, g2_mem::at(p, 0), g2_mem::at(p, 1), neg));
       } else {
         inf = true;
       }
-      sync();
+      lp.sync();
       return;
     }
-    F v;
-#pragma unroll
-    for (unsigned i = 0; i < xp::end_steps; ++i) {
-      xp::end_step(m, h, i, v);
-      sync();
-    }
+    lp.end_steps(m);
   }
 };
 
@@ -257,15 +267,11 @@ struct g2_pair_seg {
     }
   };
   view run_v, tot_v;
-  unsigned h, mask;
+  g2_lane_pair lp;
+  const unsigned h = lp.h;
   bool run_inf = true, tot_inf = true;
   __device__ __forceinline__ explicit g2_pair_seg(uint4* sm)
-      : run_v{{sm + (threadIdx.x & ~1u), blockDim.x}, 0},
-        tot_v{{sm + (threadIdx.x & ~1u), blockDim.x}, 2},
-        h(threadIdx.x & 1u),
-        mask(3u << (threadIdx.x & 30u)) {}
-  __device__ __forceinline__ void sync() const { __syncwarp(mask); }
-  __device__ __forceinline__ bool partner(bool v) const { return __shfl_xor_sync(mask, unsigned(v), 1) != 0; }
+      : run_v{{sm + (threadIdx.x & ~1u), blockDim.x}, 0}, tot_v{{sm + (threadIdx.x & ~1u), blockDim.x}, 2} {}
   // p += q (p: the view m, q's four coordinates).
   __device__ __forceinline__ void add(const view& m, bool& inf, const H* q) {
     namespace xp = xyzz_pair;
@@ -275,23 +281,18 @@ struct g2_pair_seg {
       return;
     }
     xp::scale(m, h, 0, q[2 + h]);
-    const bool z = xp::diff(m, h, q[h], false), zp = partner(z);
+    const bool z = xp::diff(m, h, q[h], false), zp = lp.partner(z);
     if (h ? zp : z) {  // P = 0
       if (z && zp) {   // and R = 0: 2 q
         xp::put_half(m, h, xp::dbl_full(m, q));
       } else {
         inf = true;
       }
-      sync();
+      lp.sync();
       return;
     }
     xp::scale(m, h, 1, q[2 + h]);
-    F v;
-#pragma unroll
-    for (unsigned i = 0; i < xp::end_steps; ++i) {
-      xp::end_step(m, h, i, v);
-      sync();
-    }
+    lp.end_steps(m);
   }
   __device__ __forceinline__ void step(const xyzz_d<F>* __restrict__ bucket) {
     const H q[4] = {g2_mem::at(bucket, 0), g2_mem::at(bucket, 1), g2_mem::at(bucket, 2), g2_mem::at(bucket, 3)};
