@@ -1,19 +1,9 @@
 // Memory budget actor (host RAM, or one device's VRAM): grants reservations, never over capacity.
-//
-// Requests that do not fit wait in FIFO order (a large request is not starved by small ones). A
-// requester may withdraw a queued request (cancel_atom with the request's tag): the scheduler does
-// when a partition waiting here is served by a grant that came home to its key's kept buffers.
-// Every holder is monitored: when it dies, its grants that no reservation token guards yet (a
-// grant whose answer went to a dead requester) are reclaimed and its queued requests dropped, so a
-// killed worker cannot leak budget. A grant that a token guards is released by the token, when the
-// last copy of it goes (whoever holds it then: a synthesis buffer outlives its synthesizer).
-//
-// The grants live in a ledger that outlives the actor: the supervisor hands the same ledger to the
-// budget it respawns in a slot, so a replacement starts with every grant still outstanding (not at
-// zero while the old holders still hold their memory), and a token of the dead budget releases into
-// the ledger, and wakes whichever budget now serves it. Accounted memory therefore covers every
-// held grant and never exceeds the capacity across respawns. Only queued requests die with a
-// budget: their requesters see it die (the supervisor tells the scheduler and the key store).
+// Requests that do not fit wait FIFO; a queued request may be withdrawn (cancel_atom with its tag).
+// Holders are monitored: a dead holder's unguarded grants are reclaimed and its queued requests
+// dropped; a guarded grant goes back when its token's last copy goes. The grants live in a ledger
+// that outlives the actor, so a respawned budget starts with every grant still outstanding and
+// accounted memory never exceeds capacity across respawns.
 #include <deque>
 #include <map>
 #include <mutex>

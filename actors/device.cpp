@@ -1,23 +1,10 @@
-// Device actor: owns one compute backend (a GPU's context and streams, or the CPU backend) and runs
-// one partition's h and MSMs at a time: its mailbox is the old device mutex. Spawned detached, so
-// the blocking kernels run on the device's own thread. Any number of devices: one actor each, with
-// one VRAM budget each (the scheduler reserves a partition's device bytes there before dispatch).
-//
-// The inputs arrive staged by the device's stager actor (uploaded while the previous partition
-// computed). The key's points on the device come with the request: a lease of the key store's
-// resident tier, which this actor made for it (load: backend::load_key, after the key store got
-// the grant that describe sized). The backend keeps no copies of its own; a request without a
-// lease (a key too large for the VRAM budget) uploads the points for that proof only. A Filecoin
-// key's resident copy includes its compact evaluator (device_evaluator): a partition staged as its
-// witness alone gets a, b, c evaluated on the device first (the stage "a/b/c (device)").
-// A load ends with the reserve step (zk::groth16::reserve_for_proofs, the command line's too): the
-// scratch of the key's proof (backend::reserve_proof: MSM arenas, work buffer, result slots, NTT
-// tables; part of the key's grant), then the device's staging slots for staged_partitions (by default
-// max(2, device_depth)) of the key's partitions (staging_reserve_for, backend::reserve_staging), made before its first
-// partition. The slots stay when the key is evicted: idle slots count as the device's free memory
-// and go back as soon as an allocation needs their room (gpu/src/staging.cuh), so keeping them
-// takes no room from the next key, and the key loaded again (evicted for another, then back) finds
-// them made.
+// Device actor: owns one compute backend (a GPU's context and streams, or the CPU backend) and
+// proves one staged partition at a time (h and the MSMs): its mailbox is the device mutex. Spawned
+// detached, so blocking kernels run on its own thread. Answers describe and load for the key
+// store (a load ends with the reserve step: the key's proof scratch, then its staging slots, which
+// stay across evictions as free memory) and prove requests, which carry the resident key's lease
+// (without one, the points are uploaded for that proof). A Filecoin key resident here also
+// evaluates a witness-only partition's a, b, c on the device.
 #include "actors/device.hpp"
 #include "actors/faults.hpp"
 #include "actors/stager.hpp"
@@ -177,8 +164,7 @@ device_actor::behavior_type device(device_ptr self, std::uint32_t slot, std::str
                                           staging_reserve_for(k, made, st.slot, st.staged_partitions));
           // The key's kept witness vectors (prefilled at its load) page-locked now, with the pinner
           // its stager uses (partition_buffers keeps the first one given and pins each vector once):
-          // its first partition's staging then uploads from pinned memory with nothing to pin
-          // (~130 ms per 4 GiB witness at 32 GiB, once on partition 0's path before).
+          // its first partition's staging then uploads from pinned memory with nothing to pin.
           if (k.ptr->buffers) k.ptr->buffers->pin_witnesses(st.backend->pinner());
           return made;
         } catch (const std::exception& e) {

@@ -1,42 +1,12 @@
-// Key store (SRS manager): proving keys by path, in tiers.
-//   cold: not loaded;  warm: zkey parsed (points mapped);  hot: constraint evaluator built;
-//   resident (per device, above hot): the key's points on that device, made by the device's
-//   backend (load_key) only after that device's VRAM budget granted the bytes the device said it
-//   needs (describe). The grant rides in the resident entry and returns when the last lease goes.
-// acquire() answers with a lease (a key_handle sharing the entry's pointer) once the key is hot.
-// The first acquire of a cold key starts ONE load and ONE evaluator build, the latter only after
-// the host budget granted its estimated bytes; every other acquire of that key waits for it.
-// Leases are reference counts: a hot key is evictable when nobody but the store holds its pointer.
-// Eviction is LRU among unleased keys, when the hot keys exceed key_cache_bytes, or on evict_atom.
-// Residency is acquired per partition (the scheduler, before it stages one on a device) and leased
-// the same way: a resident handle's copies. Room on a device is made by evicting that device's
-// unleased residents, LRU, then asked for without queueing (reserve_request::no_wait): a grant that
-// queued would hold up the staging grants of the partitions whose proofs release the leases it
-// waits for. What does not fit yet is asked for again on a tick (every 20 ms while any waits). A
-// key that with its shifted sets leaves no room in the whole budget for its staged partitions
-// (key_load_options::staged_partitions, the engine's config::staged_partitions: admission_bytes,
-// the one rule) is made
-// without them; still too large, it is admitted with room for one staged partition (depth one);
-// larger still, the waiters get no residency (an empty handle) and the device uploads the points
-// for each proof.
-// A hot key that is evicted (or dropped) takes its unleased residents with it.
-// A Filecoin key is a `.params` path: the same tiers, its parameters.json digest checked at load
-// when [filecoin] verify_params (load_circuit_key). A PoRep key loads with its evaluator: the
-// circuit's compact recorded evaluator mapped from <params stem>.cuzk-pce (recorded there first when
-// absent: once per sector size, counted in the status), so its "build" is nothing and every job and
-// partition of that sector size shares the one mapping. Its grant covers the mapped file and the
-// buffers of key_load_options::kept_partitions partitions (default one) kept between partitions
-// (circuit_key::buffers); beyond those, the buffers keep one set per partition grant they hold
-// (the scheduler hands each partition's grant to them with its set); the buffers and the grants
-// they hold go when the key does (eviction returns them to the host budget), or when another key is
-// built (its grant is asked for after every other key's held grants went back).
-// A synthetic key (a bench's, NOT A SETUP) loads the same way, with the compact evaluator it was made
-// from, and so gets kept partition buffers too.
-// A PoSt key's circuit is recorded at load into an R1CS, and its evaluator built from it.
-// B2 on the host (key_load_options::b2_host_copy): a key whose points are only on its devices gets
-// the host copy of its B2 points (circuit_key::b2_host), reserved with the key and gone with it; the
-// devices' B2 plans for a key come back through the scheduler (b2_plan_atom), are kept per device
-// for the status, and one line goes to on_event when a plan is new for that key and device.
+// Key store: proving keys by path, in tiers cold -> warm (parsed) -> hot (evaluator built, host
+// grant) -> resident on a device (the device's load_key, after its VRAM budget granted the bytes).
+// Answers acquire (a lease once the key is hot; the first acquire starts the one load and build),
+// acquire on a device (a resident lease, or an empty handle: the device uploads the points per
+// proof), describe (fingerprint, verifying key) and evict. Leases are shared_ptr counts; eviction
+// is LRU among unleased entries, and a hot key takes its residents with it. One admission rule
+// (admission_bytes) decides residency with or without shifted sets. A Filecoin key is a `.params`
+// path (digest checked when verify_params; PoRep keys map their compact evaluator); its partition
+// buffers and held grants live with it. docs/architecture.md "Memory owners" has the whole story.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

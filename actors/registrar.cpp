@@ -1,14 +1,9 @@
-// Registrar: the coordinator's door for worker nodes, published on [cluster] listen.
-// A node asks for a challenge (a single-use nonce, valid 30 s) and answers it with
-// HMAC-SHA256(secret, nonce, name, build): a wrong secret or another build is refused, with the
-// reason returned to the node and reported here. An admitted node gets an id; the registrar
-// monitors its agent (a closed connection is noticed at once), pings it every heartbeat, and
-// declares it lost when nothing came back for node_timeout (a cut link is noticed that way).
-// Every heartbeat it also hands the admitted nodes' ids to `admitted` (the cluster door closes
-// connections that have not become one of them within cluster.handshake_timeout).
-// The scheduler learns of joins (node_joined) and losses (node_lost_atom) and re-queues the lost
-// node's partitions. A node that rejoins is a new member with a new id: answers still in flight
-// under its old id are stale and dropped by the scheduler.
+// Registrar: the coordinator's door for worker nodes ([cluster] listen). A node answers a
+// single-use challenge with HMAC-SHA256(secret, nonce, name, build); a wrong secret or build is
+// refused with the reason. An admitted node gets an id, is monitored and pinged every heartbeat,
+// and is declared lost after node_timeout of silence; the scheduler learns of joins and losses
+// and re-queues a lost node's partitions (a rejoin is a new member, its old answers stale). Every
+// heartbeat the admitted ids go to `admitted`, so the cluster door closes unregistered links.
 #include <deque>
 #include <map>
 

@@ -1,42 +1,11 @@
-// Scheduler: partitions of every accepted job, dispatched through the pipeline
-//   queued -> keying (key store lease) -> reserving (host budget, for the synthesis buffers)
-//          -> synthesizing -> device_wait -> device_resident (the key's points on that device: a
-//          lease of the key store's resident tier) -> device_reserving (that device's VRAM budget)
-//          -> staging (that device's stager) -> staged -> proving -> proved -> assembling
-//          (verification) -> assembled
-// Each device has a stager: while the device proves partition k, its stager uploads k+1 (one
-// partition staged ahead per device; the VRAM grant is taken before staging and held until the
-// device is done, so the VRAM budget bounds the depth). With device_depth 2 (the default) a staged
-// partition goes to its device at once, while the device still proves the previous one: it waits
-// in the device's mailbox, the device starts it the moment the previous one ends (no round trip
-// through this actor in between), and the stager stages the one after it meanwhile. The device
-// actor stays the GPU's only owner: it proves its mailbox's requests one at a time, in order; a
-// request sent ahead is committed to that device (a canceled job's is still proved, then dropped).
-// When every device is a GPU that evaluates a Filecoin key's a, b, c
-// (engine_settings::device_synthesis), synthesizers make the witness only and its grant is the
-// witness's bytes (stages_witness_only, staging_grant_bytes).
-// Priority (CRITICAL > HIGH > NORMAL > LOW, then arrival) decides at partition granularity which
-// queued partition gets the next free synthesizer and which synthesized partition the next free
-// device. Concurrency follows from the budgets: a synthesizer waits for its reservation.
-//
-// Cluster nodes (registered by the registrar) take whole partitions: a node_task carries the
-// witness and the key's fingerprint, the answer is a proof the assembler verifies like any other.
-// A queued partition goes where there is most free capacity: free local synthesizers against a
-// node's free slots, among the nodes that offered this job's key fingerprint (read from the key's
-// header, once per job). A lost node's partitions are re-queued; its late answers are stale.
-//
-// Every dispatch gets a ticket and every request a step number; an answer that does not match its
-// partition's current (ticket, step) belongs to an abandoned attempt and is dropped, so retries are
-// idempotent. A failed step (error, timeout, dead worker) re-queues the partition with attempt + 1;
-// after max_attempts the job fails with every reason collected. The answer to the job_ticket
-// request (from intake) is the job's outcome, delivered exactly once.
-//
-// Bad input is not retried: a step answering bad_input fails the job at once, marked as the
-// input's fault. An invalid proof is ambiguous: a snarkjs key carries no C matrix, so a witness
-// that does not satisfy the circuit is only seen when its proof fails verification, exactly as a
-// device computing wrongly would be. It gets one confirming attempt (fresh randomness, any
-// device); a second invalid proof of the same partition is the witness's fault (a faulty device
-// would not fail twice alike), and the job fails as bad input instead of using up max_attempts.
+// Scheduler: owns every accepted job's partitions and moves each through the pipeline (key lease,
+// host grant, synthesis, resident key, VRAM grant, staging, proof, assembly), local devices and
+// cluster nodes alike. Priority picks, per partition, the next synthesizer and the next device;
+// the budgets bound concurrency. Every dispatch has a (ticket, step), so a stale answer is dropped
+// and retries are idempotent; a failed step re-queues up to max_attempts, bad input fails at once,
+// and an invalid proof gets one confirming attempt before it is the witness's fault. It answers
+// intake's job_ticket with the job's outcome, exactly once, plus cancel and status.
+// docs/architecture.md "The partition pipeline" describes each stage.
 #include <algorithm>
 #include <chrono>
 #include <deque>
@@ -906,15 +875,14 @@ std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std
 
 // Latency before throughput when the devices are short of work (engine_settings::alone_below): the
 // local synthesizers share one pool (synthesizer_threads 0), so a partition started beside another
-// is ready later than one alone (the first two of a 32 GiB sector took 2.1-3.1 s side by side on
-// the H200 host, fresh buffers in both). While fewer than alone_below partitions per device are
+// is ready later than one alone. While fewer than alone_below partitions per device are
 // synthesized and not yet proved, at most one local synthesis runs: the first partition of an idle
 // engine (the device waits for it) has the pool to itself, and with more, the next ones while the
 // device proves those. With that many ahead every free synthesizer starts, sharing the pool as
 // before. With 1 (the default) a synthesizer is held back only while the devices have nothing at
 // all, which never holds back a steady state (a synthesis that ends gives the devices work); with
 // 2 or more, a partition alone that takes longer than a proof keeps the devices short and the
-// synthesizers one at a time for good (docs/benchmarks.md, "the first sector's path": a model).
+// synthesizers one at a time for good.
 // Synthesizers with pools of their own (synthesizer_threads > 0) share nothing and are not held
 // back. Answers how many syntheses may start now, at most `free`; `alone` when the one allowed
 // runs alone.

@@ -1,14 +1,9 @@
-// Stager: one per device, on its own thread (spawned detached: an upload blocks on host copies into
-// pinned memory). It places partition k+1's synthesis and witness on the device (for a GPU: device
-// memory through its own stream and pinned buffers) while the device actor computes partition k,
-// so the device's idle gap between partitions is a kernel launch, not a 2 GiB upload. The
-// scheduler reserves the partition's VRAM before it asks; the grant travels with the staged
-// handle until the device is done with it. For a CPU device staging keeps the buffers in place.
-// A witness-only partition (stages_witness_only: a Filecoin key whose compact evaluator is resident
-// on this GPU) uploads its witness alone, ~4 of 17 GB at 32 GiB; the device evaluates a, b, c. A
-// key's kept witness vectors (partition_buffers) are pinned by the stager's pinner, so that upload
-// is one DMA from them. One
-// whose synthesis has no a, b, c but whose device cannot evaluate them gets them here, on the host.
+// Stager: one per device, on its own thread (uploads block on host copies). It places partition
+// k+1's inputs on the device while the device proves k, so the gap between partitions is a launch,
+// not an upload; the VRAM grant taken by the scheduler rides in the staged handle until the proof
+// ends. A witness-only partition uploads its witness alone (the device evaluates a, b, c), by one
+// DMA from the pinned kept vectors; one whose device cannot evaluate them gets them here, on the
+// host. For a CPU device the buffers stay in place.
 #include "actors/stager.hpp"
 #include "caf/all.hpp"
 #include "zk/error.hpp"

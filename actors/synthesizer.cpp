@@ -1,23 +1,10 @@
-// Synthesizer: one partition's witness -> a = A·w, b = B·w, c = a∘b, on its own thread (spawned
-// detached: the CPU-heavy evaluation never blocks CAF's scheduler threads). A pool is several of
-// these; the scheduler hands each one partition at a time.
-//
-// In-process the key arrives as a lease (the key store's evaluator). A synthesizer on another node
-// receives only the key's path and loads the key and builds its evaluator itself, once.
-//
-// A Filecoin partition brings no witness: its vanilla proofs (fil_input_handle) go through the
-// circuit in witness mode here (fil::synthesize_partition_into), then the same a, b, c. A PoRep key
-// comes with its compact recorded evaluator and its partition buffers (circuit_key::buffers): the
-// circuit's values go into kept vectors, a, b, c are evaluated from those (Montgomery, no
-// conversion pass) into kept vectors, then the witness is converted into a kept vector; the
-// handles give them back when their last holder lets go (the stager, once a device has its copy,
-// or the device once the proof is done), so the next partition writes into memory already there.
-// A witness-only request (every device a GPU holding the key's compact evaluator) skips a, b, c:
-// the synthesis handle holds empty vectors and the device evaluates them from the witness.
-// All of it on the synthesizer's pool: `threads` of its own, or the process pool (0).
-// A PoRep job's C1 output (every partition's vanilla proofs: 0.78 s to read at 32 GiB) is read once
-// per job, by the first synthesizer to need it, and shared by the job's partitions for as long as
-// the job's input lives (c1_cache).
+// Synthesizer: one partition at a time, witness -> a = A·w, b = B·w, c = a∘b, on its own thread
+// (spawned detached, so the CPU-heavy work never blocks CAF's scheduler threads). In-process the
+// key comes as a lease; on another node it gets the key's path and loads it once itself. A
+// Filecoin partition brings vanilla proofs, run through the circuit in witness mode; a PoRep key
+// writes into its kept partition buffers, so the next partition reuses the memory. Witness-only
+// requests (the GPU evaluates a, b, c) skip a, b, c. A PoRep job's C1 output is read once per
+// job and shared by its partitions (c1_cache).
 #include <future>
 #include <map>
 #include <mutex>
