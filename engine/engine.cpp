@@ -286,8 +286,8 @@ engine engine::start(const config& c) {
     // admission, the device's reserve step (its staging slots), the GPU's sets plan and the
     // scheduler's staging. The default, max(2, device_depth), is the one place it is computed: at
     // depth 2 one proving and one waiting in the mailbox, the next staged into the slot of the one
-    // proved as soon as it ends (staging, 0.1-0.2 s at 32 GiB, is far shorter than a proof, 1.2 s
-    // on an H200); at depth 1 one proving, one staged. A third slot at depth 2 (device_depth + 1,
+    // proved as soon as it ends (staging is far shorter than a proof); at depth 1 one proving, one
+    // staged. A third slot at depth 2 (device_depth + 1,
     // the most allowed) only helps when staging a partition takes longer than a proof, and costs
     // the key's shifted sets a partition's room (4.17 GB at 32 GiB).
     bs.vram_budget_bytes = s.device_budget_bytes;

