@@ -3,6 +3,7 @@
 // jobs, hands accepted jobs to the scheduler and keeps their outcomes for await / status.
 // Every job's outcome is recorded once; awaiting a finished job answers from the record.
 #include <map>
+#include <optional>
 
 #include "actors/intake.hpp"
 #include "zk/groth16/synthetic_srs.hpp"
@@ -72,44 +73,89 @@ caf::error validate(const intake_state& st, job_spec& spec) {
   return caf::none;
 }
 
+// The engine proves nothing itself (no devices, or no synthesizer: a coordinator_only engine):
+// a job is accepted only when a joined node can take it (the scheduler's place_atom).
+bool proves_locally(const engine_settings& s) {
+  return !s.devices.empty() && (s.synthesizers > 0 || !s.remote_synthesizers.empty());
+}
+
+// Checked and (where nothing proves locally) placeable: the job gets its id and goes to the scheduler.
+job_id accept(intake_ptr self, job_spec spec) {
+  auto& st = self->state;
+  auto id = st.next_id++;
+  auto& r = st.jobs[id];
+  r.request_id = spec.request_id;
+  r.prio = spec.prio;
+  r.partitions = static_cast<std::uint32_t>(spec.partitions.size());
+  if (!spec.request_id.empty()) st.by_request_id[spec.request_id] = id;
+  ++st.active;
+  ++st.accepted;
+  self->request(st.scheduler, caf::infinite, job_ticket{id, std::move(spec)})
+      .then([self, id](job_outcome& out) { record(self, id, std::move(out)); },
+            [self, id](caf::error& e) {
+              job_outcome out;
+              out.state = job_state::failed;
+              out.reasons.push_back("scheduler: " + describe(e));
+              record(self, id, std::move(out));
+            });
+  return id;
+}
+
+// A request id seen before (a duplicate submit) answers its job.
+std::optional<job_id> known(intake_ptr self, const job_spec& spec) {
+  auto& st = self->state;
+  if (spec.request_id.empty()) return std::nullopt;
+  auto it = st.by_request_id.find(spec.request_id);
+  if (it == st.by_request_id.end()) return std::nullopt;
+  ++st.duplicates;
+  return it->second;
+}
+
+caf::error over_limit(intake_ptr self) {
+  auto& st = self->state;
+  if (st.active < st.settings.max_active_jobs) return caf::none;
+  ++st.rejected;
+  return make_error(errc::queue_full, "intake: " + std::to_string(st.active) + " jobs active, limit " +
+                                          std::to_string(st.settings.max_active_jobs));
+}
+
 intake_actor::behavior_type intake(intake_ptr self, scheduler_actor scheduler, engine_settings settings) {
   self->state.scheduler = std::move(scheduler);
   self->state.settings = std::move(settings);
   return {
       [self](job_spec& spec) -> caf::result<job_id> {
         auto& st = self->state;
-        if (!spec.request_id.empty()) {
-          if (auto it = st.by_request_id.find(spec.request_id); it != st.by_request_id.end()) {
-            ++st.duplicates;
-            return it->second;
-          }
-        }
+        if (auto id = known(self, spec)) return *id;
         if (auto err = validate(st, spec)) {
           ++st.rejected;
           return err;
         }
-        if (st.active >= st.settings.max_active_jobs) {
-          ++st.rejected;
-          return make_error(errc::queue_full, "intake: " + std::to_string(st.active) + " jobs active, limit " +
-                                                  std::to_string(st.settings.max_active_jobs));
-        }
-        auto id = st.next_id++;
-        auto& r = st.jobs[id];
-        r.request_id = spec.request_id;
-        r.prio = spec.prio;
-        r.partitions = static_cast<std::uint32_t>(spec.partitions.size());
-        if (!spec.request_id.empty()) st.by_request_id[spec.request_id] = id;
-        ++st.active;
-        ++st.accepted;
-        self->request(st.scheduler, caf::infinite, job_ticket{id, std::move(spec)})
-            .then([self, id](job_outcome& out) { record(self, id, std::move(out)); },
-                  [self, id](caf::error& e) {
-                    job_outcome out;
-                    out.state = job_state::failed;
-                    out.reasons.push_back("scheduler: " + describe(e));
-                    record(self, id, std::move(out));
-                  });
-        return id;
+        if (auto err = over_limit(self)) return err;
+        if (proves_locally(st.settings)) return accept(self, std::move(spec));
+        // Refused now rather than accepted to hang: the scheduler knows the nodes and their keys.
+        auto rp = self->make_response_promise<job_id>();
+        auto circuit = spec.circuit, fingerprint = spec.key_fingerprint;
+        self->request(st.scheduler, st.settings.step_timeout, place_atom::value, std::move(circuit),
+                      std::move(fingerprint))
+            .then(
+                [self, rp, spec = std::move(spec)](std::string& missing) mutable {
+                  auto& st = self->state;
+                  if (auto id = known(self, spec)) {  // the same request id came meanwhile
+                    rp.deliver(*id);
+                  } else if (!missing.empty()) {
+                    ++st.rejected;
+                    rp.deliver(make_error(errc::failed_precondition, missing));
+                  } else if (auto err = over_limit(self)) {
+                    rp.deliver(std::move(err));
+                  } else {
+                    rp.deliver(accept(self, std::move(spec)));
+                  }
+                },
+                [self, rp](caf::error& e) mutable {
+                  ++self->state.rejected;
+                  rp.deliver(std::move(e));
+                });
+        return rp;
       },
       [self](await_atom, job_id id) -> caf::result<job_outcome> {
         auto it = self->state.jobs.find(id);

@@ -36,6 +36,7 @@ void register_messages(caf::actor_system_config& cfg) {
   cfg.add_message_type<key_status>("cuzk.key_status");
   cfg.add_message_type<key_store_status>("cuzk.key_store_status");
   cfg.add_message_type<device_usage>("cuzk.device_usage");
+  cfg.add_message_type<job_wait>("cuzk.job_wait");
   cfg.add_message_type<scheduler_status>("cuzk.scheduler_status");
   cfg.add_message_type<job_report>("cuzk.job_report");
   cfg.add_message_type<intake_status>("cuzk.intake_status");

@@ -860,17 +860,43 @@ void describe_key(sched_ptr self, job_t& j) {
           });
 }
 
+// What nodes are matched on: a Filecoin job's params digest, else the key header's fingerprint.
+const std::string& fingerprint_of(const job_t& j) {
+  return j.spec.key_fingerprint.empty() ? j.summary.fingerprint : j.spec.key_fingerprint;
+}
+
 // The node with the most free slots that offered this job's key, or 0.
 std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std::uint32_t& free) {
   free = 0;
   if (j.described != job_t::described::yes || !j.spec.partitions[index].data.ptr) return 0;
   std::uint64_t best = 0;
   for (auto& [id, n] : self->state.nodes)
-    if (n.free() > free && n.keys.count(j.summary.fingerprint)) {
+    if (n.free() > free && n.keys.count(fingerprint_of(j))) {
       free = n.free();
       best = id;
     }
   return best;
+}
+
+// This engine proves partitions itself: it has devices and synthesizers (a coordinator_only one has
+// neither, and sends everything to its nodes).
+bool proves_locally(const scheduler_state& st) {
+  return !st.devices.empty() && std::any_of(st.synths.begin(), st.synths.end(), [](const slot_t& s) { return bool(s.handle); });
+}
+
+// "" when some place can prove the key `fingerprint` of `circuit` now, else what is missing.
+std::string placement_missing(const scheduler_state& st, const std::string& circuit, const std::string& fingerprint,
+                              bool params) {
+  if (proves_locally(st)) return {};
+  for (auto& [id, n] : st.nodes)
+    if (n.keys.count(fingerprint)) return {};
+  const auto name = circuit.substr(circuit.find_last_of('/') + 1);
+  std::string line = "no place can prove " + name + ": this engine has no local devices (cluster coordinator_only) and ";
+  line += st.nodes.empty() ? std::string("no node has joined")
+                           : "none of its " + std::to_string(st.nodes.size()) + " joined node(s) offers ";
+  if (!st.nodes.empty()) line += params ? "that params file (parameters.json digest " + fingerprint + ")"
+                                        : "that key (fingerprint " + fingerprint + ")";
+  return line;
 }
 
 // Latency before throughput when the devices are short of work (engine_settings::alone_below): the
@@ -1115,7 +1141,21 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
           j.tasks[i].index = i;
           st.queue.insert(order_of(j, i));
         }
+        if (!proves_locally(st)) describe_key(self, j);  // its nodes are matched on the key's fingerprint
         pump(self);
+        return rp;
+      },
+      [self](place_atom, std::string& circuit, std::string& fingerprint) -> caf::result<std::string> {
+        auto& st = self->state;
+        if (proves_locally(st)) return std::string();
+        if (!fingerprint.empty()) return placement_missing(st, circuit, fingerprint, true);
+        // A zkey: its fingerprint from its header (the key store reads it once per path).
+        auto rp = self->make_response_promise<std::string>();
+        self->request(st.key_store, st.settings.step_timeout, describe_atom::value, circuit)
+            .then([self, rp, circuit](key_summary& s) mutable {
+                    rp.deliver(placement_missing(self->state, circuit, s.fingerprint, false));
+                  },
+                  [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
         return rp;
       },
       [self](cancel_atom, job_id id) {
@@ -1169,6 +1209,19 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
         s.host_waits = st.host_waits.size();
         s.waits_served_home = st.waits_served_home;
         s.device_waits = st.device_queue.size();
+        if (!proves_locally(st))
+          for (auto& [id, j] : st.jobs) {
+            if (std::none_of(j.tasks.begin(), j.tasks.end(), [](const task_t& t) { return t.st == stage::queued; }))
+              continue;
+            const bool params = !j.spec.key_fingerprint.empty();
+            if (!params && j.described != job_t::described::yes) continue;  // its key not read yet
+            auto missing = placement_missing(st, j.spec.circuit, fingerprint_of(j), params);
+            if (missing.empty()) continue;
+            const auto name = j.spec.circuit.substr(j.spec.circuit.find_last_of('/') + 1);
+            s.waiting.push_back(job_wait{id, "waiting for a node holding " + name + " (" +
+                                                 (params ? "parameters.json digest " : "fingerprint ") +
+                                                 fingerprint_of(j) + ")"});
+          }
         return s;
       },
   };

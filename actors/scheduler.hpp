@@ -26,16 +26,19 @@ struct job_spec {
   // The caller runs a synthetic bench: a synthetic key (zk/groth16/synthetic_srs.hpp, NOT A SETUP)
   // is accepted and its proofs are released unverified. Without it a synthetic key is refused.
   bool synthetic_bench = false;
+  // What cluster nodes are matched on: a Filecoin job's params file by its parameters.json digest
+  // (the engine facade fills it in on a coordinator); empty: the key header's fingerprint (a zkey).
+  std::string key_fingerprint;
   bool operator==(const job_spec& o) const {
     return request_id == o.request_id && circuit == o.circuit && prio == o.prio && partitions == o.partitions &&
            fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s &&
-           synthetic_bench == o.synthetic_bench;
+           synthetic_bench == o.synthetic_bench && key_fingerprint == o.key_fingerprint;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, job_spec& x) {
   return f(caf::meta::type_name("job_spec"), x.request_id, x.circuit, x.prio, x.partitions, x.fixed_randomness,
-           x.randomness, x.synthetic_bench);
+           x.randomness, x.synthetic_bench, x.key_fingerprint);
 }
 
 // What intake hands the scheduler: an accepted job.
@@ -88,14 +91,22 @@ typename Inspector::result_type inspect(Inspector& f, node_load& x) {
 }
 
 template <class Inspector>
-typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
-  return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running, x.nodes,
-           x.stale_results, x.host_waits, x.waits_served_home, x.device_waits);
+typename Inspector::result_type inspect(Inspector& f, job_wait& x) {
+  return f(caf::meta::type_name("job_wait"), x.job, x.reason);
 }
 
-// Answers a job_ticket when the job ends (succeeded, failed or canceled).
+template <class Inspector>
+typename Inspector::result_type inspect(Inspector& f, scheduler_status& x) {
+  return f(caf::meta::type_name("scheduler_status"), x.devices, x.retries, x.tasks_queued, x.tasks_running, x.nodes,
+           x.stale_results, x.host_waits, x.waits_served_home, x.device_waits, x.waiting);
+}
+
+// Answers a job_ticket when the job ends (succeeded, failed or canceled). place_atom (a circuit
+// path, the job's key_fingerprint) answers "" when some place can prove that key now (local devices,
+// or a joined node offering it), else one line naming what is missing.
 using scheduler_actor = caf::typed_actor<                         //
     caf::replies_to<job_ticket>::with<job_outcome>,               //
+    caf::replies_to<place_atom, std::string, std::string>::with<std::string>,  //
     caf::reacts_to<cancel_atom, job_id>,                          //
     caf::reacts_to<worker_replaced>,                              //
     caf::reacts_to<tick_atom>,                                    // a grant came home to a key's kept buffers

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <mutex>
 #include <shared_mutex>
 #include <thread>
 
@@ -20,6 +21,7 @@
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/groth16/synthetic_srs.hpp"
+#include "zk/io/bellperson.hpp"
 #include "zk/io/binfile.hpp"
 #include "zk/io/zkey.hpp"
 
@@ -97,6 +99,11 @@ struct engine::impl {
   msg::node_agent_actor agent;     // worker
   std::uint16_t cluster_port = 0;
   std::shared_ptr<door_counters> door = std::make_shared<door_counters>();
+  // A cluster's Filecoin keys are matched by their parameters.json digest: the digests listed in
+  // the parameter cache's parameters.json, and those computed here for files it does not list.
+  std::shared_ptr<const std::map<std::string, std::string>> listed_digests;
+  std::mutex digests_mu;
+  std::map<std::string, std::string> computed_digests;  // path -> digest
   // Calls from other threads (a status scrape, a late submit) may race shutdown: each holds the
   // lock shared while it uses the actor system; shutdown refuses new calls, then takes it exclusively.
   std::shared_mutex lifetime;
@@ -167,6 +174,20 @@ struct engine::impl {
   }
 
   ~impl() { shutdown(); }
+
+  // A params file's parameters.json digest: as listed, else computed once (BLAKE2b over the file).
+  std::string params_digest(const std::string& path) {
+    const auto name = std::filesystem::path(path).filename().string();
+    if (listed_digests)
+      if (auto it = listed_digests->find(name); it != listed_digests->end()) return it->second;
+    std::lock_guard lock(digests_mu);
+    auto& d = computed_digests[path];
+    if (d.empty()) {
+      if (filecoin.on_event) filecoin.on_event("cluster: computing the digest of " + path + " (not in parameters.json)");
+      d = zk::io::parameters_json_digest(path);
+    }
+    return d;
+  }
 
   actors::cluster_settings cluster_settings(const cluster_config& cl) const {
     actors::cluster_settings cs;
@@ -355,6 +376,15 @@ engine engine::start(const config& c) {
                                              : c.filecoin.parameters_json);
   }
 
+  if ((coordinator || worker) && !c.filecoin.param_cache.empty()) {
+    const auto json = c.filecoin.parameters_json.empty()
+                          ? (std::filesystem::path(c.filecoin.param_cache) / "parameters.json").string()
+                          : c.filecoin.parameters_json;
+    std::error_code ec;
+    if (s.param_digests) p->listed_digests = s.param_digests;
+    else if (std::filesystem::is_regular_file(json, ec)) p->listed_digests = read_param_digests(json);
+  }
+
   msg::register_messages(p->cfg);
   if (c.scheduler_threads) p->cfg.set("scheduler.max-threads", static_cast<std::size_t>(c.scheduler_threads));
   if (!c.remote_synthesizers.empty() || coordinator || worker) {
@@ -444,6 +474,14 @@ job_id engine::submit(filecoin_request req) {
   spec.synthetic_bench = !req.synthetic_key.empty();
   spec.circuit = path;
   spec.prio = req.prio.value_or(default_priority(req.input.kind));
+  // A coordinator sends the job to nodes holding the same params file (name and digest).
+  if (p_->registrar && req.synthetic_key.empty()) {
+    try {
+      spec.key_fingerprint = p_->params_digest(path);
+    } catch (const std::exception& e) {
+      throw engine_error(std::string("bad_input: ") + e.what());
+    }
+  }
   auto input = std::make_shared<const fil::job_input>(std::move(req.input));
   actors::share_porep_c1(input, std::move(c1));
   for (std::uint32_t i = 0; i < c.partitions(); ++i) {

@@ -50,6 +50,7 @@ using ping_atom = caf::atom_constant<caf::atom("ping")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 using node_lost_atom = caf::atom_constant<caf::atom("nodelost")>;
 using fail_alloc_atom = caf::atom_constant<caf::atom("failalloc")>;
+using place_atom = caf::atom_constant<caf::atom("place")>;  // can any place prove this key (a coordinator_only engine)?
 using b2_plan_atom = caf::atom_constant<caf::atom("b2plan")>;  // a device's B2 plan for a key, to the key store  // chaos: fail the next N allocations
 
 // ---- errors -----------------------------------------------------------------------------------
@@ -66,6 +67,7 @@ enum class errc : std::uint8_t {
   refused,          // a cluster join with the wrong secret or another build
   node_lost,        // a cluster node stopped answering
   withdrawn,        // a queued budget request that its requester took back (cancel_atom)
+  failed_precondition,  // nothing here or in the cluster can prove it (no local device, no node with its key)
 };
 caf::error make_error(errc x, std::string what = {});
 const char* to_string(errc x);

@@ -19,6 +19,7 @@ const char* to_string(errc x) {
     case errc::refused: return "refused";
     case errc::node_lost: return "node_lost";
     case errc::withdrawn: return "withdrawn";
+    case errc::failed_precondition: return "failed_precondition";
   }
   return "unknown";
 }

@@ -165,6 +165,14 @@ struct node_load {
   bool operator==(const node_load&) const = default;
 };
 
+// A job that no place can prove now: this engine has no local devices (a coordinator_only one)
+// and no joined node offers its key; it runs when such a node joins.
+struct job_wait {
+  job_id job = 0;
+  std::string reason;  // "waiting for a node holding v28-...params (digest ...)"
+  bool operator==(const job_wait&) const = default;
+};
+
 struct scheduler_status {
   std::vector<device_usage> devices;
   std::uint64_t retries = 0, tasks_queued = 0, tasks_running = 0;
@@ -176,6 +184,7 @@ struct scheduler_status {
   // Partitions synthesized and waiting for a device's stager (none free, or every device holding
   // engine_settings' backend.staged_partitions of its partitions).
   std::uint64_t device_waits = 0;
+  std::vector<job_wait> waiting;  // jobs waiting for a node (see job_wait)
   bool operator==(const scheduler_status&) const = default;
 };
 

@@ -348,6 +348,8 @@ void register_client(CLI::App& app) {
             std::cout << "\n";
           }
           for (auto& r : s.refusals()) std::cout << "refused: " << r << "\n";
+          for (auto& w : s.waiting_for_node())
+            std::cout << "job " << w.job_id() << " (" << w.proof_kind() << "): " << w.reason() << "\n";
         } else if (s.cluster_role() == "worker") {
           const auto& c = s.coordinator();
           std::cout << "cluster: worker of " << c.address() << ": " << c.state();

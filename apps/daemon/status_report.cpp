@@ -216,6 +216,13 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
   s.set_host_waits(es.scheduler.host_waits);
   s.set_host_waits_served_home(es.scheduler.waits_served_home);
   for (auto& r : es.registrar.refusals) s.add_refusals(r);
+  for (auto& w : es.scheduler.waiting) {
+    auto* out = s.add_waiting_for_node();
+    auto it = live.find(w.job);
+    out->set_job_id(it != live.end() ? it->second.first : std::to_string(w.job));
+    out->set_proof_kind(it != live.end() ? it->second.second : "circom");
+    out->set_reason(w.reason);
+  }
   if (es.coordinator) {
     auto* c = s.mutable_coordinator();
     c->set_address(es.coordinator->coordinator);
@@ -366,6 +373,9 @@ std::string status_json_text(const pb::GetStatusResponse& s) {
                              {"partitions", n.partitions_done()}, {"failures", n.failures()},
                              {"busy_seconds", n.busy_seconds()}, {"last_seen_seconds_ago", n.last_seen_seconds_ago()},
                              {"joined_seconds_ago", n.joined_seconds_ago()}, {"build", n.build()}});
+    cl["waiting_for_node"] = nlohmann::ordered_json::array();
+    for (auto& w : s.waiting_for_node())
+      cl["waiting_for_node"].push_back({{"job_id", w.job_id()}, {"proof_kind", w.proof_kind()}, {"reason", w.reason()}});
     cl["joins"] = s.node_joins();
     cl["refusals"] = s.node_refusals();
     cl["losses"] = s.node_losses();

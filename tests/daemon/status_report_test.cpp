@@ -213,3 +213,21 @@ TEST_CASE("key_files reads each key's file once: a file removed since still show
   CHECK(back[key.path].bytes == 1000);
   fs::remove_all(dir);
 }
+
+TEST_CASE("a coordinator's status names the jobs waiting for a node, with the daemon's job id and kind",
+          "[daemon][status]") {
+  auto in = sample_snapshot();
+  in.engine.cluster_role = "coordinator";
+  in.engine.scheduler.waiting.push_back({12, "waiting for a node holding v28-x.params (parameters.json digest d1)"});
+  in.engine.scheduler.waiting.push_back({13, "waiting for a node holding sample.zkey (fingerprint f1)"});
+  const auto s = status_of(in);
+  REQUIRE(s.waiting_for_node_size() == 2);
+  CHECK(s.waiting_for_node(0).job_id() == "job-b");
+  CHECK(s.waiting_for_node(0).proof_kind() == "wpost");
+  CHECK(s.waiting_for_node(0).reason() == "waiting for a node holding v28-x.params (parameters.json digest d1)");
+  CHECK(s.waiting_for_node(1).job_id() == "13");  // not one of the daemon's Filecoin jobs: the engine's id
+  CHECK(s.waiting_for_node(1).proof_kind() == "circom");
+  const auto j = nlohmann::json::parse(status_json_text(s));
+  CHECK(j["cluster"]["waiting_for_node"][0]["job_id"] == "job-b");
+  CHECK(j["cluster"]["waiting_for_node"][1]["reason"] == "waiting for a node holding sample.zkey (fingerprint f1)");
+}

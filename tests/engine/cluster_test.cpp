@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "engine/engine.hpp"
+#include "fil/partition.hpp"
 #include "fixture.hpp"
 #include "zk/groth16/setup.hpp"
 #include "zk/groth16/verifier.hpp"
@@ -79,6 +80,23 @@ engine::config worker_config(std::uint16_t port, const std::string& name, event_
 }
 
 using test::eventually;
+
+std::string submit_error(engine::engine& e, const engine::request& r) {
+  try {
+    e.submit(r);
+  } catch (const engine::engine_error& err) {
+    return err.what();
+  }
+  return "";
+}
+std::string submit_error(engine::engine& e, const engine::filecoin_request& r) {
+  try {
+    e.submit(r);
+  } catch (const engine::engine_error& err) {
+    return err.what();
+  }
+  return "";
+}
 
 std::size_t alive_nodes(engine::engine& e) {
   std::size_t n = 0;
@@ -225,7 +243,8 @@ TEST_CASE("a node whose key differs is never sent that circuit's work", "[engine
     auto key = zk::groth16::setup(cs, zk::groth16::toxic_waste_from_seed(77));
     zk::io::write_zkey(other_key, zk::io::parts_of(key));
   }
-  REQUIRE(zk::io::zkey_header::read(other_key).fingerprint != zk::io::zkey_header::read(test::sample_zkey()).fingerprint);
+  const auto fingerprint = zk::io::zkey_header::read(test::sample_zkey()).fingerprint;
+  REQUIRE(zk::io::zkey_header::read(other_key).fingerprint != fingerprint);
 
   event_log log;
   std::mt19937_64 rng(23);
@@ -233,17 +252,82 @@ TEST_CASE("a node whose key differs is never sent that circuit's work", "[engine
   auto coord = engine::engine::start(coordinator_config(log));
   auto wrong = engine::engine::start(worker_config(coord.cluster_port(), "wrongkey", log, other_key));
   REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
-  auto id = coord.submit(test::sample_request(rng, 3));
-  std::this_thread::sleep_for(500ms);
-  REQUIRE_FALSE(coord.await(id, 1ms));  // nobody can take it
-  REQUIRE(wrong.status().coordinator->tasks == 0);
+  // Nobody can take it: refused at submit, naming the key that no node offers.
+  REQUIRE(submit_error(coord, test::sample_request(rng, 3)) ==
+          "failed_precondition: no place can prove sample.zkey: this engine has no local devices (cluster "
+          "coordinator_only) and none of its 1 joined node(s) offers that key (fingerprint " + fingerprint + ")");
+  REQUIRE(coord.status().intake.rejected == 1);
   // A node with the right key joins: the job runs there.
   auto right = engine::engine::start(worker_config(coord.cluster_port(), "rightkey", log));
-  auto r = coord.await(id, 60s);
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 2; }));
+  auto r = coord.await(coord.submit(test::sample_request(rng, 3)), 60s);
   REQUIRE(r);
   test::require_verifies(direct.key, *r, 3);
   REQUIRE(wrong.status().coordinator->tasks == 0);
   REQUIRE(right.status().coordinator->tasks == 3);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a coordinator_only engine refuses what no place can prove, and shows a job waiting for a node",
+          "[engine][cluster]") {
+  // A parameter cache holding the 2 KiB PoRep params file by name: enough for the submit's checks
+  // (the refusal comes before any key is read).
+  auto dir = std::filesystem::temp_directory_path() / ("cuzk-cluster-fil-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto circuit = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, "StackedDrg2KiBV1_1");
+  std::ofstream(dir / circuit.params_file()) << "not a key";
+  event_log log;
+  std::mt19937_64 rng(27);
+  test::direct_prover direct;
+  auto cc = coordinator_config(log);
+  cc.filecoin.param_cache = dir.string();
+  auto coord = engine::engine::start(cc);
+
+  engine::filecoin_request porep;
+  porep.input.kind = fil::proof_kind::porep_seal_commit;
+  porep.input.registered_proof = "StackedDrg2KiBV1_1";
+  porep.input.miner_id = 1000;
+  porep.input.sector_number = 1;
+  {
+    std::ifstream in(std::string(CUZK_SOURCE_DIR) + "/tests/fixtures/filecoin/oracle-2k/c1.json", std::ios::binary);
+    REQUIRE(in);
+    porep.input.c1.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  porep.sector_size = 2048;
+  REQUIRE(submit_error(coord, porep) == "failed_precondition: no place can prove " + circuit.params_file() +
+                                           ": this engine has no local devices (cluster coordinator_only) and no "
+                                           "node has joined");
+  REQUIRE(submit_error(coord, test::sample_request(rng, 1)).starts_with(
+      "failed_precondition: no place can prove sample.zkey: this engine has no local devices"));
+  REQUIRE(coord.status().intake.rejected == 2);
+  REQUIRE(coord.status().intake.accepted == 0);
+
+  // Accepted while a node holds the key; that node goes away mid-job: the job waits, and says so.
+  auto w1 = std::make_unique<engine::engine>(engine::engine::start(worker_config(coord.cluster_port(), "w1", log)));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+  auto id = coord.submit(test::sample_request(rng, 300));  // long enough to outlast the node
+  REQUIRE(eventually([&] {
+    auto s = coord.status();
+    for (auto& n : s.registrar.nodes)
+      if (auto* load = s.load_of(n.id); load && load->busy > 0) return true;
+    return false;
+  }));
+  REQUIRE(coord.status().scheduler.waiting.empty());
+  w1->shutdown();
+  REQUIRE(eventually([&] { return !coord.status().scheduler.waiting.empty(); }));
+  const auto fingerprint = zk::io::zkey_header::read(test::sample_zkey()).fingerprint;
+  auto waits = coord.status().scheduler.waiting;
+  REQUIRE(waits.size() == 1);
+  REQUIRE(waits[0].job == id);
+  REQUIRE(waits[0].reason == "waiting for a node holding sample.zkey (fingerprint " + fingerprint + ")");
+  REQUIRE_FALSE(coord.await(id, 1ms));
+  // A node with the key joins: the job completes there and waits no more.
+  auto w2 = engine::engine::start(worker_config(coord.cluster_port(), "w2", log));
+  auto r = coord.await(id, 120s);
+  REQUIRE(r);
+  test::require_verifies(direct.key, *r, 300);
+  REQUIRE(coord.status().scheduler.waiting.empty());
+  w1.reset();
   std::filesystem::remove_all(dir);
 }
 
