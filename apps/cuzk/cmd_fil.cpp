@@ -7,6 +7,7 @@
 //   synth-c1       a C1 output for a sector never sealed whose vanilla proofs verify and whose witness
 //                  satisfies the R1CS (fil/synthetic; benchmarks at 32 GiB)
 //   synth-post     structurally valid PoSt vanilla proofs with random hashes (test data)
+//   setup          TEST-ONLY .params / .vk of a circuit (cmd_fil_setup.cpp)
 //   post / c2      a WindowPoSt / WinningPoSt SNARK from vanilla proofs, a PoRep from a C1 output
 //                  (fil/prove/prove.hpp): every partition synthesized and proved, all verified
 //                  before the file is written
@@ -553,6 +554,8 @@ void register_fil(CLI::App& app) {
   sp->add_option("--sector-id", o->sector_id, "sector number (default 1)");
   sp->add_option("--seed", o->seed, "seed of the random hashes");
   sp->callback([o] { run_command([&] { return synth_post(*o); }); });
+
+  register_fil_setup(fil);
 }
 
 }  // namespace cuzk::cli

@@ -28,6 +28,7 @@ void register_zkey(CLI::App& app);
 void register_setup(CLI::App& app);
 void register_bench(CLI::App& app);  // cmd_bench.cpp: the GPU benchmarks, when built
 void register_fil(CLI::App& app);    // cmd_fil.cpp: Filecoin verify-seal, verify-post, C1 tools
+void register_fil_setup(CLI::App* fil);  // cmd_fil_setup.cpp: `cuzk fil setup` (TEST-ONLY params)
 void register_params(CLI::App& app);  // cmd_params.cpp: bellperson .params info / check
 
 // The status main() returns: set by the subcommand that ran.

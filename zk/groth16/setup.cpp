@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <random>
 #include <string>
@@ -69,6 +70,14 @@ std::vector<fr> lagrange_at(const fr& tau, const fr& first, const fr& step, std:
   return x;
 }
 
+// A field element's lowest limb (of c0 in Fp2): equal coordinates are rare, so this settles almost
+// every comparison before a whole one.
+template <class F>
+std::uint64_t low_limb(const F& x) {
+  if constexpr (requires { x.c0; }) return x.c0.m.limb[0];
+  else return x.m.limb[0];
+}
+
 // Fixed-base scalar multiplication: table[j][d] = d * 2^(w j) * G, so that k * G is one mixed
 // addition per w-bit window of k. The key's points are all multiples of one generator with known
 // scalars, so this replaces MSMs entirely.
@@ -109,7 +118,9 @@ class fixed_base {
   // trick) serves a whole block of additions, so an addition costs about 6 multiplications instead
   // of the 11 of a mixed Jacobian one. The rare x1 == x2 cases (doubling, or a sum at infinity) go
   // through Jacobian arithmetic.
-  std::vector<affine_t<Curve>> mul_all(const std::vector<fr>& scalars) const {
+  // `done(n)` is called after each block of n points, from the worker that made them.
+  std::vector<affine_t<Curve>> mul_all(const std::vector<fr>& scalars,
+                                       const std::function<void(std::size_t)>& done = {}) const {
     using F = typename Curve::field;
     using affine = affine_t<Curve>;
     std::vector<affine> out(scalars.size());
@@ -117,7 +128,7 @@ class fixed_base {
     const std::size_t row = std::size_t{1} << w_;
     parallel_blocks(scalars.size(), block, [&](std::size_t lo, std::size_t hi) {
       std::vector<bigint<4>> k(block);
-      std::vector<std::uint32_t> todo(block);  // indices (in the block) that add in this window
+      std::vector<std::uint32_t> digit(block), todo(block);  // todo: indices (in the block) that add here
       std::vector<F> den(block), prefix(block);
       for (std::size_t b = lo; b < hi; b += block) {
         const std::size_t m = std::min(hi, b + block) - b;
@@ -125,14 +136,25 @@ class fixed_base {
         for (std::size_t i = 0; i < m; ++i) k[i] = scalars[b + i].to_canonical();
         for (std::size_t j = 0; j < windows_; ++j) {
           const affine* t = table_.data() + j * row;
+          for (std::size_t i = 0; i < m; ++i) digit[i] = k[i].window(j * w_, w_);
+          // The table is far bigger than the caches: each entry's two lines are asked for a few
+          // points ahead, so that the misses overlap instead of stalling one after the other.
+          constexpr std::size_t ahead = 8;
+          auto fetch = [&](std::size_t i) {
+            const char* e = reinterpret_cast<const char*>(t + digit[i]);
+            __builtin_prefetch(e);
+            __builtin_prefetch(e + sizeof(affine) - 1);
+          };
+          for (std::size_t i = 0; i < std::min(ahead, m); ++i) fetch(i);
           std::size_t n_todo = 0;
           for (std::size_t i = 0; i < m; ++i) {
-            std::uint32_t d = k[i].window(j * w_, w_);
+            if (i + ahead < m) fetch(i + ahead);
+            const std::uint32_t d = digit[i];
             if (!d) continue;
             const affine& q = t[d];
             if (acc[i].is_identity()) {
               acc[i] = q;
-            } else if (acc[i].x == q.x) {
+            } else if (low_limb(acc[i].x) == low_limb(q.x) && acc[i].x == q.x) {
               acc[i] = (jacobian_t<Curve>(acc[i]) + q).to_affine();  // doubling or infinity: rare
             } else {
               todo[n_todo++] = std::uint32_t(i);
@@ -142,14 +164,14 @@ class fixed_base {
           F run = F::one();
           for (std::size_t u = 0; u < n_todo; ++u) {
             std::size_t i = todo[u];
-            den[u] = t[k[i].window(j * w_, w_)].x - acc[i].x;
+            den[u] = t[digit[i]].x - acc[i].x;
             prefix[u] = run;
             run *= den[u];
           }
           F inv = run.inverse();
           for (std::size_t u = n_todo; u-- > 0;) {
             std::size_t i = todo[u];
-            const affine& q = t[k[i].window(j * w_, w_)];
+            const affine& q = t[digit[i]];
             F inv_u = inv * prefix[u];
             inv *= den[u];
             F lambda = (q.y - acc[i].y) * inv_u;
@@ -158,6 +180,7 @@ class fixed_base {
             acc[i] = affine::of(x3, y3);
           }
         }
+        if (done) done(m);
       }
     });
     return out;
@@ -303,7 +326,7 @@ std::vector<io::zkey_coefficient> pce_coefficients(const io::r1cs_layout& l) {
   return coefs;
 }
 
-io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention convention) {
+io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention convention, const setup_progress& progress) {
   const bool bp = convention == io::key_convention::bellperson;
   const std::uint32_t n_public = cs.n_public();
   const std::uint32_t n_vars = cs.n_wires;
@@ -319,6 +342,7 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
   unsigned k = 0;
   while ((std::uint32_t{1} << k) < n) ++k;
 
+  if (progress) progress("QAP at tau", 0, 1);
   const fr omega = bp ? ntt::root_of_unity(k, ntt::bellperson_generator) : snarkjs_root_of_unity(k);
   const fr mu = snarkjs_root_of_unity(k + 1);
   const fr tau_n = tw.tau.pow(std::uint64_t(n));
@@ -394,12 +418,26 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
   fixed_base<g1_curve> g1(g1_curve::generator(), window_for(g1_points, 16));
   fixed_base<g2_curve> g2(g2_curve::generator(), window_for(n_vars, 14));
 
+  if (progress) progress("QAP at tau", 1, 1);
+
+  // Each section's points with its stage's progress (workers report under one lock).
+  std::mutex progress_mu;
+  auto section = [&](const auto& base, const std::vector<fr>& scalars, std::string_view stage) {
+    std::size_t made = 0;
+    if (progress) progress(stage, 0, scalars.size());
+    return base.mul_all(scalars, [&](std::size_t n) {
+      if (!progress) return;
+      std::lock_guard lk(progress_mu);
+      made += n;
+      progress(stage, made, scalars.size());
+    });
+  };
   auto store = std::make_shared<key_storage>();
-  store->a = g1.mul_all(u);
-  store->b1 = g1.mul_all(v);
-  store->b2 = g2.mul_all(v);
-  store->c = g1.mul_all(c_s);
-  store->h = g1.mul_all(h_s);
+  store->a = section(g1, u, "points A");
+  store->b1 = section(g1, v, "points B (G1)");
+  store->b2 = section(g2, v, "points B (G2)");
+  store->c = section(g1, c_s, "points L");
+  store->h = section(g1, h_s, "points H");
 
   io::zkey key;
   key.n_vars = n_vars;

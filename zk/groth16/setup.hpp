@@ -8,6 +8,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <string_view>
 
 #include "zk/io/r1cs.hpp"
 #include "zk/io/zkey.hpp"
@@ -38,7 +40,13 @@ fr snarkjs_root_of_unity(unsigned k);
 // convention bellperson (zk/groth16/bellperson_key.hpp): domain bellperson_domain_size, roots from 7,
 // H_i = tau^i (tau^n - 1) / delta for i < n - 1, a/b queries filtered by bellperson_density; the
 // rest (IC, L = c, the matrices) as for snarkjs. gamma stays 1.
-io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention convention = io::key_convention::snarkjs);
+//
+// progress(stage, done, total): the stage ("QAP at tau", then "points A", "points B (G1)", "points B
+// (G2)", "points L", "points H") and how many of its points are made; called from one thread at a
+// time, not always the caller's.
+using setup_progress = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
+io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention convention = io::key_convention::snarkjs,
+               const setup_progress& progress = {});
 
 // The constraint evaluator's A/B entries of a circuit as a zkey's section 4 holds them (coef * R in
 // the Montgomery sense), with the nPublic + 1 input rows appended to A. Throws input_error for a

@@ -313,6 +313,12 @@ void write_bellperson_vk(const std::string& path, const groth16::verifying_key& 
 void write_bellperson_params(const std::string& path, const zkey& key) {
   if (key.convention != key_convention::bellperson)
     throw input_error(path + ": a snarkjs-convention key cannot be written as bellperson .params");
+  write_file(path, bellperson_params_bytes(key));
+}
+
+std::vector<std::uint8_t> bellperson_params_bytes(const zkey& key) {
+  if (key.convention != key_convention::bellperson)
+    throw input_error("a snarkjs-convention key cannot be written as bellperson .params");
   std::vector<std::uint8_t> out = bellperson_vk_bytes(key.vk);
   out.reserve(out.size() + 20 + (key.h.size() + key.c.size() + key.a.size() + key.b1.size()) * g1_size +
               key.b2.size() * g2_size);
@@ -321,8 +327,36 @@ void write_bellperson_params(const std::string& path, const zkey& key) {
   append_points<g1_affine>(out, key.a);
   append_points<g1_affine>(out, key.b1);
   append_points<g2_affine>(out, key.b2);
-  write_file(path, out);
+  return out;
 }
+
+namespace {
+
+// BLAKE2b-512 fed by `feed(update)`; the first 16 bytes as hex (parameters.json's digest).
+template <class Feed>
+std::string blake2b_prefix_hex(Feed&& feed) {
+  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
+  if (!ctx || EVP_DigestInit_ex(ctx, EVP_blake2b512(), nullptr) != 1) {
+    EVP_MD_CTX_free(ctx);
+    throw std::runtime_error("OpenSSL: BLAKE2b-512 unavailable");
+  }
+  try {
+    feed([&](const void* p, std::size_t n) { EVP_DigestUpdate(ctx, p, n); });
+  } catch (...) {
+    EVP_MD_CTX_free(ctx);
+    throw;
+  }
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_DigestFinal_ex(ctx, md, &len);
+  EVP_MD_CTX_free(ctx);
+  static const char* hexd = "0123456789abcdef";
+  std::string hex;
+  for (unsigned i = 0; i < 16 && i < len; ++i) hex += hexd[md[i] >> 4], hex += hexd[md[i] & 15];
+  return hex;
+}
+
+}  // namespace
 
 std::string parameters_json_digest(const std::string& path,
                                    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
@@ -331,32 +365,32 @@ std::string parameters_json_digest(const std::string& path,
   std::fseek(f, 0, SEEK_END);
   const long total = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  if (!ctx || EVP_DigestInit_ex(ctx, EVP_blake2b512(), nullptr) != 1) {
-    EVP_MD_CTX_free(ctx);
-    std::fclose(f);
-    throw std::runtime_error("OpenSSL: BLAKE2b-512 unavailable");
-  }
-  std::vector<unsigned char> buf(std::size_t(8) << 20);
-  std::uint64_t done = 0;
-  for (;;) {
-    const std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
-    if (got == 0) break;
-    EVP_DigestUpdate(ctx, buf.data(), got);
-    done += got;
-    if (progress) progress(done, std::uint64_t(total < 0 ? 0 : total));
-  }
-  const bool read_error = std::ferror(f);
-  std::fclose(f);
-  unsigned char md[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx, md, &len);
-  EVP_MD_CTX_free(ctx);
-  if (read_error) throw input_error(path + ": read error");
-  static const char* hexd = "0123456789abcdef";
+  bool read_error = false;
   std::string hex;
-  for (unsigned i = 0; i < 16 && i < len; ++i) hex += hexd[md[i] >> 4], hex += hexd[md[i] & 15];
+  try {
+    hex = blake2b_prefix_hex([&](auto&& update) {
+      std::vector<unsigned char> buf(std::size_t(8) << 20);
+      std::uint64_t done = 0;
+      for (;;) {
+        const std::size_t got = std::fread(buf.data(), 1, buf.size(), f);
+        if (got == 0) break;
+        update(buf.data(), got);
+        done += got;
+        if (progress) progress(done, std::uint64_t(total < 0 ? 0 : total));
+      }
+      read_error = std::ferror(f) != 0;
+    });
+  } catch (...) {
+    std::fclose(f);
+    throw;
+  }
+  std::fclose(f);
+  if (read_error) throw input_error(path + ": read error");
   return hex;
+}
+
+std::string parameters_json_digest(std::span<const std::uint8_t> bytes) {
+  return blake2b_prefix_hex([&](auto&& update) { update(bytes.data(), bytes.size()); });
 }
 
 }  // namespace cuzk::zk::io

@@ -95,10 +95,14 @@ struct bellperson_params {
 // groth16::setup) as .params, and its vk as .vk. Throws input_error for a snarkjs-convention key.
 void write_bellperson_params(const std::string& path, const zkey& key);
 void write_bellperson_vk(const std::string& path, const groth16::verifying_key& vk);
+// The bytes write_bellperson_params writes (same error).
+std::vector<std::uint8_t> bellperson_params_bytes(const zkey& key);
 
 // parameters.json's digest of a file: the first 32 hex digits of its BLAKE2b-512 (what
 // rust-fil-proofs' paramfetch compares). `progress(done, total)` is called as bytes are hashed.
 std::string parameters_json_digest(const std::string& path,
                                    const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
+// The same digest of bytes in memory (a file about to be written).
+std::string parameters_json_digest(std::span<const std::uint8_t> bytes);
 
 }  // namespace cuzk::zk::io

@@ -1,0 +1,185 @@
+// `cuzk fil setup --proof-type NAME --params-dir DIR [--seed N] [--force]`: TEST-ONLY Groth16
+// parameters of a Filecoin circuit (fil/test_setup.hpp) as DIR/<parameters.json name>.params and
+// .vk, which filecoin-proofs (FIL_PROOFS_PARAMETER_CACHE=DIR) and cuzk load as the real files. Beside
+// them: the marker DIR/CUZK-TEST-ONLY listing what cuzk made, and DIR/parameters.json with their
+// digests, so that `cuzk params check DIR DIR/parameters.json` and the daemon's [filecoin]
+// verify_params accept them. A directory holding any parameter file the marker does not list (real
+// parameters) is refused; an existing file is replaced only with --force. Exit 0 written, 2 unusable
+// input (one line naming the problem; nothing written).
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "commands.hpp"
+#include "fil/partition.hpp"
+#include "fil/test_setup.hpp"
+#include "zk/error.hpp"
+#include "zk/groth16/random.hpp"
+#include "zk/io/bellperson.hpp"
+#include "zk/io/zkey.hpp"
+
+namespace cuzk::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// The circuits `fil setup` makes parameters for: a bare NAME is tried against each kind in this
+// order, "LABEL:NAME" asks one kind. A new circuit is one line here once fil::record_circuit knows it.
+constexpr std::pair<std::string_view, fil::proof_kind> setup_kinds[] = {
+    {"porep", fil::proof_kind::porep_seal_commit},
+    {"window-post", fil::proof_kind::window_post_partition},
+    {"winning-post", fil::proof_kind::winning_post},
+};
+
+struct fil_setup_options {
+  std::string proof_type, dir;
+  std::uint64_t seed = 0;
+  bool seed_given = false, force = false;
+};
+
+fil::circuit_ref resolve(const std::string& name) {
+  std::string_view label, bare = name;
+  if (const auto colon = name.find(':'); colon != std::string::npos) {
+    label = bare.substr(0, colon);
+    bare = bare.substr(colon + 1);
+  }
+  for (const auto& [l, kind] : setup_kinds) {
+    if (!label.empty() && label != l) continue;
+    try {
+      return fil::resolve_circuit(kind, bare);
+    } catch (const zk::input_error&) {
+    } catch (const fil::not_implemented& e) {
+      throw zk::input_error("--proof-type " + name + ": " + e.what());
+    }
+  }
+  throw zk::input_error("--proof-type " + name +
+                        ": not a registered proof cuzk can set up (e.g. StackedDrg2KiBV1_1, StackedDrgWindow2KiBV1_2, "
+                        "StackedDrgWinning2KiBV1)");
+}
+
+// DIR made if absent, and a file can be created in it (a probe, since root passes access(2)).
+void require_writable_dir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw zk::input_error("--params-dir " + dir + ": cannot create: " + ec.message());
+  if (!fs::is_directory(dir, ec)) throw zk::input_error("--params-dir " + dir + ": not a directory");
+  const std::string probe = (fs::path(dir) / (".cuzk-write-probe." + std::to_string(::getpid()))).string();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) throw zk::input_error("--params-dir " + dir + ": not writable: " + std::strerror(errno));
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+// Entries of parameters.json for the files written, merged into DIR's (ours: the marker lists it).
+void write_parameters_json(const std::string& dir, const std::vector<std::pair<std::string, std::string>>& digests,
+                           std::uint64_t sector_size) {
+  const fs::path path = fs::path(dir) / "parameters.json";
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  std::error_code ec;
+  if (fs::exists(path, ec)) {
+    std::ifstream in(path);
+    try {
+      in >> j;
+    } catch (const std::exception&) {
+      j = nlohmann::ordered_json::object();  // ours and damaged: rewritten
+    }
+    if (!j.is_object()) j = nlohmann::ordered_json::object();
+  }
+  for (const auto& [file, digest] : digests)
+    j[file] = {{"cid", ""}, {"digest", digest}, {"sector_size", sector_size}, {"cuzk_test_only", true}};
+  write_file_atomically(path.string(), j.dump(2) + "\n");
+}
+
+int fil_setup(const fil_setup_options& o) {
+  const auto c = resolve(o.proof_type);
+  if (const auto why = fil::cpu_setup_refusal(c); !why.empty()) throw zk::input_error(why);
+  require_writable_dir(o.dir);
+  if (const auto real = fil::first_real_param_file(o.dir); !real.empty())
+    throw zk::input_error("--params-dir " + o.dir + " holds real parameters (" + real + " is not listed in its " +
+                          std::string(fil::test_only_marker) + "): give an empty directory or one of cuzk's test files");
+  const std::string params = (fs::path(o.dir) / c.params_file()).string(), vk = (fs::path(o.dir) / c.vk_file()).string();
+  std::error_code ec;
+  for (const auto& f : {params, vk})
+    if (!o.force && fs::exists(f, ec)) throw zk::input_error(f + ": exists (give --force to replace it)");
+
+  std::uint64_t seed = o.seed;
+  if (!o.seed_given) zk::groth16::detail::os_random_bytes(&seed, sizeof(seed));
+  std::cerr << "WARNING: TEST-ONLY parameters for " << c.describe() << ": toxic waste from seed " << seed
+            << "; whoever knows it can forge proofs. Never use them in production.\n";
+
+  // The marker lists the files before they exist: a run stopped half-way leaves no file that a
+  // later run would take for real parameters.
+  auto marked = fil::read_test_only_marker(o.dir);
+  for (const std::string& name : {c.params_file(), c.vk_file(), std::string("parameters.json")}) {
+    std::erase_if(marked, [&](const auto& e) { return e.file == name; });
+    if (name == "parameters.json") marked.push_back({name, "-", "-"});
+    else marked.push_back({name, std::to_string(seed), std::string(c.seal ? c.seal->name : c.post->name)});
+  }
+  fil::write_test_only_marker(o.dir, marked);
+
+  auto t0 = now_ns();
+  std::unique_ptr<progress_bar> bar;
+  std::string stage;
+  double t_record = 0;
+  const auto key = fil::test_setup(c, seed, [&](std::string_view s, std::size_t done, std::size_t total) {
+    if (s != stage) {
+      if (stage == "record the circuit") t_record = seconds_since(t0);
+      stage = s;
+      bar = std::make_unique<progress_bar>("setup " + std::string(c.seal ? c.seal->name : c.post->name) + ": " + stage, false);
+    }
+    bar->update(done, total);
+  });
+  bar.reset();
+  const double t_setup = seconds_since(t0) - t_record;
+  t0 = now_ns();
+  bar = std::make_unique<progress_bar>("write " + c.params_file(), false);
+  bar->update(0, 2);
+  const auto params_bytes = zk::io::bellperson_params_bytes(key);
+  const auto vk_bytes = zk::io::bellperson_vk_bytes(key.vk);
+  write_file_atomically(params, std::span<const std::uint8_t>(params_bytes));
+  write_file_atomically(vk, std::span<const std::uint8_t>(vk_bytes));
+  bar->update(1, 2);
+  write_parameters_json(o.dir,
+                        {{c.params_file(), zk::io::parameters_json_digest(params_bytes)},
+                         {c.vk_file(), zk::io::parameters_json_digest(vk_bytes)}},
+                        c.sector_size());
+  bar.reset();
+  const double t_write = seconds_since(t0);
+  std::printf("wrote %s (%zu bytes) and %s: TEST-ONLY parameters of %s, seed %llu (%u constraints, domain 2^%u); "
+              "record %.1f s, setup %.1f s, write %.1f s\n",
+              params.c_str(), params_bytes.size(), c.vk_file().c_str(), c.describe().c_str(),
+              (unsigned long long)seed, key.n_rows - key.n_public - 1, key.log_domain, t_record, t_setup, t_write);
+  return exit_ok;
+}
+
+}  // namespace
+
+void register_fil_setup(CLI::App* fil) {
+  auto o = std::make_shared<fil_setup_options>();
+  auto* sub = fil->add_subcommand(
+      "setup", "Make TEST-ONLY Groth16 parameters (.params, .vk) of a Filecoin circuit under Filecoin's file names");
+  sub->add_option("--proof-type", o->proof_type,
+                  "registered proof, e.g. StackedDrg2KiBV1_1, StackedDrgWindow2KiBV1_2, StackedDrgWinning2KiBV1 "
+                  "(LABEL:NAME picks the kind: porep, window-post, winning-post)")
+      ->required();
+  sub->add_option("--params-dir", o->dir, "where to write them (made if absent; never a directory of real parameters)")
+      ->required();
+  sub->add_option("--seed", o->seed, "seed of the toxic waste (default: random, printed)");
+  sub->add_flag("--force", o->force, "replace the circuit's files when they exist (cuzk's test files only)");
+  sub->callback([o, sub] {
+    o->seed_given = sub->count("--seed") > 0;
+    run_command([&] { return fil_setup(*o); });
+  });
+}
+
+}  // namespace cuzk::cli
