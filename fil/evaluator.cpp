@@ -3,12 +3,19 @@
 #include <filesystem>
 
 #include "fil/circuit/stacked.hpp"
+#include "fil/parameter_cache.hpp"
 #include "zk/cs/constraint_system.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::fil {
 
 std::string porep_evaluator_key(const seal_proof_info& info) {
+  // Named by the first registered proof of its params file: the variants of a sector size share one
+  // circuit and one file, which `cuzk fil c2` (naming the C1's proof) and the daemon's key store
+  // (naming the params file's) would otherwise record over each other in turn.
+  const auto file = parameter_cache_id(info);
+  for (const auto& p : seal_proofs())
+    if (parameter_cache_id(p) == file) return "cuzk porep " + std::string(p.name) + " partition";
   return "cuzk porep " + std::string(info.name) + " partition";
 }
 

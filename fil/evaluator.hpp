@@ -17,7 +17,8 @@
 
 namespace cuzk::fil {
 
-// The key a PoRep evaluator file is recorded under (its circuit: one per sector size and shape).
+// The key a PoRep evaluator file is recorded under (its circuit: one per sector size and shape, the
+// same for every registered proof that shares its params file).
 std::string porep_evaluator_key(const seal_proof_info& info);
 // The registered proof whose evaluator key this is (porep_evaluator_key's inverse), or null.
 const seal_proof_info* porep_of_evaluator_key(std::string_view key);

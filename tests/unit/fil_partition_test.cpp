@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "fil/evaluator.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/partition.hpp"
 #include "zk/cs/export.hpp"
@@ -40,6 +41,15 @@ TEST_CASE("fil partition: a params file name gives back its circuit", "[fil]") {
   }
   REQUIRE_FALSE(fil::circuit_for_params("v28-not-a-filecoin-file.params"));
   REQUIRE_FALSE(fil::circuit_for_params("sample.zkey"));
+}
+
+TEST_CASE("fil partition: the proofs of one params file share one recorded evaluator", "[fil]") {
+  const auto key = [](const char* name) { return fil::porep_evaluator_key(*fil::find_seal_proof(name)); };
+  CHECK(key("StackedDrg2KiBV1_1") == key("StackedDrg2KiBV1"));
+  CHECK(key("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep") == key("StackedDrg2KiBV1"));
+  CHECK(key("StackedDrg32GiBV1_1") == key("StackedDrg32GiBV1"));
+  CHECK(key("StackedDrg32GiBV1_1") != key("StackedDrg2KiBV1_1"));
+  CHECK(fil::porep_of_evaluator_key(key("StackedDrg8MiBV1_1"))->sector_size == 8ull << 20);
 }
 
 TEST_CASE("fil partition: registered proofs by Curio's abi numbers", "[fil]") {
