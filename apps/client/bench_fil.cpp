@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "client/client.hpp"
+#include "client/fil_requests.hpp"
 #include "client/timeline_svg.hpp"
 #include "cuzk/commands.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -41,8 +42,20 @@ std::vector<std::uint8_t> hex_bytes(const std::string& hex, const std::string& w
   return out;
 }
 
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+std::int64_t unix_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
 // WindowPoSt / WinningPoSt from fil-oracle's post.json and its vanilla-*.bin.
-pb::SubmitProofRequest post_request(const std::string& dir) {
+pb::SubmitProofRequest fil_post_request(const std::string& dir) {
   const std::string path = (fs::path(dir) / "post.json").string();
   json p;
   try {
@@ -65,7 +78,7 @@ pb::SubmitProofRequest post_request(const std::string& dir) {
 }
 
 // PoRep C2 from Curio's C1 wrapper ({"SectorNum", "Phase1Out", "SectorSize"}), as a V1_1 proof.
-pb::SubmitProofRequest porep_request(const std::string& c1, std::uint64_t miner) {
+pb::SubmitProofRequest fil_porep_request(const std::string& c1, std::uint64_t miner) {
   pb::SubmitProofRequest r;
   r.set_vanilla_proof(slurp(c1));
   json w;
@@ -87,28 +100,16 @@ pb::SubmitProofRequest porep_request(const std::string& c1, std::uint64_t miner)
   return r;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-std::int64_t unix_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
-}  // namespace
-
 int run_bench_fil(const bench_fil_options& o) {
   if (o.mode != "single" && o.mode != "batch" && o.mode != "stress")
     throw zk::input_error("--mode: '" + o.mode + "' is not single, batch or stress");
   pb::SubmitProofRequest proto;
   if (o.kind == "porep") {
     if (o.c1.empty()) throw zk::input_error("--kind porep needs --c1 FILE (Curio's C1 wrapper JSON)");
-    proto = porep_request(o.c1, o.miner);
+    proto = fil_porep_request(o.c1, o.miner);
   } else if (o.kind == "wpost" || o.kind == "winning") {
     if (o.dir.empty()) throw zk::input_error("--kind " + o.kind + " needs --dir DIR (fil-oracle post output)");
-    proto = post_request(o.dir);
+    proto = fil_post_request(o.dir);
     if ((o.kind == "winning") != (proto.proof_kind() == pb::WINNING_POST))
       throw zk::input_error(o.dir + "/post.json: not a " + o.kind + " proof");
   } else {

@@ -1,5 +1,6 @@
 // The daemon's client: submit, await, prove (remote), status, cancel, preload, evict, metrics, chaos,
-// bench-status (round-trip latency of GetStatus; time until a starting daemon answers).
+// bench-status (round-trip latency of GetStatus; time until a starting daemon answers), and
+// `fil submit` (a Filecoin job sent as Curio sends it).
 // Human output by default; --json for scripts. Each gRPC error becomes one line and a non-zero exit.
 #include <CLI/CLI.hpp>
 #include <google/protobuf/util/json_util.h>
@@ -18,7 +19,9 @@
 #include <thread>
 
 #include "client/client.hpp"
+#include "client/fil_requests.hpp"
 #include "config/config.hpp"
+#include "zk/error.hpp"
 #include "zk/io/binfile.hpp"
 #include "cuzk/commands.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -225,6 +228,34 @@ int run_remote_prove(const remote_prove_options& r) {
   auto st = stub->SubmitProof(&ctx, make_submit(s), &sub);
   if (!st.ok()) return report(st, o);
   return await_job(*stub, o, sub.job_id(), 0, r.out_dir);
+}
+
+void register_fil_submit(CLI::App* fil) {
+  auto* cmd = fil->add_subcommand("submit",
+                                  "Send a Filecoin job to a daemon as Curio does (PoRep C2 from a C1 output, or a PoSt "
+                                  "from fil-oracle's post.json) and wait for its proof");
+  auto o = std::make_shared<client_options>();
+  auto c1 = std::make_shared<std::string>(), post = std::make_shared<std::string>(), out = std::make_shared<std::string>();
+  auto miner = std::make_shared<std::uint64_t>(0);
+  add_client_options(cmd, *o);
+  cmd->add_option("--c1", *c1, "PoRep: Curio's C1 wrapper JSON {SectorNum, Phase1Out, SectorSize}");
+  cmd->add_option("--miner-id", *miner, "PoRep: miner actor id (f0... without the prefix)");
+  cmd->add_option("--post-dir", *post, "WindowPoSt / WinningPoSt: a directory with post.json and its vanilla-*.bin");
+  cmd->add_option("--out", *out, "directory for proof.bin (192 bytes per partition)")->required();
+  cmd->callback([=] {
+    run_command([&] {
+      if (c1->empty() == post->empty()) throw zk::input_error("give one of --c1 (PoRep) and --post-dir (PoSt)");
+      if (!c1->empty() && cmd->count("--miner-id") == 0) throw zk::input_error("--c1 needs --miner-id");
+      const auto req = c1->empty() ? fil_post_request(*post) : fil_porep_request(*c1, *miner);
+      auto stub = connect(*o);
+      grpc::ClientContext ctx;
+      prepare(ctx, *o);
+      pb::SubmitProofResponse sub;
+      auto st = stub->SubmitProof(&ctx, req, &sub);
+      if (!st.ok()) return report(st, *o);
+      return await_job(*stub, *o, sub.job_id(), 0, *out);
+    });
+  });
 }
 
 void register_client(CLI::App& app) {

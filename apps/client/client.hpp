@@ -1,5 +1,5 @@
 // The daemon client's subcommands for `cuzk` (submit, await, status, cancel, preload, evict,
-// metrics, chaos) and the remote form of `cuzk prove`.
+// metrics, chaos, fil submit) and the remote form of `cuzk prove`.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,9 @@ class App;
 namespace cuzk::cli {
 
 void register_client(CLI::App& app);
+// `cuzk fil submit`: a Filecoin job (PoRep from a C1 output, PoSt from fil-oracle's post.json) sent to
+// a daemon as Curio sends it; waits and writes DIR/proof.bin.
+void register_fil_submit(CLI::App* fil);
 
 // `cuzk prove --addr A --circuit NAME --witness W ... --out DIR`: prove through a daemon.
 struct remote_prove_options {

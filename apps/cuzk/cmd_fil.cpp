@@ -8,6 +8,7 @@
 //                  satisfies the R1CS (fil/synthetic; benchmarks at 32 GiB)
 //   synth-post     structurally valid PoSt vanilla proofs with random hashes (test data)
 //   setup          TEST-ONLY .params / .vk of a circuit (cmd_fil_setup.cpp)
+//   submit         a job sent to a daemon as Curio sends it (client/client.cpp)
 //   post / c2      a WindowPoSt / WinningPoSt SNARK from vanilla proofs, a PoRep from a C1 output
 //                  (fil/prove/prove.hpp): every partition synthesized and proved, all verified
 //                  before the file is written
@@ -25,6 +26,7 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
+#include "client/client.hpp"
 #include "commands.hpp"
 #include "fil/crypto/poseidon.hpp"
 #include "fil/ids.hpp"
@@ -556,6 +558,7 @@ void register_fil(CLI::App& app) {
   sp->callback([o] { run_command([&] { return synth_post(*o); }); });
 
   register_fil_setup(fil);
+  register_fil_submit(fil);
 }
 
 }  // namespace cuzk::cli

@@ -5,7 +5,7 @@
 #    another sector is rejected;
 #  - synthetic 2 KiB C1 outputs: inspect-c1 accepts the right miner and rejects another; verify-seal
 #    rejects a wrong miner id, a changed seed and another sector's proof;
-#  - unusable inputs exit 2 with one line.
+#  - unusable inputs exit 2 with one line; fil submit's refusals (exit 2) and no daemon (exit 5).
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
 F="$SRC/tests/fixtures/filecoin/polka-storage"
@@ -81,4 +81,13 @@ expect_exit 2 "verify-seal: no C1 file" seal --c1 "$T/none.json" --miner-id 1000
 expect_exit 2 "verify-seal: no key" "$CUZK" fil verify-seal --c1 "$T/c1.json" --miner-id 1000 --proof "$F/porep-2k.proof" --params-dir "$T"
 expect_exit 0 "graph: 2 KiB parents" "$CUZK" fil graph --proof-type StackedDrg2KiBV1_1 --first 60 --count 10
 expect_exit 2 "graph: a node past the end" "$CUZK" fil graph --proof-type StackedDrg2KiBV1_1 --first 64
+
+# fil submit: its refusals before any daemon is asked (sending jobs: tests/fil/oracle_setup.sh).
+C1=$SRC/tests/fixtures/filecoin/oracle-2k/c1.json
+submit() { "$CUZK" fil submit --addr "unix://$T/none.sock" --out "$T/sub" "$@"; }
+expect_exit 2 "submit: neither --c1 nor --post-dir" submit
+expect_exit 2 "submit: --c1 without --miner-id" submit --c1 "$C1"
+expect_exit 2 "submit: no post.json in --post-dir" submit --post-dir "$T"
+expect_exit 5 "submit: no daemon at --addr" submit --c1 "$C1" --miner-id 1000
+[[ ! -e $T/sub ]] && ok "submit: nothing written" || not_ok "submit: $T/sub was written"
 finish
