@@ -6,6 +6,9 @@
 //   cuzk_sppark_check DIR [--backend cuda|cpu|both|auto]      (auto: cuda when a device is present)
 //   cuzk_sppark_check --write-reference DIR LOG               (the test's stand-in for sppark)
 //
+// When the CPU's inverse NTT differs from sppark's, a note line says what sppark's is in terms of
+// ours (scaled by n, roots of the other direction, bit-reversed order, a constant factor).
+//
 // Files (any subset; raw little-endian, the byte layouts cuzk and sppark share):
 //   msm_g1.points  n x 96 B affine x, y (Montgomery)      msm_g1.scalars  n x 32 B canonical, < r
 //   msm_g1.sppark  144 B Jacobian X, Y, Z (Montgomery)    msm_g2.*: the same with 192 / 288 B (c0, c1)
@@ -79,6 +82,41 @@ void check_below_r(const std::vector<zk::bigint<4>>& v, const fs::path& p) {
 
 int failures = 0;
 
+// What sppark's inverse NTT is in terms of ours ((1/n) sum_j x_j w^-ij, natural order), when they
+// differ: the scaling, the direction of the roots and the order each leave a mark of their own.
+std::string inverse_relation(const std::vector<fr>& ours, const std::vector<fr>& theirs, unsigned log_n) {
+  const std::size_t n = ours.size();
+  const fr n_fr = fr::from_u64(n);
+  auto all = [&](auto&& same) {
+    for (std::size_t i = 0; i < n; ++i)
+      if (!same(i)) return false;
+    return true;
+  };
+  auto rev = [&](std::size_t i) {
+    std::size_t r = 0;
+    for (unsigned b = 0; b < log_n; ++b) r |= ((i >> b) & 1) << (log_n - 1 - b);
+    return r;
+  };
+  if (all([&](std::size_t i) { return theirs[i] == ours[i] * n_fr; }))
+    return "n times ours: sppark's inverse leaves out the 1/n";
+  if (all([&](std::size_t i) { return theirs[i] == ours[(n - i) % n]; }))
+    return "ours at index -i: sppark's inverse takes the forward roots (with 1/n)";
+  if (all([&](std::size_t i) { return theirs[i] == ours[(n - i) % n] * n_fr; }))
+    return "n times ours at index -i: sppark's inverse is its forward transform";
+  if (all([&](std::size_t i) { return theirs[i] == ours[rev(i)]; }))
+    return "ours in bit-reversed order";
+  if (all([&](std::size_t i) { return theirs[i] == ours[rev(i)] * n_fr; }))
+    return "n times ours in bit-reversed order";
+  if (!ours[0].is_zero()) {
+    const fr c = theirs[0] * ours[0].inverse();
+    if (all([&](std::size_t i) { return theirs[i] == ours[i] * c; }))
+      return "ours times the constant " + c.to_canonical().to_decimal();
+  }
+  std::size_t first = 0;
+  while (first < n && theirs[first] == ours[first]) ++first;
+  return "no simple relation to ours (first difference at index " + std::to_string(first) + ")";
+}
+
 void row(const std::string& what, unsigned log_n, const char* backend, bool ok) {
   std::printf("| %s | 2^%u | %s | %s |\n", what.c_str(), log_n, backend, ok ? "ok" : "MISMATCH");
   std::fflush(stdout);
@@ -149,6 +187,7 @@ void check_ntt(const fs::path& dir, bool cpu, gpu::cuda_backend* be) {
       if (inverse) dom.intt(got);
       else dom.ntt(got);
       row(what, L, "cuzk cpu (roots of 7)", got == want);
+      if (inverse && got != want) std::printf("note: %s 2^%u: sppark's is %s\n", what.c_str(), L, inverse_relation(got, want, L).c_str());
     }
   }
 }

@@ -69,7 +69,7 @@ void run_msm(int mode, const void* points, const void* scalars, std::size_t n, i
     if (mode == 0) {
       scalar_t* d = nullptr;
       spb::fail(cudaMalloc(&d, n * sizeof(scalar_t)), "cudaMalloc scalars");
-      spb::fail(cudaMemcpy(d, scs, n * sizeof(scalar_t), cudaMemcpyHostToDevice), "copy scalars");
+      spb::copy_in(d, scs, n * sizeof(scalar_t), stream, "copy scalars");
       try {
         spb::time_runs(stream, warmup, reps, times, [&] {
           check(msm.invoke(out, static_cast<const Affine*>(nullptr), n, dev_ptr_t<scalar_t>(d, n), false),

@@ -27,12 +27,12 @@ extern "C" int spb_ntt(const void* in, void* out, unsigned log_n, int inverse, i
     fr_t* d = nullptr;
     spb::fail(cudaMalloc(&d, n * sizeof(fr_t)), "cudaMalloc");
     try {
-      spb::fail(cudaMemcpy(d, in, n * sizeof(fr_t), cudaMemcpyHostToDevice), "copy in");
+      spb::copy_in(d, in, n * sizeof(fr_t), stream, "copy in");
       spb::time_runs(stream, warmup, reps, times, [&] {
         NTT::Base_dev_ptr(stream, d, log_n, NTT::InputOutputOrder::NN, dir, NTT::Type::standard);
       });
       if (out) {
-        spb::fail(cudaMemcpy(d, in, n * sizeof(fr_t), cudaMemcpyHostToDevice), "copy in");
+        spb::copy_in(d, in, n * sizeof(fr_t), stream, "copy in");
         NTT::Base_dev_ptr(stream, d, log_n, NTT::InputOutputOrder::NN, dir, NTT::Type::standard);
         spb::fail(cudaStreamSynchronize(stream), "ntt");
         spb::fail(cudaMemcpy(out, d, n * sizeof(fr_t), cudaMemcpyDeviceToHost), "copy out");

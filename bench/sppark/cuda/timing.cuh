@@ -21,6 +21,14 @@ inline void fail(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+// Host -> device on `stream`, finished when it returns. A plain cudaMemcpy from pageable memory
+// returns once the bytes are staged, its DMA still under way on the legacy stream, which sppark's
+// non-blocking streams do not wait for: a kernel enqueued next could read part of the old contents.
+inline void copy_in(void* dst, const void* src, std::size_t bytes, cudaStream_t stream, const char* what) {
+  fail(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream), what);
+  fail(cudaStreamSynchronize(stream), what);
+}
+
 // Runs fn `warmup` times, then `reps` times between events on `stream`; times[i] = ms of run i.
 template <class Fn>
 void time_runs(cudaStream_t stream, int warmup, int reps, double* times, Fn&& fn) {
