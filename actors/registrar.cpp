@@ -153,9 +153,11 @@ registrar_actor::behavior_type registrar(registrar_ptr self, cluster_settings se
         for (auto& k : r.keys) note.fingerprints.push_back(k.fingerprint);
         st.members.emplace(id, std::move(m));
         ++st.joins;
+        const auto params = std::count_if(r.keys.begin(), r.keys.end(), [](const key_offer& k) { return k.kind != "circom"; });
         report(self, "cluster: node " + r.node + " joined as #" + std::to_string(id) + " (" +
                          std::to_string(r.slots) + " slots, " + std::to_string(r.devices.size()) + " devices, " +
-                         std::to_string(r.keys.size()) + " keys)");
+                         std::to_string(r.keys.size() - params) + " keys, " + std::to_string(params) +
+                         " Filecoin params files)");
         self->send(st.scheduler, std::move(note));
         return join_reply{id, st.settings.build};
       },

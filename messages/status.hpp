@@ -269,9 +269,11 @@ inline std::uint64_t free_bytes(const budget_status& b) { return b.capacity > b.
 
 // ---- a cluster: the coordinator's registrar, a worker's agent -------------------------------------
 
-// A circuit a node can prove: its name there and its key's fingerprint (zkey_header::fingerprint).
+// A circuit a node can prove: its name there and its key's fingerprint (zkey_header::fingerprint),
+// or a Filecoin parameter file of its param cache: the file's name and its parameters.json digest.
+// kind: what it proves ("circom", or a Filecoin kind: "PoRep C2", "WindowPoSt", "WinningPoSt").
 struct key_offer {
-  std::string name, fingerprint;
+  std::string name, fingerprint, kind;
   bool operator==(const key_offer&) const = default;
 };
 
@@ -300,6 +302,8 @@ struct agent_status {
   std::string state;        // connecting | joining | joined | refused
   std::string detail;       // the last error or refusal
   std::uint64_t node_id = 0, joins = 0, tasks = 0, failures = 0;
+  // Filecoin jobs' inputs received (one per job that sent partitions here) and held now.
+  std::uint64_t payloads_received = 0, payloads_held = 0;
   bool operator==(const agent_status&) const = default;
 };
 

@@ -375,7 +375,12 @@ void register_client(CLI::App& app) {
                       << " s ago; devices";
             for (auto& d : n.devices()) std::cout << " " << d;
             std::cout << "; circuits";
-            for (auto& c : n.circuits()) std::cout << " " << c;
+            for (int k = 0; k < n.circuits_size(); ++k)
+              if (k >= n.proof_kinds_size() || n.proof_kinds(k) == "circom") std::cout << " " << n.circuits(k);
+            for (int k = 0; k < n.circuits_size() && k < n.proof_kinds_size(); ++k)
+              if (n.proof_kinds(k) != "circom")
+                std::cout << "\n  params " << n.circuits(k) << ": " << n.proof_kinds(k) << ", parameters.json digest "
+                          << (k < n.fingerprints_size() ? n.fingerprints(k) : std::string("?"));
             std::cout << "\n";
           }
           for (auto& r : s.refusals()) std::cout << "refused: " << r << "\n";

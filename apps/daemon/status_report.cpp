@@ -199,7 +199,11 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
     out->set_lost_reason(n.lost_reason);
     out->set_slots(n.slots);
     for (auto& d : n.devices) out->add_devices(d);
-    for (auto& k : n.keys) out->add_circuits(k.name);
+    for (auto& k : n.keys) {
+      out->add_circuits(k.name);
+      out->add_fingerprints(k.fingerprint);
+      out->add_proof_kinds(k.kind);
+    }
     if (auto* load = es.load_of(n.id); load && n.alive) {
       out->set_busy(load->busy);
       out->set_partitions_done(load->proofs);
@@ -370,6 +374,8 @@ std::string status_json_text(const pb::GetStatusResponse& s) {
                              {"lost_reason", n.lost_reason()}, {"slots", n.slots()}, {"busy", n.busy()},
                              {"devices", std::vector<std::string>(n.devices().begin(), n.devices().end())},
                              {"circuits", std::vector<std::string>(n.circuits().begin(), n.circuits().end())},
+                             {"fingerprints", std::vector<std::string>(n.fingerprints().begin(), n.fingerprints().end())},
+                             {"proof_kinds", std::vector<std::string>(n.proof_kinds().begin(), n.proof_kinds().end())},
                              {"partitions", n.partitions_done()}, {"failures", n.failures()},
                              {"busy_seconds", n.busy_seconds()}, {"last_seen_seconds_ago", n.last_seen_seconds_ago()},
                              {"joined_seconds_ago", n.joined_seconds_ago()}, {"build", n.build()}});

@@ -220,7 +220,18 @@ TEST_CASE("a coordinator's status names the jobs waiting for a node, with the da
   in.engine.cluster_role = "coordinator";
   in.engine.scheduler.waiting.push_back({12, "waiting for a node holding v28-x.params (parameters.json digest d1)"});
   in.engine.scheduler.waiting.push_back({13, "waiting for a node holding sample.zkey (fingerprint f1)"});
+  cuzk::msg::node_info node;
+  node.id = 1;
+  node.name = "w1";
+  node.alive = true;
+  node.keys = {{"sample", "f1", "circom"}, {"v28-x.params", "d1", "WindowPoSt"}};
+  in.engine.registrar.nodes.push_back(node);
   const auto s = status_of(in);
+  REQUIRE(s.nodes_size() == 1);
+  CHECK(s.nodes(0).circuits(1) == "v28-x.params");
+  CHECK(s.nodes(0).fingerprints(1) == "d1");  // the params file's parameters.json digest
+  CHECK(s.nodes(0).proof_kinds(0) == "circom");
+  CHECK(s.nodes(0).proof_kinds(1) == "WindowPoSt");
   REQUIRE(s.waiting_for_node_size() == 2);
   CHECK(s.waiting_for_node(0).job_id() == "job-b");
   CHECK(s.waiting_for_node(0).proof_kind() == "wpost");
@@ -230,4 +241,6 @@ TEST_CASE("a coordinator's status names the jobs waiting for a node, with the da
   const auto j = nlohmann::json::parse(status_json_text(s));
   CHECK(j["cluster"]["waiting_for_node"][0]["job_id"] == "job-b");
   CHECK(j["cluster"]["waiting_for_node"][1]["reason"] == "waiting for a node holding sample.zkey (fingerprint f1)");
+  CHECK(j["cluster"]["nodes"][0]["fingerprints"][1] == "d1");
+  CHECK(j["cluster"]["nodes"][0]["proof_kinds"][1] == "WindowPoSt");
 }
