@@ -39,6 +39,11 @@ struct agent_state {
   link_state link = link_state::idle;
   std::uint64_t node_id = 0, last_ack_us = 0, joins = 0, tasks = 0, failures = 0, attempt = 0;
   std::string detail;
+  // Filecoin jobs' inputs (a PoRep's C1, a PoSt's vanilla proofs), sent once per job with its first
+  // partition here, kept for its next ones until the coordinator says the job ended (forget_atom) or
+  // this node joins again (the coordinator's job ids are its own).
+  std::map<job_id, std::shared_ptr<const fil::job_input>> payloads;
+  std::uint64_t payloads_received = 0;
 };
 
 using agent_ptr = node_agent_actor::stateful_pointer<agent_state>;
@@ -127,6 +132,7 @@ void join(agent_ptr self) {
                       if (st.attempt != attempt || st.link != link_state::joining) return;
                       st.link = link_state::joined;
                       st.node_id = ok.node_id;
+                      st.payloads.clear();
                       st.last_ack_us = now_us();
                       st.detail.clear();
                       ++st.joins;
@@ -202,12 +208,24 @@ node_agent_actor::behavior_type node_agent(agent_ptr self, node_agent_settings s
           return make_error(errc::worker_failed, "node " + st.settings.name + " has no key with fingerprint " +
                                                      task.fingerprint);
         }
-        if (!task.witness.ptr) return make_error(errc::invalid_request, "node task without a witness");
         job_spec spec;
         spec.request_id = "cluster:" + std::to_string(task.task.job) + ":" + std::to_string(task.task.index) + ":" +
                           std::to_string(task.task.ticket);
         spec.circuit = path->second;
-        spec.partitions.push_back(witness_source{{}, task.witness});
+        spec.prio = task.prio;
+        if (task.fil.ptr) {  // a Filecoin job's first partition here: its inputs, kept for the next ones
+          st.payloads[task.task.job] = task.fil.ptr;
+          ++st.payloads_received;
+        }
+        if (task.witness.ptr) {
+          spec.partitions.push_back(witness_source{{}, task.witness, {}});
+        } else if (auto in = st.payloads.find(task.task.job); in != st.payloads.end()) {
+          spec.partitions.push_back(witness_source{{}, {}, fil_input_handle{in->second, task.fil.partition}});
+        } else {
+          ++st.failures;  // the coordinator sends the inputs again with the partition's next attempt
+          return make_error(errc::worker_failed, "node " + st.settings.name + " holds no inputs of job " +
+                                                     std::to_string(task.task.job));
+        }
         spec.fixed_randomness = task.fixed_randomness;
         spec.randomness = task.randomness;
         auto rp = self->make_response_promise<node_result>();
@@ -239,6 +257,7 @@ node_agent_actor::behavior_type node_agent(agent_ptr self, node_agent_settings s
                 failed);
         return rp;
       },
+      [self](forget_atom, job_id job) { self->state.payloads.erase(job); },
       [self](ping_atom) {
         auto& st = self->state;
         if (st.link == link_state::joined) st.last_ack_us = now_us();
@@ -252,7 +271,7 @@ node_agent_actor::behavior_type node_agent(agent_ptr self, node_agent_settings s
       [self](status_atom) {
         auto& st = self->state;
         return agent_status{coordinator(st), to_string(st.link), st.detail, st.node_id, st.joins, st.tasks,
-                            st.failures};
+                            st.failures, st.payloads_received, st.payloads.size()};
       },
   };
 }

@@ -20,12 +20,13 @@ namespace cuzk::msg {
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, agent_status& x) {
   return f(caf::meta::type_name("agent_status"), x.coordinator, x.state, x.detail, x.node_id, x.joins, x.tasks,
-           x.failures);
+           x.failures, x.payloads_received, x.payloads_held);
 }
 
 // Worker side: joins the coordinator, proves the partitions it is sent on the local engine.
 using node_agent_actor = caf::typed_actor<                        //
     caf::replies_to<node_task>::with<node_result>,                //
+    caf::reacts_to<forget_atom, job_id>,                          // the job ended: drop its inputs
     caf::replies_to<ping_atom>::with<std::uint64_t>,              // the registrar's heartbeat -> node id
     caf::reacts_to<tick_atom>,                                    //
     caf::replies_to<status_atom>::with<agent_status>>;

@@ -80,6 +80,7 @@ struct node_slot {
   std::uint32_t slots = 0;
   std::set<std::uint64_t> tickets;  // dispatches in flight there
   std::set<std::string> keys;       // fingerprints it offered
+  std::set<job_id> payloads;        // Filecoin jobs whose inputs it was sent (once per node and job)
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
   std::uint32_t free() const { return tickets.size() < slots ? slots - static_cast<std::uint32_t>(tickets.size()) : 0; }
 };
@@ -233,6 +234,8 @@ void end_job(sched_ptr self, job_t& j, job_outcome out) {
   }
   if (out.state != job_state::succeeded && st.assembler_alive)
     self->send(st.assembler, forget_atom::value, j.id);
+  for (auto& [id, n] : st.nodes)  // the nodes drop the job's inputs
+    if (n.payloads.erase(j.id)) self->send(n.agent, forget_atom::value, j.id);
   out.job = j.id;
   // Steady stamps to unix ones, by the clocks' offset now (0 stays 0: the stage did not run here).
   const auto unix_now = static_cast<std::uint64_t>(
@@ -780,7 +783,11 @@ void start(sched_ptr self, job_t& j, task_t& t, int s, bool alone = false) {
           });
 }
 
-// A whole partition to a node: the witness travels, the key does not.
+bool travels(const witness_source& w);
+const std::string& fingerprint_of(const job_t& j);
+
+// A whole partition to a node: the witness travels (a Filecoin partition: its job's inputs, once
+// per node and job), the key does not.
 void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
   auto& st = self->state;
   auto& node = st.nodes.at(node_id);
@@ -789,8 +796,18 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
   t.node = node_id;
   node.tickets.insert(t.ticket);
   const auto at = next_step(j.id, t, stage::remote);
-  node_task req{task_ref{at.job, at.index, t.attempt, at.ticket}, j.summary.fingerprint, j.spec.partitions[at.index].data,
-                j.spec.fixed_randomness, j.spec.randomness};
+  const auto& src = j.spec.partitions[at.index];
+  node_task req;
+  req.task = task_ref{at.job, at.index, t.attempt, at.ticket};
+  req.fingerprint = fingerprint_of(j);
+  req.witness = src.data;
+  req.fixed_randomness = j.spec.fixed_randomness;
+  req.randomness = j.spec.randomness;
+  req.prio = j.spec.prio;
+  if (src.fil.ptr) {
+    req.fil.partition = src.fil.partition;
+    if (node.payloads.insert(j.id).second) req.fil.ptr = src.fil.ptr;
+  }
   auto t0 = now_us();
   self->request(node.agent, st.settings.step_timeout, std::move(req))
       .then(
@@ -820,6 +837,7 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
             if (auto it = st.nodes.find(node_id); it != st.nodes.end()) {
               it->second.tickets.erase(at.ticket);
               ++it->second.failures;
+              it->second.payloads.erase(at.job);  // it may not hold them: the next attempt sends them again
               name = "node " + it->second.name;
             }
             step_failed(self, at, name.c_str(), e);
@@ -860,6 +878,9 @@ void describe_key(sched_ptr self, job_t& j) {
           });
 }
 
+// A partition a node can take: a witness in memory, or a Filecoin partition (its job's inputs).
+bool travels(const witness_source& w) { return w.data.ptr || w.fil.ptr; }
+
 // What nodes are matched on: a Filecoin job's params digest, else the key header's fingerprint.
 const std::string& fingerprint_of(const job_t& j) {
   return j.spec.key_fingerprint.empty() ? j.summary.fingerprint : j.spec.key_fingerprint;
@@ -868,7 +889,7 @@ const std::string& fingerprint_of(const job_t& j) {
 // The node with the most free slots that offered this job's key, or 0.
 std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std::uint32_t& free) {
   free = 0;
-  if (j.described != job_t::described::yes || !j.spec.partitions[index].data.ptr) return 0;
+  if (j.described != job_t::described::yes || !travels(j.spec.partitions[index])) return 0;
   std::uint64_t best = 0;
   for (auto& [id, n] : self->state.nodes)
     if (n.free() > free && n.keys.count(fingerprint_of(j))) {
@@ -951,7 +972,7 @@ void pump(sched_ptr self) {
     if (free_here == 0 && !nodes_free) break;
     auto [prio, seq, job, index] = key;
     auto& j = st.jobs.at(job);
-    if (nodes_free && j.described == job_t::described::no && j.spec.partitions[index].data.ptr) describe_key(self, j);
+    if (nodes_free && j.described == job_t::described::no && travels(j.spec.partitions[index])) describe_key(self, j);
     std::uint32_t free_there = 0;
     auto node = nodes_free ? best_node(self, j, index, free_there) : 0;
     if (node && free_there > free_here) {

@@ -237,10 +237,31 @@ struct engine::impl {
     for (auto& [name, path] : c.circuits) {
       try {
         auto h = zk::io::zkey_header::read(path);
-        ns.keys.push_back(msg::key_offer{name, h.fingerprint});
+        ns.keys.push_back(msg::key_offer{name, h.fingerprint, "circom"});
         ns.key_paths[h.fingerprint] = path;
       } catch (const std::exception& e) {
         if (cl.on_event) cl.on_event(std::string("cluster: not offering ") + name + ": " + e.what());
+      }
+    }
+    // And each Filecoin parameter file of the parameter cache, by its parameters.json digest: the
+    // coordinator sends a Filecoin job only to nodes holding the file its own digest names.
+    if (!c.filecoin.param_cache.empty()) {
+      std::error_code ec;
+      std::vector<std::string> files;
+      for (auto& e : std::filesystem::directory_iterator(c.filecoin.param_cache, ec))
+        if (e.path().extension() == ".params" && e.is_regular_file(ec)) files.push_back(e.path().string());
+      std::sort(files.begin(), files.end());
+      for (auto& path : files) {
+        auto circuit = fil::circuit_for_params(path);
+        if (!circuit || !circuit->implemented()) continue;
+        try {
+          auto digest = params_digest(path);
+          ns.keys.push_back(msg::key_offer{std::filesystem::path(path).filename().string(), digest,
+                                           fil::to_string(circuit->kind)});
+          ns.key_paths[digest] = path;
+        } catch (const std::exception& e) {
+          if (cl.on_event) cl.on_event(std::string("cluster: not offering ") + path + ": " + e.what());
+        }
       }
     }
     agent = actors::spawn_node_agent(*sys, std::move(ns), caf::actor_cast<msg::intake_actor>(roster.intake));

@@ -21,7 +21,7 @@ namespace cuzk::msg {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_offer& x) {
-  return f(caf::meta::type_name("key_offer"), x.name, x.fingerprint);
+  return f(caf::meta::type_name("key_offer"), x.name, x.fingerprint, x.kind);
 }
 
 struct join_hello {
@@ -76,21 +76,28 @@ inline std::string join_mac_text(const std::string& nonce, const std::string& no
   return t;
 }
 
-// One partition for a node: its witness (in the message) and the key's fingerprint.
+// One partition for a node: the key's fingerprint (a Filecoin params file's digest) and its witness,
+// or for a Filecoin partition which one it is and, with the job's first partition sent to this
+// node, the job's inputs (a PoRep's C1, a PoSt's vanilla proofs: fil.ptr null on the next ones; the
+// node keeps them until forget_atom). prio: the job's, which the node's own scheduler orders by.
 struct node_task {
   task_ref task;
   std::string fingerprint;
   witness_handle witness;
   bool fixed_randomness = false;
   zk::groth16::randomness randomness{};
+  fil_input_handle fil;
+  priority prio = priority::normal;
   bool operator==(const node_task& o) const {
     return task == o.task && fingerprint == o.fingerprint && witness == o.witness &&
-           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s;
+           fixed_randomness == o.fixed_randomness && randomness.r == o.randomness.r && randomness.s == o.randomness.s &&
+           fil == o.fil && prio == o.prio;
   }
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_task& x) {
-  return f(caf::meta::type_name("node_task"), x.task, x.fingerprint, x.witness, x.fixed_randomness, x.randomness);
+  return f(caf::meta::type_name("node_task"), x.task, x.fingerprint, x.witness, x.fixed_randomness, x.randomness,
+           x.fil, x.prio);
 }
 
 struct node_result {

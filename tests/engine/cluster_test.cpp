@@ -16,7 +16,11 @@
 #include <thread>
 
 #include "engine/engine.hpp"
+#include "fil/crypto/poseidon.hpp"
+#include "fil/io/post_bincode.hpp"
 #include "fil/partition.hpp"
+#include "fil/post/fallback.hpp"
+#include "zk/io/bellperson.hpp"
 #include "fixture.hpp"
 #include "zk/groth16/setup.hpp"
 #include "zk/groth16/verifier.hpp"
@@ -515,4 +519,142 @@ TEST_CASE("idle peers that never join lose their slots after the handshake timeo
   REQUIRE(r);
   test::require_verifies(direct.key, *r, 2);
   CHECK_FALSE(log.has("lost"));
+}
+
+namespace {
+
+// A 2 KiB sector's comm_r_last tree (64 leaves, base arity 8, two levels) over random leaves and
+// its vanilla proof for the leaves `randomness` challenges (as tests/unit/fil_prove_test.cpp).
+fil::post::fallback_post_sector_proof post_sector_proof(const fil::post_proof_info& info, const fil::domain& randomness,
+                                                        std::uint64_t sector_id, std::uint64_t sector_index,
+                                                        std::mt19937_64& rng) {
+  using fil::fr;
+  std::vector<fr> leaves(64), mid(8);
+  for (auto& l : leaves) l = fr::from_u64(rng());
+  for (std::size_t g = 0; g < 8; ++g) mid[g] = fil::crypto::poseidon(std::span<const fr>(leaves).subspan(8 * g, 8));
+  fil::post::sector_proof sp;
+  sp.comm_c = fil::fr_to_domain(fr::from_u64(rng()));
+  sp.comm_r_last = fil::fr_to_domain(fil::crypto::poseidon(mid));
+  auto level = [](const std::vector<fr>& row, std::size_t group, std::size_t index) {
+    fil::merkle::path_element e;
+    e.index = index;
+    for (std::size_t i = 0; i < 8; ++i)
+      if (i != index) e.hashes.push_back(fil::fr_to_domain(row[8 * group + i]));
+    return e;
+  };
+  for (std::uint64_t c : fil::post::leaf_challenges(info, randomness, sector_id, sector_index)) {
+    fil::merkle::single_proof p;
+    p.root = sp.comm_r_last;
+    p.leaf = fil::fr_to_domain(leaves[c]);
+    p.path.path = {level(leaves, c / 8, c % 8), level(mid, 0, c / 8)};
+    sp.inclusion_proofs.push_back({p});
+  }
+  fil::post::fallback_post_sector_proof out;
+  out.sector_id = sector_id;
+  out.comm_r = fil::crypto::poseidon2(sp.comm_c, sp.comm_r_last);
+  out.vanilla_proof.sectors.push_back(std::move(sp));
+  return out;
+}
+
+// A parameter cache holding a 2 KiB WindowPoSt params file of our test setup (NOT Filecoin's):
+// another seed makes other params under the same name (another parameters.json digest).
+zk::groth16::verifying_key write_window_params(const fil::circuit_ref& c, const std::filesystem::path& dir,
+                                               std::uint64_t seed) {
+  std::filesystem::create_directories(dir);
+  const auto made = zk::groth16::setup(fil::record_circuit(c), zk::groth16::toxic_waste_from_seed(seed),
+                                       zk::io::key_convention::bellperson);
+  zk::io::write_bellperson_params((dir / c.params_file()).string(), made);
+  return made.vk;
+}
+
+}  // namespace
+
+TEST_CASE("Filecoin WindowPoSt partitions go to the nodes holding the coordinator's params, a lost node's are re-queued",
+          "[engine][cluster][filecoin]") {
+  const auto c = fil::resolve_circuit(fil::proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2");
+  const auto root = std::filesystem::temp_directory_path() / ("cuzk-cluster-post-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  const auto vk = write_window_params(c, root / "params", 3);
+  write_window_params(c, root / "other", 4);
+  const auto digest = zk::io::parameters_json_digest((root / "params" / c.params_file()).string());
+  REQUIRE(digest != zk::io::parameters_json_digest((root / "other" / c.params_file()).string()));
+
+  // Jobs: one WindowPoSt partition each (two sectors), each with its own randomness.
+  std::mt19937_64 rng(41);
+  struct post_job {
+    engine::filecoin_request req;
+    std::vector<zk::bigint<4>> publics;  // what a verifier computes from the randomness and sectors
+  };
+  std::vector<post_job> jobs(16);
+  for (auto& j : jobs) {
+    fil::domain randomness{};
+    for (auto& b : randomness) b = std::uint8_t(rng());
+    randomness[31] &= 0x3f;
+    j.req.input.kind = fil::proof_kind::window_post_partition;
+    j.req.input.registered_proof = "StackedDrgWindow2KiBV1_2";
+    j.req.input.miner_id = 1000;
+    j.req.input.randomness = randomness;
+    std::vector<fil::post::public_sector> pub;
+    for (std::uint64_t i = 0; i < 2; ++i) {
+      auto p = post_sector_proof(*c.post, randomness, 3 + 2 * i, i, rng);
+      pub.push_back({p.sector_id, p.comm_r});
+      j.req.input.vanilla_proofs.push_back(fil::io::to_bincode(p));
+    }
+    for (const auto& x : fil::post::generate_public_inputs(*c.post, randomness, pub, 0)) j.publics.push_back(x.to_canonical());
+  }
+
+  event_log log;
+  auto cc = coordinator_config(log);
+  cc.filecoin.param_cache = (root / "params").string();
+  auto coord = engine::engine::start(cc);
+  auto fil_worker = [&](const std::string& name, const std::filesystem::path& cache) {
+    auto wc = worker_config(coord.cluster_port(), name, log);
+    wc.filecoin.param_cache = cache.string();
+    return wc;
+  };
+  auto other = engine::engine::start(fil_worker("otherparams", root / "other"));
+  auto w1 = std::make_unique<engine::engine>(engine::engine::start(fil_worker("w1", root / "params")));
+  auto w2 = engine::engine::start(fil_worker("w2", root / "params"));
+  REQUIRE(eventually([&] { return alive_nodes(coord) == 3; }, 30s));
+
+  // Each node offers its params file by name and digest, beside its zkey, with the kind it proves.
+  for (auto& n : coord.status().registrar.nodes) {
+    REQUIRE(n.keys.size() == 2);
+    CHECK(n.keys[0].kind == "circom");
+    CHECK(n.keys[1].name == c.params_file());
+    CHECK(n.keys[1].kind == "WindowPoSt");
+    CHECK((n.keys[1].fingerprint == digest) == (n.name != "otherparams"));
+  }
+  CHECK(log.has("(2 slots, 1 devices, 1 keys, 1 Filecoin params files)"));
+
+  std::vector<engine::job_id> ids;
+  for (auto& j : jobs) ids.push_back(coord.submit(j.req));
+  REQUIRE(eventually([&] {
+    auto s = coord.status();
+    for (auto& n : s.registrar.nodes)
+      if (auto* load = s.load_of(n.id); n.name == "w1" && load && load->busy > 0) return true;
+    return false;
+  }, 60s));
+  w1->shutdown();
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    auto r = coord.await(ids[i], 120s);
+    REQUIRE(r);
+    INFO("job " << i << ": " << (r->reasons.empty() ? std::string() : r->reasons.back()));
+    REQUIRE(r->state == engine::job_state::succeeded);
+    REQUIRE(r->partitions.size() == 1);
+    REQUIRE(r->partitions[0].publics == jobs[i].publics);
+    REQUIRE(zk::groth16::verify(vk, jobs[i].publics, r->partitions[0].proof));
+    auto other_publics = jobs[(i + 1) % jobs.size()].publics;
+    REQUIRE_FALSE(zk::groth16::verify(vk, other_publics, r->partitions[0].proof));
+  }
+  REQUIRE(other.status().coordinator->tasks == 0);  // other params: sent nothing
+  REQUIRE(coord.status().registrar.lost >= 1);
+  // w2 took the inputs once per job at most, and dropped them as the jobs ended.
+  auto link = w2.status().coordinator;
+  REQUIRE(link);
+  CHECK(link->payloads_received > 0);
+  CHECK(link->payloads_received <= jobs.size());
+  REQUIRE(eventually([&] { return w2.status().coordinator->payloads_held == 0; }));
+  w1.reset();
+  std::filesystem::remove_all(root);
 }

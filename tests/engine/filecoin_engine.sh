@@ -2,9 +2,11 @@
 # ctest engine.filecoin: Filecoin PoSt jobs through the engine (tests/engine/filecoin_test.cpp, the
 # hidden [filecoin] cases) with fil-oracle's 2 KiB fixtures, then the engine's proofs are handed to
 # `fil-oracle verify-post` / `verify-seal`: the judge is Filecoin's own verifier.
-#   filecoin_engine.sh SOURCE_DIR BUILD_DIR [porep]
+#   filecoin_engine.sh SOURCE_DIR BUILD_DIR [porep|cluster]
 # The [filecoin] cases include PoRep C2 of both sealed 2 KiB sectors (the compact evaluator recorded
-# once for both jobs), their proofs handed to `fil-oracle verify-seal`. With `porep`: only that case.
+# once for both jobs), their proofs handed to `fil-oracle verify-seal`. With `porep`: only that case;
+# with `cluster`: [filecoin-cluster], the PoRep and PoSt jobs proved by two worker engines of a
+# coordinator_only one (one stopped mid-way), the proofs handed to the oracle the same way.
 # Fixtures: $CUZK_FIL_FIXTURES (a tests/oracle/fixtures.sh OUTDIR), else made by that script with
 # BUILD_DIR/bin/fil-oracle (cached under ~/.cache/cuzk); fil-oracle: $FIL_ORACLE or
 # BUILD_DIR/bin/fil-oracle. Skipped (exit 77, saying why) without them.
@@ -36,6 +38,19 @@ verify_porep() {  # the PoRep C2 proofs of both sectors ([filecoin-porep], also 
     fi
   done
 }
+if [[ $MODE == cluster ]]; then  # [filecoin-cluster]: the same jobs proved by worker nodes of a coordinator
+  CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-cluster]" || fail=1
+  verify_porep
+  for kind in window winning; do
+    if [[ ! -s $OUT/$kind.bin ]]; then echo "not ok - no $kind proof from the cluster"; fail=1
+    elif "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/$kind.bin" --cache "$FIX/params"; then
+      echo "ok - fil-oracle verify-post accepts the cluster's 2 KiB $kind PoSt proof"
+    else
+      echo "not ok - fil-oracle verify-post rejects the cluster's $kind proof"; fail=1
+    fi
+  done
+  exit $fail
+fi
 if [[ $MODE == porep ]]; then
   CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-porep]" || fail=1
   verify_porep

@@ -19,6 +19,7 @@
 #include "engine/engine.hpp"
 #include "fixture.hpp"
 #include "fil/types.hpp"
+#include "zk/io/bellperson.hpp"
 
 using namespace cuzk;
 using namespace std::chrono_literals;
@@ -319,4 +320,99 @@ TEST_CASE("Filecoin: bad input is refused with one line naming the field, never 
     REQUIRE(msg.starts_with("not_found: " + (dir / "v28-proof-of-spacetime-fallback").string()));
   }
   REQUIRE(test::budgets_drain(e, 10s));
+}
+
+namespace {
+
+// A coordinator_only engine on loopback, or a worker of it: its own evaluator directory (no two
+// engines record one file at once), the fixtures' parameter cache.
+engine::config fil_cluster_config(std::uint16_t join_port, const std::string& name,
+                                  const std::filesystem::path& evaluators) {
+  auto c = fil_config(1);
+  c.step_timeout = 10min;
+  c.cluster.secret = "fil";
+  c.cluster.heartbeat = 100ms;
+  c.cluster.node_timeout = 2s;
+  if (join_port == 0) {
+    c.cluster.listen = "127.0.0.1:0";
+    c.cluster.coordinator_only = true;
+  } else {
+    c.cluster.join = "127.0.0.1:" + std::to_string(join_port);
+    c.cluster.node_name = name;
+    c.cluster.slots = 2;
+    c.filecoin.evaluator_dir = (evaluators / name).string();
+    std::filesystem::create_directories(evaluators / name);
+  }
+  return c;
+}
+
+std::size_t nodes_up(engine::engine& e) {
+  std::size_t n = 0;
+  for (auto& node : e.status().registrar.nodes) n += node.alive;
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("Filecoin jobs through a cluster: nodes offer their params, prove partitions, one stops mid-way",
+          "[.][filecoin-cluster]") {
+  const auto evaluators = std::filesystem::temp_directory_path() / ("cuzk-fil-cluster-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(evaluators);
+  auto coord = engine::engine::start(fil_cluster_config(0, "", evaluators));
+  const auto port = coord.cluster_port();
+  auto w1 = std::make_unique<engine::engine>(engine::engine::start(fil_cluster_config(port, "w1", evaluators)));
+  auto w2 = engine::engine::start(fil_cluster_config(port, "w2", evaluators));
+  REQUIRE(test::eventually([&] { return nodes_up(coord) == 2; }, 60s));
+
+  // Each node offers the cache's three params files by name and parameters.json digest.
+  auto window = post_request("window");
+  auto winning = post_request("winning");
+  const auto window_params = coord.filecoin_params_path(window.input.kind, window.input.registered_proof);
+  const auto digest = zk::io::parameters_json_digest(window_params);
+  for (auto& n : coord.status().registrar.nodes) {
+    std::size_t params = 0;
+    bool window_offered = false;
+    for (auto& k : n.keys) {
+      if (k.kind == "circom") continue;
+      ++params;
+      if (k.name == std::filesystem::path(window_params).filename().string())
+        window_offered = k.fingerprint == digest && k.kind == "WindowPoSt";
+    }
+    CHECK(params == 3);
+    CHECK(window_offered);
+  }
+
+  // Two PoRep sectors, three WindowPoSt and a WinningPoSt; w1 stops once it holds a partition.
+  std::vector<std::pair<engine::job_id, std::string>> jobs;
+  jobs.emplace_back(coord.submit(porep_request(1)), "porep-1");
+  jobs.emplace_back(coord.submit(porep_request(2)), "porep-2");
+  for (int i = 0; i < 3; ++i) jobs.emplace_back(coord.submit(window), i == 0 ? "window" : "");
+  jobs.emplace_back(coord.submit(winning), "winning");
+  REQUIRE(test::eventually([&] {
+    auto s = coord.status();
+    for (auto& n : s.registrar.nodes)
+      if (auto* load = s.load_of(n.id); n.name == "w1" && load && load->busy > 0) return true;
+    return false;
+  }, 120s));
+  w1->shutdown();
+  for (auto& [id, name] : jobs) {
+    auto r = coord.await(id, 20min);
+    REQUIRE(r);
+    INFO(name << ": " << (r->reasons.empty() ? std::string() : r->reasons.back()));
+    REQUIRE(r->state == engine::job_state::succeeded);
+    REQUIRE(r->compressed.size() == 192);
+    if (!name.empty()) write_out(name + ".bin", r->compressed);
+  }
+  auto s = coord.status();
+  REQUIRE(s.registrar.lost >= 1);  // w1
+  std::uint64_t proofs = 0;
+  for (auto& n : s.scheduler.nodes) proofs += n.proofs;
+  REQUIRE(proofs >= jobs.size());  // every partition was proved on a node (the coordinator has no device)
+  // The inputs went to w2 once per job at most, and w2 dropped them as the jobs ended.
+  auto link = w2.status().coordinator;
+  REQUIRE(link);
+  CHECK(link->payloads_received <= jobs.size());
+  REQUIRE(test::eventually([&] { return w2.status().coordinator->payloads_held == 0; }));
+  w1.reset();
+  std::filesystem::remove_all(evaluators);
 }
