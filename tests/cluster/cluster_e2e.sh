@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A coordinator (coordinator_only) and two worker daemons on loopback, each its own process:
-# jobs spread over both workers; kill -9 of a worker in the middle of a job loses nothing (the job
+# A coordinator (coordinator_only) and two worker daemons on loopback, each its own process: a job
+# submitted before any worker joined is refused (FAILED_PRECONDITION, naming the key); jobs spread
+# over both workers; kill -9 of a worker in the middle of a job loses nothing (the job
 # completes, every proof verifies, it is answered once); the worker restarted rejoins and takes
 # work; a wrong secret and a worker whose key differs are refused work, with a message.
 source "$(dirname "$0")/../daemon/lib.sh"
@@ -15,6 +16,10 @@ start_node coord
 PORT=$(cluster_port coord)
 check "the coordinator publishes its registrar (port $PORT)" test -n "$PORT"
 C=$(addr_of coord)
+rc=0
+"$CUZK" prove --addr "$C" --circuit chain --witness "$W" --out "$T/j0" 2>"$T/j0.err" || rc=$?
+check "with no worker joined a job is refused at submit (rc $rc), naming the key" \
+  grep -q "error: no place can prove chain.zkey: this engine has no local devices (cluster coordinator_only) and no node has joined" "$T/j0.err"
 node_config w1 "$K/chain.zkey" "${cluster[@]}" "name = \"w1\"" "slots = 2"
 node_config w2 "$K/chain.zkey" "${cluster[@]}" "name = \"w2\"" "slots = 2"
 start_node w1 --join "127.0.0.1:$PORT"
