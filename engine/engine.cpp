@@ -23,6 +23,7 @@
 #include "zk/groth16/synthetic_srs.hpp"
 #include "zk/io/bellperson.hpp"
 #include "zk/io/binfile.hpp"
+#include "zk/io/json_bounded.hpp"
 #include "zk/io/zkey.hpp"
 
 namespace cuzk::engine {
@@ -35,13 +36,11 @@ bool is_timeout(const caf::error& e) {
 
 // parameters.json: {"v28-....params": {"cid": ..., "digest": "...", "sector_size": ...}, ...}
 std::shared_ptr<const std::map<std::string, std::string>> read_param_digests(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw engine_error("config: filecoin parameters_json: cannot open " + path + " (needed by verify_params)");
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(in);
+    j = zk::io::read_json_file(path, std::uint64_t{16} << 20, "parameters.json");
   } catch (const std::exception& e) {
-    throw engine_error("config: filecoin parameters_json: " + path + ": not JSON (" + e.what() + ")");
+    throw engine_error(std::string("config: filecoin parameters_json: ") + e.what() + " (needed by verify_params)");
   }
   if (!j.is_object()) throw engine_error("config: filecoin parameters_json: " + path + ": not an object of files");
   auto out = std::make_shared<std::map<std::string, std::string>>();

@@ -45,6 +45,7 @@
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/verifier.hpp"
 #include "zk/io/bellperson.hpp"
+#include "zk/io/json_bounded.hpp"
 
 namespace cuzk::cli {
 
@@ -58,7 +59,7 @@ struct fil_options {
   std::uint64_t miner_id = 0;
   std::int64_t sector_id = -1;
   int partition = -1;
-  std::string out;
+  std::string out, out_positional;  // synth-c1 / synth-post: --out FILE or OUT
   std::uint64_t seed = 1;
   bool bare = false;
   bool vanilla = false;
@@ -67,11 +68,13 @@ struct fil_options {
   std::string sector_size;  // synth-c1: "32GiB" instead of --proof-type (the V1_1 proof of that size)
 };
 
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw zk::input_error(path + ": cannot open");
-  return {std::istreambuf_iterator<char>(in), {}};
-}
+// The most each input format can hold (read_input_file refuses more, and anything not a regular file).
+// A compressed verifying key: its fixed part and 48 bytes per public input (a PoRep partition has a
+// few hundred). A bincode PoSt vanilla proof of one sector: at most 66 challenges of a few KiB.
+// The challenged sectors as JSON: ~100 bytes each.
+constexpr std::uint64_t kMaxCompressedVkBytes = std::uint64_t{16} << 20;
+constexpr std::uint64_t kMaxVanillaPostBytes = std::uint64_t{16} << 20;
+constexpr std::uint64_t kMaxSectorsJsonBytes = std::uint64_t{64} << 20;
 
 zk::groth16::verifying_key load_vk(const fil_options& o, const std::string& cache_id) {
   std::string path = o.vk;
@@ -79,7 +82,8 @@ zk::groth16::verifying_key load_vk(const fil_options& o, const std::string& cach
     if (o.params_dir.empty()) throw zk::input_error("give --params-dir DIR or --vk FILE");
     path = o.params_dir + "/" + cache_id + ".vk";
   }
-  if (o.vk_format == "compressed") return zk::io::parse_compressed_vk(read_bytes(path), path);
+  if (o.vk_format == "compressed")
+    return zk::io::parse_compressed_vk(read_input_file(path, kMaxCompressedVkBytes, "compressed verifying key"), path);
   return zk::io::read_bellperson_vk(path);
 }
 
@@ -196,7 +200,10 @@ std::vector<std::vector<fil::fr>> seal_inputs(const seal_context& s) {
 }
 
 std::vector<zk::groth16::proof> load_proofs(const std::string& path, std::size_t partitions, std::string_view what) {
-  auto proofs = zk::groth16::proofs_from_compressed(read_bytes(path), path);
+  // 192 bytes a partition: nothing past the partitions expected is read.
+  auto proofs = zk::groth16::proofs_from_compressed(
+      read_input_file(path, 192 * std::uint64_t(partitions), "proof of " + std::to_string(partitions) + " partitions"),
+      path);
   if (proofs.size() != partitions)
     throw zk::input_error(path + ": " + std::to_string(proofs.size()) + " partition proofs, " + std::string(what) +
                           " has " + std::to_string(partitions));
@@ -216,14 +223,7 @@ int verify_seal(const fil_options& o) {
 }
 
 std::vector<fil::post::public_sector> load_sectors(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw zk::input_error(path + ": cannot open");
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw zk::input_error(path + ": not JSON: " + e.what());
-  }
+  nlohmann::json j = zk::io::read_json_file(path, kMaxSectorsJsonBytes, "sectors JSON file");
   if (j.is_object() && j.contains("sectors")) j = j["sectors"];
   if (!j.is_array() || j.empty()) throw zk::input_error(path + ": expected a non-empty array of {sector_number, comm_r}");
   std::vector<fil::post::public_sector> out;
@@ -423,7 +423,7 @@ int prove_post(const fil_options& o) {
   const auto type = o.kind == "window" ? fil::post_type::window : fil::post_type::winning;
   const auto randomness = fil::domain_from_hex(o.randomness, "--randomness");
   std::vector<fil::prove::named_bytes> vanilla;
-  for (const auto& f : o.vanilla_files) vanilla.push_back({f, read_bytes(f)});
+  for (const auto& f : o.vanilla_files) vanilla.push_back({f, read_input_file(f, kMaxVanillaPostBytes, "PoSt vanilla proof")});
   std::string name = o.proof_type;
   if (name.empty()) {
     // The current registered proofs: WindowPoSt V1_2 (API 1.2), WinningPoSt V1.
@@ -455,6 +455,19 @@ int prove_c2(fil_options& o) {
   return prove_and_write(o, c, s.proof->partitions,
                          [&](std::size_t k) { return fil::prove::synthesize_porep_partition(s.c1.phase1_out, unsigned(k)); },
                          "sector " + std::to_string(s.sector_id));
+}
+
+// The output file of synth-c1 / synth-post, as OUT or --out (one option with both names made
+// CLI11 count a file given both ways twice: "--out: At Most 1 required but received 2").
+void add_out_options(CLI::App* sub, fil_options& o) {
+  sub->add_option("out", o.out_positional, "output file (or --out)");
+  sub->add_option("--out", o.out, "output file (or OUT)");
+}
+void resolve_out(fil_options& o) {
+  if (!o.out.empty() && !o.out_positional.empty())
+    throw zk::input_error("give the output file once: OUT or --out, not both");
+  if (o.out.empty()) o.out = o.out_positional;
+  if (o.out.empty()) throw zk::input_error("no output file: give OUT or --out FILE");
 }
 
 void add_vk_options(CLI::App* sub, fil_options& o) {
@@ -540,22 +553,28 @@ void register_fil(CLI::App& app) {
 
   auto* sc1 = fil->add_subcommand(
       "synth-c1", "Write a consistent C1 output for a sector never sealed (every path reaches its root; test data)");
-  sc1->add_option("out,--out", o->out, "output file")->required();
+  add_out_options(sc1, *o);
   sc1->add_option("--proof-type", o->proof_type, "registered seal proof, e.g. StackedDrg2KiBV1_1");
   sc1->add_option("--sector-size", o->sector_size, "instead of --proof-type: 2KiB, 8MiB, 512MiB, 32GiB or 64GiB (V1_1)");
   sc1->add_option("--miner-id", o->miner_id, "miner actor id (default 0)");
   sc1->add_option("--sector-id", o->sector_id, "sector number (default 1)");
   sc1->add_option("--seed", o->seed, "seed of the random data, labels and placeholder hashes");
   sc1->add_flag("--bare", o->bare, "write the SealCommitPhase1Output JSON without Curio's wrapper");
-  sc1->callback([o] { run_command([&] { return synth_c1(*o); }); });
+  sc1->callback([o] { run_command([&] {
+    resolve_out(*o);
+    return synth_c1(*o);
+  }); });
 
   auto* sp = fil->add_subcommand("synth-post", "Write a structurally valid bincode PoSt vanilla proof (test data)");
-  sp->add_option("out", o->out, "output file")->required();
+  add_out_options(sp, *o);
   sp->add_option("--proof-type", o->proof_type, "registered PoSt proof")->required();
   sp->add_option("--randomness", o->randomness, "challenge randomness, 64 hex digits")->required();
   sp->add_option("--sector-id", o->sector_id, "sector number (default 1)");
   sp->add_option("--seed", o->seed, "seed of the random hashes");
-  sp->callback([o] { run_command([&] { return synth_post(*o); }); });
+  sp->callback([o] { run_command([&] {
+    resolve_out(*o);
+    return synth_post(*o);
+  }); });
 
   register_fil_setup(fil);
   register_fil_submit(fil);

@@ -10,7 +10,6 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -18,6 +17,7 @@
 #include "commands.hpp"
 #include "zk/error.hpp"
 #include "zk/io/bellperson.hpp"
+#include "zk/io/json_bounded.hpp"
 
 namespace cuzk::cli {
 
@@ -76,14 +76,8 @@ int info(const params_options& o) {
 
 int check(const params_options& o) {
   namespace fs = std::filesystem;
-  std::ifstream in(o.manifest);
-  if (!in) throw zk::input_error(o.manifest + ": cannot open");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    throw zk::input_error(o.manifest + ": not JSON: " + e.what());
-  }
+  // parameters.json lists a few dozen files: ~300 bytes each.
+  const nlohmann::json j = zk::io::read_json_file(o.manifest, std::uint64_t{16} << 20, "parameters.json");
   if (!j.is_object()) throw zk::input_error(o.manifest + ": not a JSON object of file names");
   if (!fs::is_directory(o.dir)) throw zk::input_error(o.dir + ": not a directory");
   int checked = 0, bad = 0, missing = 0;
@@ -91,11 +85,19 @@ int check(const params_options& o) {
     if (!it.value().is_object() || !it.value().contains("digest") || !it.value()["digest"].is_string())
       throw zk::input_error(o.manifest + ": " + it.key() + ": no \"digest\" string");
     const std::string want = it.value()["digest"].get<std::string>();
-    const fs::path path = fs::path(o.dir) / it.key();
-    if (!fs::exists(path)) {
+    // A plain file name inside DIR: "/etc/passwd" or "../x" would have it digest files elsewhere.
+    const std::string& name = it.key();
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+        name.find('\0') != std::string::npos)
+      throw zk::input_error(o.manifest + ": \"" + name + "\": not a plain file name inside " + o.dir);
+    const fs::path path = fs::path(o.dir) / name;
+    std::error_code ec;
+    const auto st = fs::status(path, ec);
+    if (!fs::exists(st)) {
       ++missing;
       continue;
     }
+    if (!fs::is_regular_file(st)) throw zk::input_error(path.string() + ": not a regular file");
     progress_bar bar("digest " + it.key());
     auto got = zk::io::parameters_json_digest(path.string(), [&](std::uint64_t d, std::uint64_t t) { bar.update(d, t); });
     bar.done();

@@ -11,13 +11,13 @@
 #include <iostream>
 #include <memory>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/io/bellperson.hpp"
+#include "zk/io/json_bounded.hpp"
 #include "zk/groth16/verifier.hpp"
 #include "zk/io/snarkjs_json.hpp"
 
@@ -31,6 +31,9 @@ struct verify_options {
 
 using zk::bigint;
 
+// Public inputs as JSON: ~80 bytes a value; a Filecoin partition has at most a few thousand.
+constexpr std::uint64_t kMaxInputsJsonBytes = std::uint64_t{64} << 20;
+
 bigint<4> parse_value(const nlohmann::json& v, const std::string& where) {
   if (!v.is_string()) throw zk::input_error(where + ": not a string");
   std::string s = v.get<std::string>();
@@ -42,14 +45,7 @@ bigint<4> parse_value(const nlohmann::json& v, const std::string& where) {
 }
 
 std::vector<std::vector<bigint<4>>> read_inputs(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw zk::input_error(path + ": cannot open");
-  nlohmann::json j;
-  try {
-    in >> j;
-  } catch (const std::exception& e) {
-    throw zk::input_error(path + ": not JSON: " + std::string(e.what()).substr(0, 120));
-  }
+  const nlohmann::json j = zk::io::read_json_file(path, kMaxInputsJsonBytes, "public-inputs JSON file");
   std::vector<nlohmann::json> parts;
   if (j.is_object() && j.contains("public_inputs") && j["public_inputs"].is_array()) {
     for (std::size_t k = 0; k < j["public_inputs"].size(); ++k) {
@@ -76,17 +72,15 @@ std::vector<std::vector<bigint<4>>> read_inputs(const std::string& path) {
   return out;
 }
 
-std::vector<std::uint8_t> read_bytes(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) throw zk::input_error(path + ": cannot open");
-  return {std::istreambuf_iterator<char>(f), {}};
-}
-
 int verify_bellperson(const verify_options& o) {
   auto t0 = now_ns();
-  auto vk = zk::io::read_bellperson_vk(o.bp_vk);
   auto inputs = read_inputs(o.bp_public);
-  auto proofs = zk::groth16::proofs_from_compressed(read_bytes(o.bp_proof), o.bp_proof);
+  // 192 bytes a partition, one partition per input vector: nothing larger is read.
+  auto proofs = zk::groth16::proofs_from_compressed(
+      read_input_file(o.bp_proof, 192 * std::uint64_t(inputs.size()),
+                      "proof of " + std::to_string(inputs.size()) + " partitions"),
+      o.bp_proof);
+  auto vk = zk::io::read_bellperson_vk(o.bp_vk);
   if (inputs.size() != proofs.size())
     throw zk::input_error(o.bp_public + ": " + std::to_string(inputs.size()) + " input vectors for " +
                           std::to_string(proofs.size()) + " proofs in " + o.bp_proof);

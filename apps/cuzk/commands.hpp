@@ -6,6 +6,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -62,6 +63,10 @@ class progress_bar {
   bool drawn_ = false;
   std::int64_t last_ns_ = 0;
 };
+
+// A whole input file read into memory, at most `max_bytes` (the most its format can hold): a FIFO,
+// a device or an oversized file is input_error naming the path (zk/io/binfile.hpp read_file_capped).
+std::vector<std::uint8_t> read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
 
 // Seconds since `t0` (steady clock), for the timing lines.
 double seconds_since(std::int64_t t0_ns);

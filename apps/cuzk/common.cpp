@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "zk/error.hpp"
+#include "zk/io/binfile.hpp"
 
 namespace cuzk::cli {
 
@@ -58,6 +59,11 @@ void write_file_atomically(const std::string& path, std::span<const std::uint8_t
 void write_file_atomically(const std::string& path, std::string_view text) {
   write_file_atomically(path, std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(text.data()),
                                                             text.size()));
+}
+
+std::vector<std::uint8_t> read_input_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {
+  const std::string text = zk::io::read_file_capped(path, max_bytes, what);
+  return {text.begin(), text.end()};
 }
 
 std::int64_t now_ns() {

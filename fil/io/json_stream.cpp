@@ -6,6 +6,10 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "zk/error.hpp"
 
 namespace cuzk::fil::io {
@@ -30,20 +34,36 @@ std::size_t memory_source::read(std::uint8_t* dst, std::size_t cap) {
   return n;
 }
 
-file_source::file_source(const std::string& path) : path_(path) {
-  f_ = std::fopen(path.c_str(), "rb");
-  if (!f_) throw std::runtime_error(path + ": " + std::strerror(errno));
-  if (std::fseek(f_, 0, SEEK_END) == 0) {
-    const long s = std::ftell(f_);
-    size_ = s > 0 ? std::uint64_t(s) : 0;
-    std::fseek(f_, 0, SEEK_SET);
+file_source::file_source(const std::string& path, std::uint64_t max_bytes) : path_(path) {
+  // Opened without blocking (a FIFO must not hang the open), then only a regular file is read: a
+  // device such as /dev/zero would stream forever.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw zk::input_error(path + ": not a regular file");
+  }
+  if (std::uint64_t(st.st_size) > max_bytes) {
+    ::close(fd);
+    throw zk::input_error(path + ": " + std::to_string(st.st_size) + " bytes, more than a C1 output may have (" +
+                          std::to_string(max_bytes) + ")");
+  }
+  size_ = std::uint64_t(st.st_size);
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  f_ = ::fdopen(fd, "rb");
+  if (!f_) {
+    const int e = errno;
+    ::close(fd);
+    throw std::runtime_error(path + ": " + std::strerror(e));
   }
 }
 file_source::~file_source() {
   if (f_) std::fclose(f_);
 }
 std::size_t file_source::read(std::uint8_t* dst, std::size_t cap) {
-  const std::size_t n = std::fread(dst, 1, cap, f_);
+  cap = std::size_t(std::min<std::uint64_t>(cap, size_ - std::min(done_, size_)));  // a file that grows: its size at open
+  const std::size_t n = cap ? std::fread(dst, 1, cap, f_) : 0;
   if (n == 0 && std::ferror(f_)) throw std::runtime_error(path_ + ": read error: " + std::strerror(errno));
   done_ += n;
   if (progress_) progress_(done_, size_);

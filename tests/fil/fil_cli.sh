@@ -79,6 +79,54 @@ expect_exit 2 "verify-seal: C1 of another sector size" seal --c1 "$T/other_size.
 expect_exit 2 "verify-seal: C1 is not JSON" seal --c1 "$F/porep-2k.proof" --miner-id 1000 --proof "$F/porep-2k.proof"
 expect_exit 2 "verify-seal: no C1 file" seal --c1 "$T/none.json" --miner-id 1000 --proof "$F/porep-2k.proof"
 expect_exit 2 "verify-seal: no key" "$CUZK" fil verify-seal --c1 "$T/c1.json" --miner-id 1000 --proof "$F/porep-2k.proof" --params-dir "$T"
+# Hostile files: a FIFO, a device, a huge sparse file, deep JSON; each refused at once (exit 2,
+# one line naming the file), never read forever or into gigabytes, never a crash.
+refused() {  # refused "what" "message fragment" command...: exit 2 within 30 s, the message says it
+  local what=$1 want=$2 out rc=0
+  shift 2
+  out=$(timeout 30 "$@" 2>&1 >/dev/null) || rc=$?
+  if [[ $rc == 2 && $out == *"$want"* && $(wc -l <<<"$out") == 1 ]]; then ok "$what"; else not_ok "$what: exit $rc: $out"; fi
+}
+mkfifo "$T/fifo"
+refused "inspect-c1: a FIFO is refused, not waited on" "not a regular file" "$CUZK" fil inspect-c1 "$T/fifo" --miner-id 1000
+SEAL=("$CUZK" fil verify-seal --vk "$F/porep-2k.vk.compressed" --vk-format compressed)
+POST=("$CUZK" fil verify-post --proof-type StackedDrgWindow2KiBV1_2 --vk-format compressed)
+refused "verify-seal --proof /dev/zero: refused, not read forever" "not a regular file" "${SEAL[@]}" --c1 "$T/c1.json" --miner-id 1000 --proof /dev/zero
+refused "verify-post --vk /dev/zero (compressed)" "not a regular file" "${POST[@]}" --randomness $R --sectors "$T/sectors.json" --proof "$F/window-post-2k.proof" --vk /dev/zero
+refused "post --vanilla /dev/zero" "not a regular file" "$CUZK" fil post --kind window --vanilla /dev/zero --randomness $R --miner-id 1 --params-dir "$T" --out "$T/x.proof"
+refused "verify --public FIFO" "not a regular file" "$CUZK" verify --vk "$T/none.vk" --public "$T/fifo" --proof "$F/porep-2k.proof"
+refused "verify-post --sectors FIFO" "not a regular file" "${POST[@]}" --randomness $R --sectors "$T/fifo" --proof "$F/window-post-2k.proof" "${VK[@]}"
+truncate -s 4G "$T/huge.proof"
+refused "verify-seal: a 4 GiB proof file is refused by its size, unread" "more than a proof of 1 partitions" "${SEAL[@]}" --c1 "$T/c1.json" --miner-id 1000 --proof "$T/huge.proof"
+truncate -s 4G "$T/huge.vanilla"
+refused "post: a 4 GiB vanilla proof is refused by its size" "more than a PoSt vanilla proof" "$CUZK" fil post --kind window --vanilla "$T/huge.vanilla" --randomness $R --miner-id 1 --params-dir "$T" --out "$T/x.proof"
+truncate -s 2G "$T/huge.json"
+refused "inspect-c1: a 2 GiB C1 file is refused by its size" "more than a C1 output may have" "$CUZK" fil inspect-c1 "$T/huge.json" --miner-id 1000
+rm -f "$T"/huge.*
+python3 -c 'import sys; n = 200000; sys.stdout.write("[" * n + "]" * n)' >"$T/deep.json"
+refused "verify --public: 200,000-deep JSON is refused, no stack overflow" "nested deeper than 64 levels" "$CUZK" verify --vk "$T/none.vk" --public "$T/deep.json" --proof "$F/porep-2k.proof"
+refused "verify-post --sectors: deep JSON" "nested deeper than 64 levels" "${POST[@]}" --randomness $R --sectors "$T/deep.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+refused "params check: a deep manifest" "nested deeper than 64 levels" "$CUZK" params check "$T/params" "$T/deep.json"
+# params check reads plain names inside its directory only.
+echo '{"/etc/passwd": {"digest": "00"}}' >"$T/passwd.json"
+refused "params check: a manifest naming /etc/passwd" "not a plain file name" "$CUZK" params check "$T/params" "$T/passwd.json"
+echo '{"../c1.json": {"digest": "00"}}' >"$T/up.json"
+refused "params check: a manifest naming ../" "not a plain file name" "$CUZK" params check "$T/params" "$T/up.json"
+mkfifo "$T/params/pipe.params"
+echo '{"pipe.params": {"digest": "00"}}' >"$T/pipe.json"
+refused "params check: a FIFO in the directory" "not a regular file" "$CUZK" params check "$T/params" "$T/pipe.json"
+ln -s /dev/zero "$T/params/zero.params"
+echo '{"zero.params": {"digest": "00"}}' >"$T/zero.json"
+refused "params check: a link to /dev/zero" "not a regular file" "$CUZK" params check "$T/params" "$T/zero.json"
+expect_exit 0 "synth-c1 --out before the other options" "$CUZK" fil synth-c1 --out "$T/o1.json" --proof-type StackedDrg2KiBV1_1
+expect_exit 0 "synth-c1 OUT positional" "$CUZK" fil synth-c1 "$T/o2.json" --sector-size 2KiB
+cmp -s "$T/o1.json" "$T/o2.json" && ok "synth-c1: both forms write the same C1" || not_ok "synth-c1: --out and OUT differ"
+refused "synth-c1: OUT and --out both" "OUT or --out, not both" "$CUZK" fil synth-c1 "$T/o3.json" --out "$T/o4.json" --sector-size 2KiB
+refused "synth-c1: no output file" "no output file" "$CUZK" fil synth-c1 --sector-size 2KiB
+expect_exit 0 "synth-post --out" "$CUZK" fil synth-post --out "$T/sp1.bin" --proof-type StackedDrgWindow2KiBV1_2 --randomness $R
+expect_exit 0 "synth-post OUT" "$CUZK" fil synth-post "$T/sp2.bin" --proof-type StackedDrgWindow2KiBV1_2 --randomness $R
+cmp -s "$T/sp1.bin" "$T/sp2.bin" && ok "synth-post: both forms write the same proof" || not_ok "synth-post: --out and OUT differ"
+
 expect_exit 0 "graph: 2 KiB parents" "$CUZK" fil graph --proof-type StackedDrg2KiBV1_1 --first 60 --count 10
 expect_exit 2 "graph: a node past the end" "$CUZK" fil graph --proof-type StackedDrg2KiBV1_1 --first 64
 

@@ -1,6 +1,9 @@
 #include "zk/io/bellperson.hpp"
 
+#include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <bit>
@@ -360,8 +363,21 @@ std::string blake2b_prefix_hex(Feed&& feed) {
 
 std::string parameters_json_digest(const std::string& path,
                                    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw input_error(path + ": cannot open");
+  // Only a regular file (opened without blocking: a FIFO must not hang the open; a device such as
+  // /dev/zero has no end).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw input_error(path + ": cannot open");
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw input_error(path + ": not a regular file");
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::FILE* f = ::fdopen(fd, "rb");
+  if (!f) {
+    ::close(fd);
+    throw input_error(path + ": cannot open");
+  }
   std::fseek(f, 0, SEEK_END);
   const long total = std::ftell(f);
   std::fseek(f, 0, SEEK_SET);

@@ -1,6 +1,7 @@
 #include "zk/io/snarkjs_json.hpp"
 
 #include "zk/io/binfile.hpp"
+#include "zk/io/json_bounded.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -96,13 +97,7 @@ class reader {
     throw input_error(name_ + ": " + (path.empty() ? what : path + " " + what));
   }
 
-  in_json parse(std::string_view text) const {
-    try {
-      return in_json::parse(text.begin(), text.end());
-    } catch (const in_json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
-      throw input_error(name_ + ": not valid JSON (" + e.what() + ")");
-    }
-  }
+  in_json parse(std::string_view text) const { return parse_json_bounded(text, name_); }
 
   const in_json& key(const in_json& obj, const char* k) const {
     if (!obj.is_object()) fail("", "is not a JSON object");
