@@ -42,6 +42,39 @@ void read_array(json_stream& js, F&& on_element) {
   while (js.next_element()) on_element();
 }
 
+// The most elements any registered proof's C1 output has at each level, checked as elements are
+// read: what a C1 can cost in memory is bounded by the largest real one whatever its size (an
+// array of 10^7 empty partitions is refused at the first element too many, not parsed into
+// vectors ten times its size). check_shape then checks the exact counts of its registered proof.
+struct c1_bounds {
+  std::size_t partitions = 0, challenges = 0, layers = 0;
+  static constexpr std::size_t path_levels = 32;  // a 64 GiB sector's binary comm_d tree has 31
+  static constexpr std::size_t arity_hashes = 15;  // siblings of one path element (arity 8: 7)
+  static constexpr std::size_t parents = stacked::total_parents;
+};
+const c1_bounds& any_proof_bounds() {
+  static const c1_bounds b = [] {
+    c1_bounds m;
+    for (const auto& p : seal_proofs()) {
+      m.partitions = std::max<std::size_t>(m.partitions, p.partitions);
+      m.challenges = std::max<std::size_t>(m.challenges, p.challenges_per_partition);
+      m.layers = std::max<std::size_t>(m.layers, p.layers);
+    }
+    return m;
+  }();
+  return b;
+}
+
+// read_array, failing at element max + 1 ("more than N <what>").
+template <class F>
+void read_array_max(json_stream& js, std::size_t max, const char* what, F&& on_element) {
+  js.begin_array();
+  for (std::size_t n = 0; js.next_element(); ++n) {
+    if (n == max) js.fail("more than " + std::to_string(max) + " " + what);
+    on_element();
+  }
+}
+
 domain read_domain(json_stream& js) {
   domain d{};
   std::size_t n = 0;
@@ -54,9 +87,9 @@ domain read_domain(json_stream& js) {
   return d;
 }
 
-std::vector<domain> read_domains(json_stream& js) {
+std::vector<domain> read_domains(json_stream& js, std::size_t max, const char* what) {
   std::vector<domain> v;
-  read_array(js, [&] { v.push_back(read_domain(js)); });
+  read_array_max(js, max, what, [&] { v.push_back(read_domain(js)); });
   return v;
 }
 
@@ -65,10 +98,10 @@ merkle::inclusion_path read_inclusion_path(json_stream& js) {
   static constexpr std::array<std::string_view, 1> outer{"path"};
   static constexpr std::array<std::string_view, 2> elem{"hashes", "index"};
   read_fields(js, outer, [&](std::size_t) {
-    read_array(js, [&] {
+    read_array_max(js, c1_bounds::path_levels, "path levels", [&] {
       merkle::path_element e;
       read_fields(js, elem, [&](std::size_t i) {
-        if (i == 0) e.hashes = read_domains(js);
+        if (i == 0) e.hashes = read_domains(js, c1_bounds::arity_hashes, "sibling hashes");
         else e.index = js.read_u64();
       });
       p.path.push_back(std::move(e));
@@ -131,7 +164,7 @@ stacked::column_proof read_column_proof(json_stream& js) {
     if (i == 0)
       read_fields(js, col, [&](std::size_t j) {
         if (j == 0) cp.column.index = std::uint32_t(js.read_u64(UINT32_MAX));
-        else cp.column.rows = read_domains(js);
+        else cp.column.rows = read_domains(js, any_proof_bounds().layers, "rows (layers)");
       });
     else
       cp.inclusion_proof = read_merkle_proof(js);
@@ -144,7 +177,7 @@ P read_labeling(json_stream& js) {  // LabelingProof and EncodingProof have the 
   P p;
   static constexpr std::array<std::string_view, 3> f{"parents", "layer_index", "node"};
   read_fields(js, f, [&](std::size_t i) {
-    if (i == 0) p.parents = read_domains(js);
+    if (i == 0) p.parents = read_domains(js, c1_bounds::parents, "parents");
     else if (i == 1) p.layer_index = std::uint32_t(js.read_u64(UINT32_MAX));
     else p.node = js.read_u64();
   });
@@ -164,14 +197,27 @@ stacked::proof read_stacked_proof(json_stream& js) {
         read_fields(js, rcp, [&](std::size_t j) {
           auto& r = p.replica_column_proofs;
           if (j == 0) r.c_x = read_column_proof(js);
-          else read_array(js, [&] { (j == 1 ? r.drg_parents : r.exp_parents).push_back(read_column_proof(js)); });
+          else
+            read_array_max(js, j == 1 ? base_degree : stacked::exp_degree, j == 1 ? "DRG parents" : "expander parents",
+                           [&] { (j == 1 ? r.drg_parents : r.exp_parents).push_back(read_column_proof(js)); });
         });
         break;
-      case 3: read_array(js, [&] { p.labeling_proofs.push_back(read_labeling<stacked::labeling_proof>(js)); }); break;
+      case 3:
+        read_array_max(js, any_proof_bounds().layers, "labeling proofs (layers)",
+                       [&] { p.labeling_proofs.push_back(read_labeling<stacked::labeling_proof>(js)); });
+        break;
       default: p.encoding_proof = read_labeling<stacked::encoding_proof>(js); break;
     }
   });
   return p;
+}
+
+// Partitions and challenges: the registered proof's own when it came first (serde writes it first),
+// else the most of any.
+c1_bounds partition_bounds(const seal_commit_phase1_output& out) {
+  c1_bounds b = any_proof_bounds();
+  if (out.registered_proof) b.partitions = out.registered_proof->partitions, b.challenges = out.registered_proof->challenges_per_partition;
+  return b;
 }
 
 constexpr std::array<std::string_view, 7> phase1_fields{"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
@@ -189,9 +235,11 @@ void read_phase1_field(json_stream& js, std::size_t i, seal_commit_phase1_output
     case 1: {
       js.begin_object();
       if (!js.next_key(out.vanilla_proofs_variant)) js.fail("expected a VanillaSealProof variant");
-      read_array(js, [&] {
+      const auto b = partition_bounds(out);
+      read_array_max(js, b.partitions, "partitions", [&] {
         out.vanilla_proofs.emplace_back();
-        read_array(js, [&] { out.vanilla_proofs.back().push_back(read_stacked_proof(js)); });
+        read_array_max(js, b.challenges, "challenges",
+                       [&] { out.vanilla_proofs.back().push_back(read_stacked_proof(js)); });
       });
       std::string extra;
       if (js.next_key(extra)) js.fail("more than one variant");
@@ -590,7 +638,9 @@ seal_commit_phase1_output parse_phase1_parallel(std::span<const std::uint8_t> te
     js.begin_object();
     if (!js.next_key(out.vanilla_proofs_variant)) throw not_fast{};
     js.begin_array();
+    const std::size_t max_parts = partition_bounds(out).partitions;
     while (js.next_element()) {
+      if (parts.size() == max_parts) throw not_fast{};  // the serial read names the field
       js.peek();  // past the whitespace
       const std::size_t at = std::size_t(js.offset()), end = value_end(text, at);
       if (end == npos) throw not_fast{};
@@ -607,7 +657,8 @@ seal_commit_phase1_output parse_phase1_parallel(std::span<const std::uint8_t> te
     try {
       memory_source ps(parts[k]);
       json_stream pj(ps, origin);
-      read_array(pj, [&] { out.vanilla_proofs[k].push_back(read_stacked_proof(pj)); });
+      read_array_max(pj, partition_bounds(out).challenges, "challenges",
+                     [&] { out.vanilla_proofs[k].push_back(read_stacked_proof(pj)); });
       pj.expect_end();
     } catch (...) {
       bad = true;

@@ -157,6 +157,33 @@ TEST_CASE("fil: damaged C1 outputs fail with one line naming the field", "[fil]"
   CHECK_THAT(error_of(io::to_json(bad_parent)), Catch::Contains("[0][1].replica_column_proofs.exp_parents: expected 8 columns"));
 }
 
+TEST_CASE("fil: counts are checked as a C1 output is read, not after (memory stays bounded)", "[fil]") {
+  const auto* proof = find_seal_proof("StackedDrg2KiBV1_1");
+  const auto c1 = synthetic_c1(*proof, 7, 1000, 44);
+  const std::string bare = io::to_json(c1);
+  // 100,000 empty partitions after the real one: each would be a vector of 24 bytes for 3 of text.
+  std::string many;
+  for (int i = 0; i < 100000; ++i) many += ",[]";
+  const std::string variant = "\"StackedDrg2KiBV1\":[";
+  const auto at = bare.find(variant);
+  REQUIRE(at != std::string::npos);
+  const auto end = bare.find("]]},\"comm_r\"", at);  // the last partition's ']'
+  REQUIRE(end != std::string::npos);
+  const std::string flooded = bare.substr(0, end + 1) + many + bare.substr(end + 1);
+  CHECK_THAT(error_of(flooded), Catch::Contains("vanilla_proofs.StackedDrg2KiBV1[1]: more than 1 partitions"));
+  // The same inside the Phase1Out of Curio's wrapper (both reads, the parallel one falls back).
+  CHECK_THAT(error_of(io::wrap_c1(flooded, 7, proof->sector_size)),
+             Catch::Contains("Phase1Out: vanilla_proofs.StackedDrg2KiBV1[1]: more than 1 partitions"));
+  // Paths, siblings, rows, parents: each bounded where it is read.
+  const std::string hashes = "\"hashes\":[";
+  std::string zero = "[0";  // a 32-byte domain of zeros
+  for (int i = 1; i < 32; ++i) zero += ",0";
+  zero += "]";
+  std::string siblings;
+  for (int i = 0; i < 20; ++i) siblings += zero + ",";
+  CHECK_THAT(error_of(replace_once(bare, hashes, hashes + siblings)), Catch::Contains("more than 15 sibling hashes"));
+}
+
 TEST_CASE("fil: every truncation of a C1 output is a one-line error", "[fil]") {
   const auto* proof = find_seal_proof("StackedDrg2KiBV1_1");
   const std::string wrapped = io::wrap_c1(io::to_json(synthetic_c1(*proof, 1, 1, 44)), 1, 2048);
