@@ -121,7 +121,7 @@ c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_po
 
 void check_porep_c1(const circuit_ref& c, const job_input& in, const c1_output& c1) {
   const auto& p1 = c1.phase1_out;
-  if (!p1.registered_proof || parameter_cache_id(*p1.registered_proof) != parameter_cache_id(*c.seal))
+  if (!p1.registered_proof || p1.registered_proof->name != c.seal->name)
     throw zk::input_error("vanilla_proof: Phase1Out.registered_proof is " +
                           std::string(p1.registered_proof ? p1.registered_proof->name : "missing") +
                           ", the request's registered_proof " + std::string(c.seal->name));
@@ -195,6 +195,13 @@ checked_post check_post(const post_proof_info& p, const job_input& in, bool veri
   if (n > p.sector_count)
     throw zk::input_error("vanilla_proofs: " + std::to_string(n) + " sector proofs, a " + std::string(p.name) +
                           " partition holds at most " + std::to_string(p.sector_count));
+  // The partition's index only places its sectors' challenges; no deadline has more partitions
+  // than the actors allow (an index of 2^24 is a hostile request, not a proof to make).
+  if (p.type == post_type::winning && in.partition_index != 0)
+    throw zk::input_error("partition_index: " + std::to_string(in.partition_index) + ", a WinningPoSt has one partition (0)");
+  if (in.partition_index >= max_partitions_per_deadline)
+    throw zk::input_error("partition_index: " + std::to_string(in.partition_index) + ", a deadline has at most " +
+                          std::to_string(max_partitions_per_deadline) + " partitions");
   domain_to_fr(in.randomness, "randomness");  // must be a field element (lotus clears the top bits)
   checked_post out;
   const auto shape = arities(p.tree);
@@ -348,14 +355,10 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
   auto checked = check_post(p, in, true);
   circuit::fallback_post(cs, arities(p.tree), circuit_sectors(p, std::move(checked.sectors)));
   // The inputs Filecoin's verifier will use: the circuit's must be the same.
-  std::vector<post::public_sector> publics;
-  std::size_t part = 0;
-  if (p.type == post_type::window) {
-    publics.resize(std::size_t{in.partition_index} * p.sector_count);  // earlier partitions: not read
-    part = in.partition_index;
-  }
-  publics.insert(publics.end(), checked.publics.begin(), checked.publics.end());
-  const auto expected = post::generate_public_inputs(p, in.randomness, publics, part);
+  const auto expected =
+      p.type == post_type::window
+          ? post::partition_public_inputs(p, in.randomness, checked.publics, in.partition_index)
+          : post::generate_public_inputs(p, in.randomness, checked.publics, 0);
   const auto& got = cs.inputs();
   if (got.size() != expected.size() + 1)
     throw zk::input_error(c.describe() + ": the circuit has " + std::to_string(got.size() - 1) +

@@ -81,6 +81,10 @@ zk::io::r1cs record_circuit(const circuit_ref& c);
 // file's shape is not the circuit's). Costs the recording plus decoding every point.
 zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c);
 
+// The most partitions a miner's deadline may hold (builtin-actors' policy): a WindowPoSt's
+// partition_index is below it.
+constexpr std::uint32_t max_partitions_per_deadline = 3000;
+
 // The inputs of one job (all its partitions share them): what Curio's SubmitProofRequest carries.
 struct job_input {
   proof_kind kind = proof_kind::window_post_partition;

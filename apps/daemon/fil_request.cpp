@@ -83,6 +83,7 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
   if (!v1::Priority_IsValid(req.priority()))
     refuse("priority: " + std::to_string(req.priority()) + " is not a priority (LOW, NORMAL, HIGH, CRITICAL)");
   out.priority = req.priority();
+  if (req.sector_size() == 0) refuse("sector_size: 0; give the sector's size in bytes (2048 ... 68719476736)");
   out.sector_size = req.sector_size();
 
   auto& in = out.input;
@@ -112,9 +113,11 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
     out.c1 = parsed;
     if (!c1.wrapped)
       refuse("vanilla_proof: a bare SealCommitPhase1Output; send Curio's wrapper {\"SectorNum\", \"Phase1Out\", \"SectorSize\"}");
-    if (c1.phase1_out.registered_proof->sector_size != out.circuit.sector_size())
-      refuse("vanilla_proof: Phase1Out is " + std::string(c1.phase1_out.registered_proof->name) + ", registered_proof " +
-             std::to_string(req.registered_proof()) + " is " + in.registered_proof);
+    // The request's registered proof is the one proved and reported: the C1's must be that very one
+    // (V1 and V1_1 share their parameters, not their porep id nor their proof).
+    if (c1.phase1_out.registered_proof != out.circuit.seal)
+      refuse("vanilla_proof: Phase1Out.registered_proof is " + std::string(c1.phase1_out.registered_proof->name) +
+             ", the request's registered_proof " + std::to_string(req.registered_proof()) + " is " + in.registered_proof);
     if (req.sector_number() != 0 && c1.sector_num != req.sector_number())
       refuse("vanilla_proof: SectorNum " + std::to_string(c1.sector_num) + " but sector_number is " +
              std::to_string(req.sector_number()));

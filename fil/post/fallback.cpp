@@ -63,20 +63,30 @@ std::vector<fr> generate_public_inputs(const post_proof_info& proof, const domai
     for (unsigned i = 0; i < proof.circuit_sector_count(); ++i) copies.insert(copies.end(), given.begin(), given.end());
     sectors = copies;
   }
-  const std::size_t per_partition = proof.circuit_sector_count(), challenges = proof.circuit_challenge_count();
+  const std::size_t per_partition = proof.circuit_sector_count();
   const std::size_t begin = partition * per_partition;
   if (begin >= sectors.size())
     throw zk::input_error("post: partition " + std::to_string(partition) + " has no sectors (" +
                           std::to_string(sectors.size()) + " sectors, " + std::to_string(per_partition) +
                           " per partition)");
   const std::size_t end = std::min(sectors.size(), begin + per_partition);
+  return partition_public_inputs(proof, randomness, sectors.subspan(begin, end - begin), partition);
+}
+
+std::vector<fr> partition_public_inputs(const post_proof_info& proof, const domain& randomness,
+                                        std::span<const public_sector> sectors, std::size_t partition) {
+  const std::size_t per_partition = proof.circuit_sector_count(), challenges = proof.circuit_challenge_count();
+  if (sectors.empty() || sectors.size() > per_partition)
+    throw zk::input_error("post: partition " + std::to_string(partition) + ": " + std::to_string(sectors.size()) +
+                          " sectors, a partition holds 1 to " + std::to_string(per_partition));
+  const std::size_t begin = partition * per_partition;  // the first sector's index in the whole proof
   std::vector<fr> out;
   out.reserve(per_partition * (1 + challenges));
-  for (std::size_t s = begin; s < end; ++s) {
-    out.push_back(domain_to_fr(sectors[s].comm_r, "sector " + std::to_string(sectors[s].id) + " comm_r"));
+  for (std::size_t i = 0; i < sectors.size(); ++i) {
+    out.push_back(domain_to_fr(sectors[i].comm_r, "sector " + std::to_string(sectors[i].id) + " comm_r"));
     for (std::uint64_t n = 0; n < challenges; ++n)
-      out.push_back(fr::from_u64(generate_leaf_challenge(proof.sector_size, randomness, sectors[s].id,
-                                                         challenge_index(proof.version, s, challenges, n))));
+      out.push_back(fr::from_u64(generate_leaf_challenge(proof.sector_size, randomness, sectors[i].id,
+                                                         challenge_index(proof.version, begin + i, challenges, n))));
   }
   const std::size_t per_sector = 1 + challenges;
   while (out.size() < per_partition * per_sector) {

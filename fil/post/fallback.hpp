@@ -43,5 +43,9 @@ std::size_t partition_count(const post_proof_info& proof, std::size_t sectors);
 // are made here.
 std::vector<fr> generate_public_inputs(const post_proof_info& proof, const domain& randomness,
                                        std::span<const public_sector> sectors, std::size_t partition);
+// The same for one partition from its own sectors alone (1 to circuit_sector_count(); WinningPoSt:
+// the copies already made), `partition` its index in the proof: the sectors before it are not needed.
+std::vector<fr> partition_public_inputs(const post_proof_info& proof, const domain& randomness,
+                                        std::span<const public_sector> sectors, std::size_t partition);
 
 }  // namespace cuzk::fil::post

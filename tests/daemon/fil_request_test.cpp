@@ -4,6 +4,8 @@
 // fail as those of a fresh read do: the same one line naming the field.
 #include <catch2/catch.hpp>
 
+#include <grpcpp/support/status_code_enum.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -11,6 +13,7 @@
 
 #include "engine/engine.hpp"
 #include "fil/io/c1_json.hpp"
+#include "fil/io/post_bincode.hpp"
 #include "fil/registered_proof.hpp"
 #include "fil/synthetic.hpp"
 #include "fil_request.hpp"
@@ -31,6 +34,7 @@ TEST_CASE("a PoRep request's C1 is parsed once, by the request check, the engine
   req.set_request_id("c1-once");
   req.set_proof_kind(v1::POREP_SEAL_COMMIT);
   req.set_registered_proof(5);  // StackedDrg2KiBV1_1
+  req.set_sector_size(2048);
   req.set_miner_id(1000);
   req.set_sector_number(1);
   const auto c1 = fil::synthetic_c1(*proof, 1, 1000, 7);
@@ -79,4 +83,72 @@ TEST_CASE("a PoRep request's C1 is parsed once, by the request check, the engine
   CHECK_THAT(fresh, Catch::StartsWith("vanilla_proof: Phase1Out.replica_id is not that of miner 1001"));
   CHECK(given == fresh);
   std::filesystem::remove_all(dir);
+}
+
+namespace {
+// The request error's code and message, or code -1 when the request was accepted.
+std::pair<int, std::string> refusal(const v1::SubmitProofRequest& req, const std::string& dir) {
+  try {
+    daemon::check_fil_request(req, dir);
+  } catch (const daemon::request_error& e) {
+    return {e.code, e.what()};
+  }
+  return {-1, {}};
+}
+}  // namespace
+
+TEST_CASE("a request whose kind, size or registered proof disagrees with its payload is refused", "[daemon][fil]") {
+  const auto* v11 = fil::find_seal_proof("StackedDrg2KiBV1_1");
+  REQUIRE(v11);
+  const auto dir = std::filesystem::temp_directory_path() / ("cuzk-daemon-mismatch-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / fil::resolve_circuit(fil::proof_kind::porep_seal_commit, v11->name).params_file()) << "";
+  v1::SubmitProofRequest req;
+  req.set_request_id("mismatch");
+  req.set_proof_kind(v1::POREP_SEAL_COMMIT);
+  req.set_registered_proof(5);  // StackedDrg2KiBV1_1
+  req.set_sector_size(2048);
+  req.set_miner_id(1000);
+  req.set_sector_number(1);
+  req.set_vanilla_proof(fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*v11, 1, 1000, 7)), 1, v11->sector_size));
+  CHECK(refusal(req, dir.string()).first == -1);
+
+  // registered_proof 0 (StackedDrg2KiBV1: the same parameters) with a V1_1 C1 output.
+  auto v1_req = req;
+  v1_req.set_registered_proof(0);
+  auto [code, why] = refusal(v1_req, dir.string());
+  CHECK(code == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(why, Catch::Contains("Phase1Out.registered_proof is StackedDrg2KiBV1_1") &&
+                      Catch::Contains("registered_proof 0 is StackedDrg2KiBV1"));
+
+  // sector_size 0: not "any size".
+  auto no_size = req;
+  no_size.set_sector_size(0);
+  std::tie(code, why) = refusal(no_size, dir.string());
+  CHECK(code == grpc::StatusCode::INVALID_ARGUMENT);
+  CHECK_THAT(why, Catch::StartsWith("sector_size: 0"));
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("a WindowPoSt partition_index is validated, never allocated for", "[daemon][fil]") {
+  const auto* info = fil::find_post_proof("StackedDrgWindow2KiBV1_2");
+  REQUIRE(info);
+  const auto c = fil::resolve_circuit(fil::proof_kind::window_post_partition, info->name);
+  fil::job_input in;
+  in.kind = fil::proof_kind::window_post_partition;
+  in.registered_proof = info->name;
+  in.randomness[0] = 7;
+  in.vanilla_proofs.push_back(fil::io::to_bincode(fil::synthetic_post_proof(*info, 5, in.randomness, 0, 1)));
+  in.partition_index = 1;
+  CHECK_NOTHROW(fil::check_job_input(c, in));
+  // 2^24 cost 2.5 GB (the earlier partitions' sectors were materialized); past the actors' bound now.
+  in.partition_index = 1u << 24;
+  try {
+    fil::check_job_input(c, in);
+    FAIL("partition_index 2^24 accepted");
+  } catch (const zk::input_error& e) {
+    CHECK_THAT(std::string(e.what()), Catch::StartsWith("partition_index: 16777216"));
+  }
+  in.partition_index = fil::max_partitions_per_deadline - 1;
+  CHECK_NOTHROW(fil::check_job_input(c, in));
 }
