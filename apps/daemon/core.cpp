@@ -388,15 +388,20 @@ void core::completion_loop() {
   auto next_expiry = std::chrono::steady_clock::now() + expire_every;
   std::unique_lock lock(mu_);
   for (;;) {
+    // Every notification (a finished job, a new waiter, a drain) ends the wait and the next wake-up
+    // is computed again: a waiter registered meanwhile may be due before the one computed here.
     auto wake_at = next_expiry;
     for (auto& [h, w] : waiters_) wake_at = std::min(wake_at, w.deadline);
-    wake_.wait_until(lock, wake_at, [&] {
-      return stop_completion_ || !finished_.empty() || std::chrono::steady_clock::now() >= wake_at ||
-             (draining_ && !waiters_.empty());
-    });
+    if (!stop_completion_ && finished_.empty() && !(draining_ && !waiters_.empty()) && !waiters_changed_)
+      wake_.wait_until(lock, wake_at);
+    waiters_changed_ = false;
     if (stop_completion_) return;
     auto batch = std::move(finished_);
     finished_.clear();
+    // Finished jobs first: a waiter whose job finished before its deadline gets the result.
+    lock.unlock();
+    for (auto& f : batch) complete(std::move(f));
+    lock.lock();
     // Waiters past their deadline, or all of them once the daemon drains: answered "not yet".
     std::vector<std::pair<await_fn, pb::AwaitProofResponse>> answers;
     auto now = std::chrono::steady_clock::now();
@@ -412,7 +417,6 @@ void core::completion_loop() {
     }
     lock.unlock();
     for (auto& [done, answer] : answers) done(std::move(answer));
-    for (auto& f : batch) complete(std::move(f));
     if (std::chrono::steady_clock::now() >= next_expiry) {
       expire_results();
       next_expiry = std::chrono::steady_clock::now() + expire_every;
@@ -680,6 +684,7 @@ std::uint64_t core::await_async(const std::string& job_id, std::chrono::steady_c
   }
   auto handle = ++next_waiter_;
   waiters_[handle] = waiter{job_id, deadline, std::move(done)};
+  waiters_changed_ = true;
   lock.unlock();
   wake_.notify_all();  // a nearer deadline, perhaps
   return handle;
@@ -763,11 +768,15 @@ bool core::drain_and_stop(std::chrono::milliseconds grace) {
     engine_stopped = stopped.wait_for(std::chrono::seconds(10)) == std::future_status::ready;
     if (!engine_stopped) spdlog::warn("shutdown: the engine did not stop within 10 s; exiting without it");
   }
+  // What the next start runs again: the journal's unfinished rows (a job that finished while the
+  // journal could not record it, on a full disk, is among them), not the jobs still running.
   std::size_t left = 0;
-  {
+  try {
+    left = journal_->unfinished().size();
+  } catch (const std::exception& e) {
     std::lock_guard lock(mu_);
-    for (auto& [id, j] : jobs_)
-      if (!j->finished) ++left;
+    left = jobs_.size();  // those not recorded as finished
+    spdlog::warn("shutdown: reading the journal: {}", e.what());
   }
   spdlog::info("shutdown: {} job(s) left in the journal for the next start", left);
   return engine_stopped;

@@ -160,6 +160,7 @@ class core {
   std::set<std::string> submitting_;  // request ids being submitted now
   std::condition_variable submit_cv_;
   std::uint64_t next_waiter_ = 0;
+  bool waiters_changed_ = false;  // a waiter came since the completion thread computed its wake-up
   bool stop_completion_ = false;
   std::thread completion_;
   std::atomic<bool> draining_{false};

@@ -4,7 +4,6 @@
 // and engine, listeners, "ready", then signals. "ready" is printed only once every listener accepts.
 #include <CLI/CLI.hpp>
 #include <grpcpp/grpcpp.h>
-#include <httplib.h>
 #include <signal.h>
 #include <spdlog/spdlog.h>
 #include <sys/stat.h>
@@ -20,6 +19,7 @@
 #include "core.hpp"
 #include "lifecycle.hpp"
 #include "service.hpp"
+#include "status_http.hpp"
 
 namespace fs = std::filesystem;
 using namespace cuzk;
@@ -117,6 +117,7 @@ int run_daemon(const config::daemon_config& cfg) {
   builder.SetMaxReceiveMessageSize(int(cfg.daemon.max_message_bytes));
   builder.SetMaxSendMessageSize(int(cfg.daemon.max_message_bytes));
   builder.RegisterService(&service);
+  builder.RegisterCallbackGenericService(&service.large());  // SubmitProof, Prove: token before the body
   mode_t old_mask = ::umask(0077);  // the unix socket is the daemon owner's alone (0600)
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   ::umask(old_mask);
@@ -128,46 +129,35 @@ int run_daemon(const config::daemon_config& cfg) {
   }
   if (listen.type == config::listen_address::kind::unix_socket) ::chmod(listen.path.c_str(), 0600);
 
-  // HTTP status listener: /metrics (Prometheus text) and /status (JSON).
-  httplib::Server http;
+  // HTTP status listener: /metrics (Prometheus text) and /status (JSON), bounded against clients
+  // that hold connections (status_http.hpp).
+  std::unique_ptr<daemon::status_http> http;
   std::thread http_thread;
   std::string http_where;
   if (!cfg.daemon.status_listen.empty()) {
     auto sl = config::listen_address::parse(cfg.daemon.status_listen);
-    // httplib's default socket options add SO_REUSEPORT (two daemons would share the port and split
-    // its scrapes); only SO_REUSEADDR here, so that a port in use fails the bind.
-    http.set_socket_options([](socket_t sock) {
-      int yes = 1;
-      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-    });
+    daemon::status_http::options o;
+    o.host = sl.host;
+    o.port = sl.port;
     // Beyond loopback the status listener answers only with the daemon's token (config validation
     // requires one there), as the gRPC listener does.
-    const std::string bearer = sl.is_loopback() ? std::string() : "Bearer " + cfg.daemon.token;
-    auto allowed = [bearer](const httplib::Request& req, httplib::Response& res) {
-      if (bearer.empty() || req.get_header_value("Authorization") == bearer) return true;
-      res.status = 401;
-      res.set_content("authorization: missing or wrong token (send 'Authorization: Bearer TOKEN')\n", "text/plain");
-      return false;
-    };
-    http.Get("/metrics", [&, allowed](const httplib::Request& req, httplib::Response& res) {
-      if (allowed(req, res)) res.set_content(core.prometheus_metrics(), "text/plain; version=0.0.4");
-    });
-    http.Get("/status", [&, allowed](const httplib::Request& req, httplib::Response& res) {
-      if (allowed(req, res)) res.set_content(core.status_json(), "application/json");
-    });
-    int http_port = -1;
-    if (sl.type == config::listen_address::kind::tcp)
-      http_port = sl.port == 0 ? http.bind_to_any_port(sl.host) : (http.bind_to_port(sl.host, sl.port) ? sl.port : -1);
-    bool bound = http_port > 0;
-    if (!bound) {
+    o.bearer = sl.is_loopback() ? std::string() : "Bearer " + cfg.daemon.token;
+    try {
+      if (sl.type != config::listen_address::kind::tcp) throw std::runtime_error("not a TCP address");
+      http = std::make_unique<daemon::status_http>(o, [&core](const std::string& path) -> daemon::http_answer {
+        if (path == "/metrics") return {200, "text/plain; version=0.0.4", core.prometheus_metrics()};
+        if (path == "/status") return {200, "application/json", core.status_json()};
+        return {404, "text/plain", "not found: /metrics or /status\n"};
+      });
+    } catch (const std::exception& e) {
       server->Shutdown();
       core.drain_and_stop(std::chrono::milliseconds(0));
       auto owner = sl.type == config::listen_address::kind::tcp ? daemon::tcp_port_owner(sl.port) : std::nullopt;
-      return fail("daemon.status_listen " + cfg.daemon.status_listen + ": cannot listen" +
+      return fail("daemon.status_listen " + cfg.daemon.status_listen + ": cannot listen (" + e.what() + ")" +
                   (owner ? " (in use by " + *owner + ")" : std::string()));
     }
-    http_thread = std::thread([&] { http.listen_after_bind(); });
-    http_where = " status http://" + sl.host + ":" + std::to_string(http_port);
+    http_thread = std::thread([&] { http->run(); });
+    http_where = " status http://" + sl.host + ":" + std::to_string(http->port());
   }
 
   std::string where = listen.type == config::listen_address::kind::tcp
@@ -189,7 +179,7 @@ int run_daemon(const config::daemon_config& cfg) {
   bool engine_stopped = core.drain_and_stop(cfg.daemon.shutdown_grace);
   server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
   if (http_thread.joinable()) {
-    http.stop();
+    http->stop();
     http_thread.join();
   }
   auto refused = core.refused();
