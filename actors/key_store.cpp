@@ -635,6 +635,15 @@ std::string b2_plan_line(const std::string& path, const b2_plan_status& p) {
   return "B2 plan for " + path + buf + p.why;
 }
 
+namespace {
+// The key's compact evaluator (PoRep) is known to be damaged: its mapping read zeros, or a failed
+// proof's diagnosis found its bytes changed.
+bool evaluator_damaged(const circuit_key& k) {
+  const auto* c = k.evaluator ? k.evaluator->compact() : nullptr;
+  return c && c->damaged();
+}
+}  // namespace
+
 key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budget, std::uint64_t cache_bytes,
                                          key_load_options load,
                                          std::vector<device_actor> devices, std::vector<budget_actor> vram) {
@@ -649,9 +658,11 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
       [self](acquire_atom, const std::string& path) -> caf::result<key_handle> {
         auto& e = self->state.keys[path];
         e.last_used = now_us();
-        if (e.st == key_entry::stage::hot && !e.handle.ptr->zkey->intact()) {
+        if (e.st == key_entry::stage::hot && (!e.handle.ptr->zkey->intact() || evaluator_damaged(*e.handle.ptr))) {
           // The file shrank under the mapping (zk::io::guard_mapped_files): its points read as
-          // zeros now. Dropped; loaded again below (a truncated file then fails with the reason).
+          // zeros now; or its evaluator file did, or changed (found by a failed proof's diagnosis,
+          // pce_compact::intact). Dropped; loaded again below (a truncated key file then fails with
+          // the reason; a damaged evaluator is refused by its digest and recorded again).
           e.st = key_entry::stage::idle;
           e.handle = {};
           e.reservation = {};

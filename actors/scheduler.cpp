@@ -3,8 +3,9 @@
 // cluster nodes alike. Priority picks, per partition, the next synthesizer and the next device;
 // the budgets bound concurrency. Every dispatch has a (ticket, step), so a stale answer is dropped
 // and retries are idempotent; a failed step re-queues up to max_attempts, bad input fails at once,
-// and an invalid proof gets one confirming attempt before it is the witness's fault. It answers
-// intake's job_ticket with the job's outcome, exactly once, plus cancel and status.
+// and an invalid proof gets one confirming attempt before it is the witness's fault (unless its
+// key's evaluator file is found damaged: the daemon's fault, retried on the key loaded again). It
+// answers intake's job_ticket with the job's outcome, exactly once, plus cancel and status.
 // docs/architecture.md "The partition pipeline" describes each stage.
 #include <algorithm>
 #include <chrono>
@@ -22,6 +23,8 @@
 #include "actors/stager.hpp"
 #include "actors/synthesizer.hpp"
 #include "caf/all.hpp"
+#include "zk/groth16/pce.hpp"
+#include "zk/groth16/pce_compact.hpp"
 
 namespace cuzk::actors {
 
@@ -342,6 +345,19 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
             auto& st = self->state;
             auto& j = st.jobs.at(at.job);
             if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::proof_invalid) {
+              // The key's mapped evaluator file first (failures only: a digest of the file): a
+              // damaged one is the daemon's fault, never the request's. The key store drops the
+              // key at its next lease, the evaluator is recorded again, the partition runs again.
+              const auto* ev = t->key.ptr && t->key.ptr->evaluator ? t->key.ptr->evaluator->compact() : nullptr;
+              if (ev && !ev->intact()) {
+                fail_attempt(self, j, *t,
+                             "assembler: " + describe(e) +
+                                 "; the key's evaluator file is damaged (changed or truncated under its mapping): "
+                                 "dropped, recorded again",
+                             true, false);
+                pump(self);
+                return;
+              }
               bool twice = ++t->invalid_proofs >= 2;
               fail_attempt(self, j, *t,
                            "assembler: " + describe(e) +

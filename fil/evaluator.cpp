@@ -1,5 +1,11 @@
 #include "fil/evaluator.hpp"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "fil/circuit/stacked.hpp"
@@ -55,10 +61,34 @@ class counting_sink : public zk::cs::parallel_sink {
   const evaluator_progress& progress_;
 };
 
+// The evaluator's directory must be this user's (or root's) and closed to others' writes, as the
+// daemon's state directory is: whoever can write there could swap the evaluator every proof reads.
+// (Temporaries are created exclusively in any case: a planted name or link is never followed.)
+void check_cache_dir(const std::string& file) {
+  std::filesystem::path dir = std::filesystem::path(file).parent_path();
+  if (dir.empty()) dir = ".";
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0)
+    throw std::runtime_error("evaluator cache " + dir.string() + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) throw std::runtime_error("evaluator cache " + dir.string() + " is not a directory");
+  if (st.st_uid != ::geteuid() && st.st_uid != 0)
+    throw std::runtime_error("evaluator cache " + dir.string() + " belongs to uid " + std::to_string(st.st_uid) +
+                             ", not to this user (uid " + std::to_string(::geteuid()) +
+                             ") or root: refused (set [filecoin] evaluator_dir / --evaluator-dir to a directory of yours)");
+  if (st.st_mode & 022) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%03o", unsigned(st.st_mode & 0777));
+    throw std::runtime_error("evaluator cache " + dir.string() + " has mode " + mode +
+                             ": refused (other users could replace the evaluator); chmod go-w it or set "
+                             "[filecoin] evaluator_dir / --evaluator-dir");
+  }
+}
+
 }  // namespace
 
 void record_porep_evaluator(const seal_proof_info& info, const std::string& file, unsigned threads,
                             const evaluator_progress& progress) {
+  check_cache_dir(file);
   const auto shape = circuit::porep_shape_of(info);
   zk::groth16::pce_recorder rec(file, porep_evaluator_key(info));
   const std::size_t parts = std::size_t(shape.challenges) * (shape.layers + 2);
@@ -74,6 +104,7 @@ porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::str
                                      const evaluator_progress& progress, unsigned threads) {
   namespace g16 = zk::groth16;
   const std::string key = porep_evaluator_key(info);
+  check_cache_dir(file);
   std::error_code ec;
   if (std::filesystem::is_regular_file(file, ec)) {
     try {

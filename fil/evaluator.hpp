@@ -1,7 +1,9 @@
 // A PoRep circuit's compact recorded evaluator (zk/groth16/pce_compact.hpp) as a cache file:
 // <params file stem>.cuzk-pce in a directory (default: the params file's own), recorded there by
 // streaming the blank circuit when it is absent, of another format version or circuit, or damaged
-// (the recorder writes temporaries and renames: a reader never sees half a file). The circuits of
+// (the recorder writes temporaries and renames: a reader never sees half a file; a file whose bytes
+// do not match the digest recorded in it is damaged). The directory must be this user's (or
+// root's) and closed to others' writes: std::runtime_error naming it otherwise. The circuits of
 // one sector size share one params file, and so one evaluator file: it is recorded once per size,
 // then mapped. `cuzk fil c2` (fil/prove) and the engine's key store both come here.
 #pragma once

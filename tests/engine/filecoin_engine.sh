@@ -28,10 +28,11 @@ fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 fail=0
-verify_porep() {  # the PoRep C2 proofs of both sectors ([filecoin-porep], also run among [filecoin])
-  for n in 1 2; do
+verify_porep() {  # the PoRep C2 proofs of both sectors ([filecoin-porep], also run among [filecoin]),
+  # and sector 1's again after its evaluator was changed, then truncated, under the hot key
+  for n in 1 2 1-changed 1-truncated; do
     if [[ ! -s $OUT/porep-$n.bin ]]; then echo "not ok - no PoRep proof of sector $n from the engine"; fail=1
-    elif "$ORACLE" verify-seal --c1 "$FIX/sector-$n/c1.json" --miner-id 1000 --proof "$OUT/porep-$n.bin" --cache "$FIX/params"; then
+    elif "$ORACLE" verify-seal --c1 "$FIX/sector-${n%%-*}/c1.json" --miner-id 1000 --proof "$OUT/porep-$n.bin" --cache "$FIX/params"; then
       echo "ok - fil-oracle verify-seal accepts the engine's 2 KiB PoRep C2 proof of sector $n"
     else
       echo "not ok - fil-oracle verify-seal rejects the engine's PoRep proof of sector $n"; fail=1

@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -57,6 +58,35 @@ engine::filecoin_request post_request(const std::string& kind) {
 }
 
 // An oracle-sealed 2 KiB sector's C2 request (sector-N/c1.json: Curio's wrapper; miner 1000).
+// Damages a recorded evaluator file in place (its layout: docs/formats.md) the way a disk or a
+// person would while a key maps it: one aux signal of A becomes its neighbour (another wire: a
+// wrong a = A·w, every count and offset still valid).
+void flip_a_signal(const std::filesystem::path& file) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  std::uint8_t h[256];
+  f.read(reinterpret_cast<char*>(h), sizeof h);
+  auto u64 = [&](int at) {
+    std::uint64_t v;
+    std::memcpy(&v, h + at, 8);
+    return v;
+  };
+  const std::uint64_t n_aux = u64(24), rows = u64(32), n_coeffs = u64(40), entries_a = u64(48);
+  auto align = [](std::uint64_t x) { return (x + 63) & ~std::uint64_t{63}; };
+  const std::uint64_t a_lens = align(256 + n_coeffs * 32), a_blocks = align(a_lens + rows * 2);
+  const std::uint64_t a_signals = align(a_blocks + (rows + 4095) / 4096 * 8);
+  for (std::uint64_t k = entries_a / 2; k < entries_a; ++k) {
+    std::uint32_t sig;
+    f.seekg(std::streamoff(a_signals + 4 * k));
+    f.read(reinterpret_cast<char*>(&sig), 4);
+    if ((sig & 0x80000000u) || (sig ^ 1u) >= n_aux) continue;
+    sig ^= 1u;
+    f.seekp(std::streamoff(a_signals + 4 * k));
+    f.write(reinterpret_cast<const char*>(&sig), 4);
+    return;
+  }
+  FAIL("no aux signal to flip");
+}
+
 engine::filecoin_request porep_request(int sector) {
   const auto dir = std::filesystem::path(fixtures()) / ("sector-" + std::to_string(sector));
   engine::filecoin_request r;
@@ -176,6 +206,24 @@ TEST_CASE("Filecoin PoRep C2 jobs: both 2 KiB sectors' proofs, the compact evalu
     REQUIRE(s.key_store.loads == 1);
     const auto file = dir / (std::filesystem::path(params).stem().string() + ".cuzk-pce");
     REQUIRE(std::filesystem::is_regular_file(file));
+
+    // The evaluator damaged under the hot key: changed, then truncated. Each job still succeeds
+    // (its proof verified here, and by fil-oracle for sector 1), the damage taken as the daemon's
+    // fault: the evaluator recorded again, the request not marked bad input.
+    int records = 1;
+    for (const bool truncate : {false, true}) {
+      INFO((truncate ? "truncated" : "a signal changed"));
+      if (truncate) std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
+      else flip_a_signal(file);
+      auto r = e.await(e.submit(porep_request(1)), 30min);
+      REQUIRE(r);
+      INFO((r->reasons.empty() ? std::string() : r->reasons.front()));
+      REQUIRE(r->state == engine::job_state::succeeded);
+      CHECK(!r->bad_input);
+      REQUIRE(r->compressed.size() == 192);
+      write_out(truncate ? "porep-1-truncated.bin" : "porep-1-changed.bin", r->compressed);
+      CHECK(e.status().key_store.evaluator_records == ++records);
+    }
     REQUIRE(test::budgets_drain(e, 10s));  // the kept buffers go with the evicted key
   }
   {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fil/circuit/stacked.hpp"
+#include "fil/evaluator.hpp"
 #include "fil/io/c1_json.hpp"
 #include "zk/cs/export.hpp"
 #include "zk/error.hpp"
@@ -26,6 +27,8 @@ using zk::groth16::pce_compact;
 using zk::groth16::pce_recorder;
 
 namespace {
+
+std::string file_bytes_of(const std::string& path);
 
 const std::string fixture = CUZK_SOURCE_DIR "/tests/fixtures/filecoin/oracle-2k/c1.json";
 
@@ -171,6 +174,54 @@ TEST_CASE("compact evaluator: foreign, truncated and damaged files are refused b
 }
 
 namespace {
+// The toy circuit of the case above (x * y = z, x + 2y + 5 in A), recorded into `file`.
+void record_toy(const std::string& file) {
+  pce_recorder rec(file, "toy");
+  constraint_system cs(rec);
+  using zk::cs::linear_combination;
+  const auto x = cs.alloc(zk::bls12_381::fr::zero()), y = cs.alloc(zk::bls12_381::fr::zero());
+  const auto z = cs.alloc(zk::bls12_381::fr::zero());
+  linear_combination a(x);
+  a.add(y, zk::bls12_381::fr::from_u64(2)).add(zk::cs::one_var, zk::bls12_381::fr::from_u64(5));
+  cs.enforce(a, linear_combination(y), linear_combination(z));
+  rec.finish(cs.num_inputs(), cs.num_aux());
+}
+void flip_last_byte(const std::string& file) {
+  std::fstream f(file, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekg(-1, std::ios::end);
+  const char c = char(f.get() ^ 0x10);
+  f.seekp(-1, std::ios::end);
+  f.put(c);
+}
+}  // namespace
+
+TEST_CASE("compact evaluator: a changed byte is found at open and by intact(), never evaluated silently",
+          "[pce][compact]") {
+  temp_dir tmp;
+  const std::string file = (tmp.path / "digest.pce").string();
+  record_toy(file);
+  const auto e = pce_compact::open(file, "toy");
+  CHECK(e.intact());
+  CHECK(!e.damaged());
+  // The density bitmaps end the file: a flipped bit there leaves every count and offset valid.
+  flip_last_byte(file);
+  CHECK(!e.intact());  // the mapping reads the file's pages: the change is seen (failure paths ask)
+  REQUIRE_THROWS_WITH(pce_compact::open(file, "toy"), Catch::Contains(file) && Catch::Contains("damaged"));
+}
+
+TEST_CASE("compact evaluator: temporaries are created exclusively, a planted link is never followed", "[pce][compact]") {
+  temp_dir tmp;
+  const std::string file = (tmp.path / "target.pce").string(), victim = (tmp.path / "victim").string();
+  { std::ofstream(victim) << "keep me"; }
+  // The names a recorder of this process used before: links to the victim, planted in advance.
+  for (const char* part : {"", ".a_lens", ".a_signals", ".a_coeffs", ".b_lens", ".b_signals", ".b_coeffs"})
+    std::filesystem::create_symlink(victim, file + ".tmp." + std::to_string(::getpid()) + part);
+  record_toy(file);
+  CHECK(file_bytes_of(victim) == "keep me");
+  CHECK(pce_compact::open(file, "toy").intact());
+}
+
+namespace {
 
 std::string file_bytes_of(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -269,4 +320,17 @@ TEST_CASE("compact evaluator: parts appended in order number coefficients as one
   CHECK(e.coefficients() == 6);
   CHECK(e.n_aux() == 4);
   CHECK(e.n_inputs() == 2);
+}
+
+TEST_CASE("PoRep evaluator cache: a directory others may write is refused before anything is read or written",
+          "[pce][fil]") {
+  temp_dir tmp;
+  const auto dir = tmp.path / "shared";
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::all);  // 0777
+  const auto* info = fil::find_seal_proof("StackedDrg2KiBV1_1");
+  REQUIRE(info);
+  REQUIRE_THROWS_WITH(fil::open_porep_evaluator(*info, (dir / "v28-x.cuzk-pce").string()),
+                      Catch::Contains(dir.string()) && Catch::Contains("has mode 777"));
+  CHECK(std::filesystem::is_empty(dir));
 }

@@ -7,17 +7,21 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <fcntl.h>
+#include <openssl/evp.h>
 #include <unistd.h>
 
 #include "zk/error.hpp"
+#include "zk/io/sha256.hpp"
 
 namespace cuzk::zk::groth16 {
 
 namespace {
 
 constexpr char magic[8] = {'C', 'U', 'Z', 'K', 'P', 'C', 'E', '1'};
-constexpr std::uint32_t version = 1;
-constexpr std::size_t header_bytes = 256, key_offset = 128, key_bytes = 128;
+constexpr std::uint32_t version = 2;
+constexpr std::size_t header_bytes = 256, digest_offset = 64, key_offset = 128, key_bytes = 128;
+constexpr std::size_t digest_chunk = std::size_t{64} << 20;  // the file's digest is over chunks hashed in parallel
 
 std::uint64_t align64(std::uint64_t x) { return (x + 63) & ~std::uint64_t{63}; }
 std::uint64_t blocks_of(std::uint64_t rows) { return (rows + pce_block_rows - 1) / pce_block_rows; }
@@ -66,11 +70,37 @@ std::uint64_t get_u64(const std::uint8_t* p) {
   return v;
 }
 
+// A new file, created by this call alone: never an existing file, never through a symlink (the
+// cache directory may be one that others can write: a name planted there is refused, not followed).
 std::FILE* open_temp(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "w+b");
-  if (!f) throw std::runtime_error(path + ": cannot create (" + std::strerror(errno) + ")");
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw std::runtime_error(path + ": cannot create (" + std::strerror(errno) + ")");
+  std::FILE* f = ::fdopen(fd, "w+b");
+  if (!f) {
+    const int e = errno;
+    ::close(fd);
+    throw std::runtime_error(path + ": cannot create (" + std::strerror(e) + ")");
+  }
   std::setvbuf(f, nullptr, _IOFBF, 1 << 22);
   return f;
+}
+
+// SHA-256 over the header (its digest field zeroed) and the SHA-256 of each 64 MiB chunk after
+// it, the chunks hashed on the pool: what the header's digest field holds.
+std::array<std::uint8_t, 32> file_digest(std::span<const std::uint8_t> bytes) {
+  const std::size_t body = bytes.size() - header_bytes, chunks = (body + digest_chunk - 1) / digest_chunk;
+  std::vector<std::uint8_t> parts(header_bytes + 32 * chunks);
+  std::memcpy(parts.data(), bytes.data(), header_bytes);
+  std::memset(parts.data() + digest_offset, 0, 32);
+  default_pool().run(chunks, [&](std::size_t i) {
+    const std::size_t at = header_bytes + i * digest_chunk, n = std::min(digest_chunk, bytes.size() - at);
+    unsigned len = 0;
+    EVP_Digest(bytes.data() + at, n, parts.data() + header_bytes + 32 * i, &len, EVP_sha256(), nullptr);
+  });
+  std::array<std::uint8_t, 32> out{};
+  unsigned len = 0;
+  EVP_Digest(parts.data(), parts.size(), out.data(), &len, EVP_sha256(), nullptr);
+  return out;
 }
 
 void write_all(std::FILE* f, const void* p, std::size_t n, const std::string& path) {
@@ -163,7 +193,8 @@ constexpr std::uint64_t own_rows = 1 << 16;  // constraint()'s rows are appended
 }
 
 pce_recorder::pce_recorder(std::string path, std::string key)
-    : path_(std::move(path)), key_(std::move(key)), tmp_(path_ + ".tmp." + std::to_string(::getpid())) {
+    : path_(std::move(path)), key_(std::move(key)),
+      tmp_(path_ + ".tmp." + std::to_string(::getpid()) + "." + io::random_hex(8)) {
   if (key_.size() >= key_bytes) throw std::length_error("pce_recorder: the key is longer than 127 bytes");
   own_ = std::make_unique<pce_part>(path_);
   table_ = {fr::one(), -fr::one()};
@@ -295,8 +326,27 @@ void pce_recorder::finish(std::uint64_t n_inputs, std::uint64_t n_aux) {
     throw;
   }
   if (std::fclose(out) != 0) throw std::runtime_error(tmp + ": write failed (" + std::strerror(errno) + ")");
+  {
+    // The digest of what was written, read back through a mapping, into the header.
+    const auto written = io::file_bytes::map(tmp, false);
+    const auto d = file_digest(written->bytes());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    const bool ok = fd >= 0 && ::pwrite(fd, d.data(), d.size(), digest_offset) == ssize_t(d.size()) && ::fsync(fd) == 0;
+    const int e = errno;
+    if (fd >= 0) ::close(fd);
+    if (!ok) throw std::runtime_error(tmp + ": write failed (" + std::strerror(e) + ")");
+  }
   std::filesystem::rename(tmp, path_);
   finished_ = true;
+}
+
+bool pce_compact::intact() const {
+  if (damaged()) return false;
+  const auto bytes = file_->bytes();
+  const bool same =
+      bytes.size() >= header_bytes && std::memcmp(file_digest(bytes).data(), bytes.data() + digest_offset, 32) == 0;
+  if (!same) changed_->store(true);
+  return same;
 }
 
 std::uint64_t pce_compact::domain_size() const {
@@ -323,7 +373,8 @@ pce_compact pce_compact::open(const std::string& path, const std::string& key, b
   auto bad = [&](const std::string& what) { return input_error(path + ": " + what); };
   if (bytes.size() < header_bytes || std::memcmp(p, magic, 8) != 0)
     throw bad("not a cuzk compact constraint evaluator (magic)");
-  if (get_u32(p + 8) != version) throw bad("version " + std::to_string(get_u32(p + 8)) + ", expected 1");
+  if (get_u32(p + 8) != version)
+    throw bad("version " + std::to_string(get_u32(p + 8)) + ", expected " + std::to_string(version));
   if (get_u32(p + 12) != pce_block_rows) throw bad("block_rows " + std::to_string(get_u32(p + 12)) + ", expected 4096");
   const std::string stored(reinterpret_cast<const char*>(p + key_offset),
                            strnlen(reinterpret_cast<const char*>(p + key_offset), key_bytes));
@@ -340,6 +391,10 @@ pce_compact pce_compact::open(const std::string& path, const std::string& key, b
   const layout l = layout_of(e.n_inputs_, e.n_aux_, e.n_constraints_, n_coeffs, e.a_.entries, e.b_.entries);
   if (bytes.size() != l.end)
     throw bad("size " + std::to_string(bytes.size()) + " bytes, its header says " + std::to_string(l.end));
+  // Every byte against the digest recorded with it, once per mapping (a damaged cache file is
+  // recorded again rather than evaluated; evaluation itself never checks).
+  if (std::memcmp(file_digest(bytes).data(), p + digest_offset, 32) != 0)
+    throw bad("contents differ from the digest recorded in its header (damaged)");
   e.table_.resize(n_coeffs);
   for (std::uint64_t i = 0; i < n_coeffs; ++i) {
     bigint<4> v;

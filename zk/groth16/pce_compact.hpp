@@ -12,14 +12,17 @@
 //
 // Recording streams: pce_recorder is a constraint_sink, so a streaming constraint_system hands it each
 // constraint as the gadget enforces it and nothing is held but the output buffers; the sections go
-// to temporary files next to the target (named by process id: two recorders of one file do not
-// mix) and are assembled at finish(), then renamed over the target: a reader never sees half a file.
+// to temporary files next to the target (named by process id and random: two recorders of one file
+// do not mix; created exclusively, never through a planted name or link) and are assembled at
+// finish(), digested, then renamed over the target: a reader never sees half a file, and open()
+// refuses a file whose bytes are not those recorded.
 //
 // The rows past the circuit's constraints are bellperson's `input_i * 0 = 0` (a = input i), as
 // zk/groth16/bellperson_key.hpp describes; a, b, c are zero beyond them up to the domain size.
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -78,7 +81,7 @@ class pce_recorder : public cs::parallel_sink {
   void flush_own();
   std::uint16_t coeff_index(const fr& c);
 
-  std::string path_, key_, tmp_;  // tmp_: PATH.tmp.PID, the prefix of this recorder's temporary files
+  std::string path_, key_, tmp_;  // tmp_: PATH.tmp.PID.RANDOM, the prefix of this recorder's temporary files
   matrix_stream a_, b_;
   std::uint64_t rows_ = 0;
   std::unique_ptr<pce_part> own_;  // constraint()'s rows not yet appended
@@ -113,6 +116,13 @@ class pce_compact {
   std::uint64_t entries() const { return a_.entries + b_.entries; }
   std::size_t coefficients() const { return table_.size(); }
   std::uint64_t file_bytes() const { return file_->bytes().size(); }
+  // Whether the mapped bytes are still those recorded: false when the file shrank under the mapping
+  // (its reads got zeros: io::guard_mapped_files) or a byte changed since (the digest, read again:
+  // for a failure's diagnosis, not for every evaluation). The mapping's SIGBUS state alone:
+  // damaged().
+  bool intact() const;
+  // Known damaged without reading it again: its reads got zeros, or intact() found a change.
+  bool damaged() const { return !file_ || file_->damaged() || changed_->load(); }
   // bellperson's domain: the smallest 2^k >= constraints + inputs.
   std::uint64_t domain_size() const;
   // Density (bellperson): whether aux j appears in some A term, aux j / input i in some B term.
@@ -153,6 +163,7 @@ class pce_compact {
            thread_pool& pool) const;
 
   std::shared_ptr<const io::file_bytes> file_;
+  std::shared_ptr<std::atomic<bool>> changed_ = std::make_shared<std::atomic<bool>>(false);  // intact() said no
   std::uint64_t n_inputs_ = 0, n_aux_ = 0, n_constraints_ = 0;
   std::vector<fr> table_;
   matrix_view a_, b_;
