@@ -106,6 +106,7 @@ rm -f "$T"/huge.*
 python3 -c 'import sys; n = 200000; sys.stdout.write("[" * n + "]" * n)' >"$T/deep.json"
 refused "verify --public: 200,000-deep JSON is refused, no stack overflow" "nested deeper than 64 levels" "$CUZK" verify --vk "$T/none.vk" --public "$T/deep.json" --proof "$F/porep-2k.proof"
 refused "verify-post --sectors: deep JSON" "nested deeper than 64 levels" "${POST[@]}" --randomness $R --sectors "$T/deep.json" --proof "$F/window-post-2k.proof" "${VK[@]}"
+refused "params check: a FIFO manifest" "not a regular file" "$CUZK" params check "$T/params" "$T/fifo"
 refused "params check: a deep manifest" "nested deeper than 64 levels" "$CUZK" params check "$T/params" "$T/deep.json"
 # params check reads plain names inside its directory only.
 echo '{"/etc/passwd": {"digest": "00"}}' >"$T/passwd.json"
