@@ -21,6 +21,7 @@
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "fil/registered_proof.hpp"
 #include "zk/error.hpp"
+#include "zk/io/json_bounded.hpp"
 #include "zk/io/binfile.hpp"
 
 namespace cuzk::cli {
@@ -57,12 +58,7 @@ std::int64_t unix_ms() {
 // WindowPoSt / WinningPoSt from fil-oracle's post.json and its vanilla-*.bin.
 pb::SubmitProofRequest fil_post_request(const std::string& dir) {
   const std::string path = (fs::path(dir) / "post.json").string();
-  json p;
-  try {
-    p = json::parse(slurp(path));
-  } catch (const json::exception& e) {
-    throw zk::input_error(path + ": " + e.what());
-  }
+  const json p = zk::io::parse_ordered_json_bounded(slurp(path), path);
   const auto name = p.value("registered_proof", "");
   const auto* info = fil::find_post_proof(name);
   if (!info) throw zk::input_error(path + ": registered_proof: unknown '" + name + "'");
@@ -81,12 +77,7 @@ pb::SubmitProofRequest fil_post_request(const std::string& dir) {
 pb::SubmitProofRequest fil_porep_request(const std::string& c1, std::uint64_t miner) {
   pb::SubmitProofRequest r;
   r.set_vanilla_proof(slurp(c1));
-  json w;
-  try {
-    w = json::parse(r.vanilla_proof());
-  } catch (const json::exception& e) {
-    throw zk::input_error(c1 + ": " + e.what());
-  }
+  const json w = zk::io::parse_ordered_json_bounded(r.vanilla_proof(), c1);
   const auto size = w.value("SectorSize", std::uint64_t{0});
   const fil::seal_proof_info* info = nullptr;
   for (auto& s : fil::seal_proofs())

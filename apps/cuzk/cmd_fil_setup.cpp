@@ -19,6 +19,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "zk/io/binfile.hpp"
+#include "zk/io/json_bounded.hpp"
 #include "commands.hpp"
 #include "fil/partition.hpp"
 #include "fil/test_setup.hpp"
@@ -87,10 +89,10 @@ void write_parameters_json(const std::string& dir, const std::vector<std::pair<s
   nlohmann::ordered_json j = nlohmann::ordered_json::object();
   std::error_code ec;
   if (fs::exists(path, ec)) {
-    std::ifstream in(path);
-    try {
-      in >> j;
-    } catch (const std::exception&) {
+    try {  // a regular file of at most 16 MiB, nested at most 64 deep (zk/io/json_bounded)
+      j = zk::io::parse_ordered_json_bounded(zk::io::read_file_capped(path.string(), std::uint64_t{16} << 20, "parameters.json"),
+                                             path.string());
+    } catch (const zk::input_error&) {
       j = nlohmann::ordered_json::object();  // ours and damaged: rewritten
     }
     if (!j.is_object()) j = nlohmann::ordered_json::object();

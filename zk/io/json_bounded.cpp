@@ -6,14 +6,14 @@
 namespace cuzk::zk::io {
 
 namespace {
-struct too_deep {};
-}  // namespace
 
-nlohmann::json parse_json_bounded(std::string_view text, const std::string& name) {
-  using json = nlohmann::json;
+struct too_deep {};
+
+template <class json>
+json parse_bounded(std::string_view text, const std::string& name) {
   // The callback sees every object and array start with the depth of its parent: it stops the
   // parse before the deep part is built.
-  const json::parser_callback_t bound = [](int depth, json::parse_event_t event, json&) {
+  const typename json::parser_callback_t bound = [](int depth, typename json::parse_event_t event, json&) {
     if ((event == json::parse_event_t::object_start || event == json::parse_event_t::array_start) &&
         depth >= json_max_depth)
       throw too_deep{};
@@ -23,9 +23,18 @@ nlohmann::json parse_json_bounded(std::string_view text, const std::string& name
     return json::parse(text.begin(), text.end(), bound);
   } catch (const too_deep&) {
     throw input_error(name + ": nested deeper than " + std::to_string(json_max_depth) + " levels");
-  } catch (const json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
+  } catch (const typename json::exception& e) {  // parse_error, and out_of_range for numbers like 1e999
     throw input_error(name + ": not valid JSON (" + std::string(e.what()).substr(0, 160) + ")");
   }
+}
+
+}  // namespace
+
+nlohmann::json parse_json_bounded(std::string_view text, const std::string& name) {
+  return parse_bounded<nlohmann::json>(text, name);
+}
+nlohmann::ordered_json parse_ordered_json_bounded(std::string_view text, const std::string& name) {
+  return parse_bounded<nlohmann::ordered_json>(text, name);
 }
 
 nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes, std::string_view what) {

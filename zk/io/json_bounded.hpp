@@ -16,6 +16,8 @@ constexpr int json_max_depth = 64;
 
 // Throws input_error "<name>: not valid JSON (...)" or "<name>: nested deeper than 64 levels".
 nlohmann::json parse_json_bounded(std::string_view text, const std::string& name);
+// The same keeping the objects' key order (a file rewritten with entries merged in).
+nlohmann::ordered_json parse_ordered_json_bounded(std::string_view text, const std::string& name);
 
 // read_file_capped(path, max_bytes, what), then parse_json_bounded.
 nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes, std::string_view what);
