@@ -10,7 +10,7 @@
 // start). PoRep's rows are short but for a few: at 2 KiB, 99.7% of A's rows have 1-4 terms, while
 // 0.1% (SHA-256's modular additions, 257-1024 terms of powers of two) hold 34% of its entries. A
 // thread walking such a row alone holds its warp and its block for hundreds of dependent steps (the
-// first kernel: 160-177 ms at 32 GiB; this one 19 ms, docs/benchmarks.md). So the block first lists its long rows (more than
+// a thread per row took ~9x longer at 32 GiB: docs/benchmarks.md). So the block first lists its long rows (more than
 // compact_kernel_options::long_row terms) and sums each with a whole warp (lane l takes entries
 // l, l + 32, ...: coalesced index reads, 32 gathers in flight; a shuffle butterfly adds the lanes'
 // sums), writing it to a or b; after a barrier thread t evaluates the short rows t, t + T, ...

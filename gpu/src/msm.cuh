@@ -4,11 +4,10 @@
 // Steps 1-3 run once per group of bucket arrays (an array: one window of plain bases, S windows
 // with S shifted sets, below), so that the sort's scratch is one group's pairs, not all windows'
 // (16 B x points per window: 2.1 GB a window at 2^27), at the cost of one more read of the scalars
-// per group (~1 ms at 2^27 on the H200). A group holds msm_group_pairs pairs (4 windows of 2^27
-// points, one array of 4 sets; an MSM of fewer than 2^29 / windows points: one group, as before):
-// one window at a time measured +4% at 2^27 and +21% at 2^24 (launches and the accumulation's
-// tail per window, docs/gpu.md, Design, "MSM"). The keys, local to the group, take fewer radix
-// bits.
+// per group (~1 ms at 2^27). A group holds msm_group_pairs pairs (4 windows of 2^27 points, one
+// array of 4 sets; an MSM of fewer than 2^29 / windows points: one group): one window at a time
+// pays launches and the accumulation's tail per window (docs/gpu.md, "MSM"). The keys, local to
+// the group, take fewer radix bits.
 // 1. digits: every scalar gives nwin signed c-bit digits in (-2^(c-1), 2^(c-1)]; those of the
 //    group's windows give pairs (key = array in the group * nb + |digit|, value = point index |
 //    sign << 31).
@@ -91,7 +90,7 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, unsig
 // Window bits of `sets` shifted sets for n points (>= 12, so at most max_shifted_sets sets; sets =
 // 0: one set per window, whatever the window).
 unsigned shifted_window_bits(std::size_t n, unsigned sets = 0);
-// The cost model (in additions, H200 constants): plain bases with the best window, against S
+// The cost model (in additions, constants fitted on an H200): plain bases with the best window, against S
 // shifted sets of window bits c (S = 0: one per window). A split MSM's others run on the plain copy
 // (set 0) when cheaper.
 double msm_plain_cost(std::size_t n);
@@ -140,14 +139,12 @@ __global__ void msm_shift_bases_kernel(const affine_d<F>* __restrict__ bases, st
 
 constexpr uint32_t no_key = 0xffffffffu;
 
-// Each thread's pairs are added in order; a point is loaded when its turn comes. (Software
-// pipelining the next point's load, with and without a 3-blocks-per-SM bound, measured within 2%
-// of this on the H200 and slower for G2: the diary of docs/benchmarks.md at 3bc72f5, 2026-12-02
-// 16:25.)
+// Each thread's pairs are added in order; a point is loaded when its turn comes (software
+// pipelining the loads gained nothing: docs/gpu.md, "Measured dead ends").
 //
 // msm_accumulate_points_4 caps the registers so that 4 blocks of msm_acc_threads fit an SM (more
 // warps per scheduler to hide the products' latency, at the cost of ~80 bytes of spills): G1's
-// default (msm_shape::acc_blocks = 4), 0.5-1.6% faster than the uncapped kernel on the H200.
+// default (msm_shape::acc_blocks = 4), slightly faster than the uncapped kernel.
 // The first level's accumulator of one thread: an XYZZ point in registers. A curve whose point
 // state does not fit the registers beside its products may name another type in msm_point_acc_of
 // (msm_g2.cu: G2's on shared-memory slots, msm_shape::g2_smem), which takes smem_bytes of the
@@ -472,8 +469,8 @@ __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsig
 
 // The same in two kernels, for fewer registers each (the one above holds three XYZZ points and
 // spills at 255): segment sums only (total without the start's share, and running), then the
-// start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split (the
-// default: 2^23 shifted buckets 29.2 -> 23.1 ms, 13 windows of 2^19 19.5 -> 18.4 ms on the H200).
+// start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split, the
+// default (faster at every size measured: docs/benchmarks.md "MSM stages").
 template <class F, class Seg>
 __device__ __forceinline__ void msm_bucket_segment_sums_body(const xyzz_d<F>* __restrict__ buckets, unsigned nwin,
                                                              unsigned nb, unsigned L, unsigned nseg,
@@ -581,7 +578,7 @@ constexpr std::size_t msm_sum_scratch_bytes(std::size_t n, std::size_t xyzz_byte
 }
 // Partial sums per thread of a tree level (msm_group_sums): a level is one thread's chain of G
 // dependent additions (latency, not throughput, at the top of the tree), so small groups and more
-// levels: 8 (H200, issue 19: the window sums 2.9 -> 1.5 ms at 2^24 shifted).
+// levels: 8 (halved the window sums at 2^24 shifted).
 constexpr unsigned msm_group = 8;
 
 // Device bytes one MSM of this shape needs beyond bases and scalars (its bucket method, or the sum

@@ -165,12 +165,8 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned 
   sh.K2 = 16;
   std::size_t total = std::size_t(sh.bucket_windows) * sh.nb;
   // Buckets per reduction segment. A segment ends with a double-and-add by its start (up to c - 1
-  // bits), so short segments pay for that and long ones for too few threads. Measured on the H200
-  // (G1): 13 windows of 2^19 buckets best at ~104, the plain rule (19.1 ms; 64: 24.5, 128: 21.5);
-  // one shifted window of 2^21 (c = 22) best at 64 (6.7-7.1 ms; 32: 13.6, 128: 10.3); of 2^23
-  // (c = 24, 2^26 points) 128 (31.3 ms; 64: 38.4). With the split segment kernels (2026-12-05) 208
-  // beat 104 at 2^24 by ~1 ms for G1 and G2 alike in one run (docs/benchmarks.md, "Pending
-  // measurement"): not adopted. A caller's seg_len overrides the rule, for such runs.
+  // bits), so short segments pay for that and long ones for too few threads. The rule below is
+  // the best length measured per shape (docs/gpu.md, "MSM"); a caller's seg_len overrides it.
   // Two or more arrays (plain, or sets shared by groups of windows) take the plain rule.
   sh.seg_len = seg_len                  ? seg_len
                : sh.bucket_windows == 1 ? unsigned(std::clamp<std::size_t>(total / 32768, 64, 128))
@@ -180,15 +176,15 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c, unsigned 
 }
 
 namespace {
-// One doubling of the window combination (Horner, one thread): c x windows of them take ~4.7 ms
-// on the H200 at c = 22, the time of ~8M additions in the accumulation.
+// One doubling of the window combination (Horner, one thread): c x windows of them take the time
+// of ~8M additions in the accumulation at c = 22.
 constexpr double combine_doubling_cost = 8e6 / 264;
 }  // namespace
 
 double msm_shifted_cost(std::size_t n, unsigned c, unsigned sets) {
   // A bucket reduction per array (one when every window has its set): windows x points + ~5
-  // additions' worth per bucket (the measured cost of a bucket in the reduction against a point
-  // in the accumulation, H200), and the Horner combination of the arrays, c x sets doublings apart.
+  // additions' worth per bucket (a bucket in the reduction against a point in the accumulation),
+  // and the Horner combination of the arrays, c x sets doublings apart.
   const unsigned W = msm_windows(c), S = sets == 0 || sets > W ? W : sets, arrays = (W + S - 1) / S;
   return double(W) * double(n) + 5.0 * arrays * double(1u << (c - 1)) +
          double(arrays - 1) * c * S * combine_doubling_cost;

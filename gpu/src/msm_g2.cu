@@ -4,20 +4,13 @@
 // The base field is a wrapper whose product is one out-of-line device function (same bytes as
 // fp_d; Fp2 squarings, the rest of the formulas), and the Fp2 product is one more (fp2_mul_call:
 // the lazy Karatsuba of mont.cuh, its double-width products and two REDCs inlined: 1,265 SASS
-// instructions). Measured on the H200, G2 MSM 2^24 resident (docs/gpu.md "Compile time"; the
-// diary of docs/benchmarks.md at 3bc72f5, issue 19, G2): Karatsuba on three Fp calls 361.3 ms;
-// the one Fp2 call 308.8 ms; the first accumulation level with every product inlined (22,800 SASS
-// instructions against ~5,300, no spills) 356.1 ms. Fully inlined kernels also take nvcc's front
-// end many minutes. What bounds the accumulation: at 255 registers it keeps 8 warps an SM and
-// issues 0.67 IMAD.WIDE a cycle where G1 (16 warps) issues 0.80; a Karatsuba split of the
-// double-width products (580 IMAD.WIDE for 692, but 1,605 instructions for 1,265) made it 7%
-// slower, and each Fp2 value split over a pair of lanes (16 warps, G1's multiply rate, but 20% more
-// multiplications or 25% more instructions) no faster (docs/gpu.md, "Not done / next steps").
-// g2_pair_add_acc (the default) gives the warps without that cost: a lane pair shares each mixed
-// addition, half its products a lane (xyzz_pair.cuh), and g2_pair_seg does the same for the bucket
-// segments' full additions; measured 1-3% and 19% faster (docs/gpu.md). Their hot loop also has to
-// fit the instruction cache: one product body (fp2_mul_at) for products and squarings alike, which
-// took the accumulation from 256.0 to 240.1 ms (fp2_mul_at's comment).
+// instructions): one Fp2 call beats three Fp calls and beats every product inlined, which also
+// takes nvcc's front end many minutes (docs/gpu.md, "Compile time" and "Measured dead ends").
+// At 255 registers the accumulation keeps 8 warps an SM; g2_pair_add_acc (the default) gives it
+// more without extra multiplications: a lane pair shares each mixed addition, half its products a
+// lane (xyzz_pair.cuh), and g2_pair_seg does the same for the bucket segments' full additions.
+// Their hot loop must also fit the instruction cache: one product body (fp2_mul_at) serves
+// products and squarings alike.
 #include "msm.cuh"
 #include "msm_entry.hpp"
 #include "cuzk/gpu/xyzz_pair.cuh"
@@ -80,14 +73,10 @@ __device__ __forceinline__ void st2(uint4* p, unsigned s, const fp2_dev& v) {
 // r = a b on operands in memory (r may be a or b): the caller holds no Fp2 value across the call.
 //
 // Squarings take this product too (g2_mem::sqr), not a squaring of their own: the kernels' hot
-// loop is then one body of products (~20 KB of code) and the loop around it, not two. With a
-// squaring function beside it (fp2_d::sqr, two Fp products: 893 SASS instructions against the
-// product's 1,269) the pair accumulation's warps waited on instruction fetch 2.04 cycles per issued
-// instruction (Nsight Compute, 2^22, H100: 19% of their cycles); with the product alone 0.17, so
-// 5.5% more instructions ran 10% faster: G2 2^24 accumulation 256.0 -> 240.1 ms plain, 232.4 ->
-// 220.5 on shifted sets (docs/benchmarks.md, "Against sppark"). The same holds for any code added
-// to that loop: a second out-of-line body (a lazy Y3's double-width product and reduction, 1,146
-// instructions) made it 9% slower with 3% fewer instructions.
+// loop is then one body of products (~20 KB of code) and the loop around it, not two. A squaring
+// body beside it made the warps wait on instruction fetch; with the product alone they run ~10%
+// faster on ~5% more instructions. Any second out-of-line body in that loop costs the same way
+// (docs/gpu.md, "Measured dead ends").
 __device__ __noinline__ void fp2_mul_at(const uint4* a, unsigned sa, const uint4* b, unsigned sb, uint4* r,
                                         unsigned sr) {
   st2(r, sr, fp2_dev::mul_lazy(ld2(a, sa), ld2(b, sb)));

@@ -102,9 +102,8 @@ struct pass_out {
 // instructions at (8|9, 2), 304 at (8|9, 0); DIT 355 -> 323 / 311.
 //
 // MAXT: the block size it is compiled for. At 256 threads it is bounded to 5 blocks per SM (48
-// registers, 40 warps; 4 blocks by its ~55 registers otherwise): on the H200 2^24 / 2^27 took
-// 1.4% / 0.8% less than with the plain bound (the diary of docs/benchmarks.md at 3bc72f5, "Issue
-// 19 item 4: pass variants and Fr's Montgomery step"); 512 threads keep the plain bound.
+// registers, 40 warps; 4 blocks by its ~55 registers otherwise), about 1% faster than the plain
+// bound; 512 threads keep the plain bound.
 //
 // OOP (DIF only): the pass loads from data and stores to o.dst, at the natural position or at the
 // bit-reversed one with the tile's columns far apart (pass_out, ntt_tile.cuh: the fused bit

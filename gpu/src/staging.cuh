@@ -242,8 +242,8 @@ struct staging_context {
   staging_context(const staging_context&) = delete;
   staging_context& operator=(const staging_context&) = delete;
 
-  // Pageable <-> pinned copies on the host thread pool: one thread's memcpy (~5 GB/s) was most
-  // of a 2^24 proof's transfer time (first device run: h 817 ms against 34 ms on the device).
+  // Pageable <-> pinned copies on the host thread pool: one thread's memcpy (~5 GB/s) would be
+  // most of a proof's transfer time.
   static void host_copy(void* dst, const void* src, std::size_t len) {
     constexpr std::size_t piece = std::size_t(4) << 20;
     auto* d = static_cast<unsigned char*>(dst);

@@ -353,9 +353,9 @@ TEST_CASE("device proofs after the first allocate no device memory, a pinned wit
   CHECK(gpu::pinned_host().ranges == pins_before.ranges);
 }
 
-// Issue 19 item 6, the reserve step: the device's staging slots (here device_depth + 1, the most) are
+// The reserve step: the device's staging slots (here device_depth + 1, the most) are
 // made when the key goes resident (backend::reserve_staging, the engine's device actor after
-// load_key), so that the first time three partitions are staged at once (run 6: sector 2) no slot
+// load_key), so that the first time three partitions are staged at once (a sector's second) no slot
 // is allocated. After the load and the reserve, one proof makes the proof's own scratch (MSM
 // arenas, work buffer, result slots); from then on three partitions staged at once (witness
 // alone, the engine's path for this key) and proved add no cudaMalloc, with the CPU backend's

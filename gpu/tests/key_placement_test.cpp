@@ -80,9 +80,8 @@ TEST_CASE("shifted sets go to H first, as many as the budget allows, and device_
   }
   SECTION("the H200's auto budget at 32 GiB once the MSMs sort 2^29 pairs at a time (87 GB): H 6 sets, A 2, B1 4") {
     // policy_for's budget: the device's 150 GB beside the plain key, a proof's scratch (G1 at 2^27:
-    // 14 GB with 4 windows sorted at a time, not 33 GB with all 12) and two staged partitions
-    // (the diary of docs/benchmarks.md at 3bc72f5, "the MSM sorts one group of bucket arrays at a
-    // time": 87.3 GB of sets).
+    // 14 GB with 4 windows sorted at a time, not 33 GB with all 12) and two staged partitions:
+    // 87.3 GB of sets.
     const shift_policy p{std::size_t(87) * 1000000000};
     const sets_plan plan = key.plan(p);
     CHECK(plan.sets[H] == 6);
@@ -163,8 +162,8 @@ TEST_CASE("one budget for the plan and the load: the room counts each section's 
   }
   SECTION("the H200 at 32 GiB with three staged partitions (~53 GB of room): H 4 sets whose scratch fits, not 6") {
     // 150.1 GB less the plain key with its device evaluator (63.5), a proof's plain scratch (~20),
-    // three staged witnesses (12.5) and the margin (0.5): run 6's memory, docs/benchmarks.md
-    // "PoRep 32 GiB through the engine".
+    // three staged witnesses (12.5) and the margin (0.5), as the engine measured it
+    // (docs/benchmarks.md "PoRep 32 GiB through the engine").
     shift_policy p = with_lanes(shift_policy{SIZE_MAX});
     p.room = std::size_t(53) * 1000000000;
     const sets_plan plan = key.plan(p);
@@ -245,7 +244,7 @@ TEST_CASE("a group of bucket arrays holds at most msm_group_pairs pairs, unless 
 // sections, the G1 lane at 2^27 (bellperson's H over the domain), B2's lane at b2_lane_points, both
 // by msm_lane_scratch, the proof's own formula (the sort's CUB temp modelled at 40 MB: the device's
 // printed lanes, 14.4 and 11.1 GB, put it between ~25 and ~60 MB). The room is the device's figure for three staged
-// partitions (its key store line at f167712: "room 22.5 GB, staged partitions 12.5 GB"), and what
+// partitions (its key store line: "room 22.5 GB, staged partitions 12.5 GB"), and what
 // policy_for adds to it: a staged partition fewer (its witness, the compact evaluator's path), the
 // plain G2 lane's bytes that a smaller B2 lane does not take.
 TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions, or with B2's lane at half its points",
@@ -306,7 +305,7 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
     CHECK(plan.lane[0] == g1_plain);  // H's lane on 3 sets: no more than the plain one
     CHECK(plan.scratch_extra == 0);
     CHECK(p.room - plan.extra > std::size_t(0.8 * GB));  // 0.9 GB to spare
-    // The device's room at two staged (H200, 2026-12-05, main 00da9ff: "room 26.7 GB").
+    // The device's room at two staged (the key store line on the H200: "room 26.7 GB").
     CHECK(p.room > std::size_t(26.6 * GB));
     CHECK(p.room < std::size_t(26.8 * GB));
     planned_in_room(p, plan);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The field product's device check (issue 19 item 4: the split-accumulator Montgomery product in
+# The field product's device check (the split-accumulator Montgomery product in
 # mont.cuh), one device-tool call: the [device] tests (NTT, compute_h, MSMs and proofs against the
 # CPU backend), then NTT 2^20..2^27 forward/inverse, compute_h 2^24/2^27, 512 threads per pass for
 # comparison, G1 and G2 MSM 2^24 resident (G1 plain and shifted), each beside the same runs of a

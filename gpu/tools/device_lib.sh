@@ -44,7 +44,7 @@ chain_key() {
 }
 
 # dev_proofs DIR REPS LOG...: per LOG a chain key, `cuzk bench prove --backend cuda` (1 + REPS
-# proofs), and at 2^22 the engine stream of issue 4 (4 jobs x 10 partitions).
+# proofs), and at 2^22 an engine stream (4 jobs x 10 partitions).
 dev_proofs() {
   local dir=$1 reps=$2 log c
   shift 2

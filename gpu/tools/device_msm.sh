@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Issue 19 items 2-3 (branch msm), one device call: the MSM tests, then the G1 MSM at 2^24 / 2^26 /
-# 2^27 by stage with the kernel variants (--variants) beside the base build (cuzk_base: main
-# 9c75bc4), bits90, G2 2^24, the proof tests last; logs in $OUT/logs.tar, a summary last.
+# The MSM in one device call: the MSM tests, then the G1 MSM at 2^24 / 2^26 / 2^27 by stage with
+# the kernel variants (--variants) beside a base build (cuzk_base: any earlier build to compare
+# with), bits90, G2 2^24, the proof tests last; logs in $OUT/logs.tar, a summary last.
 #   here: scripts/build.sh build cuzk cuzk_gpu_tests; cp BASE/cuzk /tmp/msm-base/cuzk_base
 #         /work/shared/tools/device-bundle -o /tmp/devb-msm build/bin/{cuzk,cuzk_gpu_tests} /tmp/msm-base/cuzk_base
 #         cp gpu/tools/device_msm.sh gpu/tools/device_lib.sh /tmp/devb-msm/
@@ -45,7 +45,7 @@ tests() {
 date -u +"date: %Y-%m-%dT%H:%M:%SZ" | tee -a "$S"
 dev_header
 tests tests_msm 70 "[msm]~[affine]"
-if [[ ${1:-} == check ]]; then  # the defaults after run 3 (acc4+split): tests, G1 2^24 / 2^26, G2 2^24
+if [[ ${1:-} == check ]]; then  # the defaults (acc4+split): tests, G1 2^24 / 2^26, G2 2^24
   tests tests_prove 40 "[prove]~[bellperson]"
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --reps 3
@@ -54,7 +54,7 @@ if [[ ${1:-} == check ]]; then  # the defaults after run 3 (acc4+split): tests, 
   dev_finish
   exit 0
 fi
-if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same call
+if [[ ${1:-} == g2 ]]; then  # G2 MSM at 2^24 against G1's, the same call
   tests tests_g2 "${G2TESTLIM:-60}" "${2:-[prove]~[bellperson]}"
   bt g1_24 $R cuzk bench msm --curve g1 --log-size 24 --resident --shifted --profile --reps 5
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
@@ -90,7 +90,7 @@ if [[ ${1:-} == g2 ]]; then  # issue 19: G2 MSM at 2^24 against G1's, the same c
   dev_finish
   exit 0
 fi
-if [[ ${1:-} == padd ]]; then  # issue 19: G2's mixed additions shared by lane pairs (msm_g2_pair_add)
+if [[ ${1:-} == padd ]]; then  # G2's mixed additions shared by lane pairs (msm_g2_pair_add)
   tests tests_padd "${PADDLIM:-50}" "device G2 MSM with pair*"
   bt g2_24 $R cuzk bench msm --curve g2 --log-size 24 --resident --shifted --profile --reps 5 \
     --variants "${PADDV:-acc4+split+g2padd0+nog2pseg,acc4+split,acc4+split+g2pseg+nowaves,acc4+split}"
@@ -111,7 +111,7 @@ if [[ ${1:-} == padd ]]; then  # issue 19: G2's mixed additions shared by lane p
   dev_finish
   exit 0
 fi
-if [[ ${1:-} == bits ]]; then  # issue 19 item 2: bits90 against random, this build and the bundled others
+if [[ ${1:-} == bits ]]; then  # bits90 against random, this build and the bundled others
   # LANE: --variants of the ones' lane (bench.cpp's msm_variant) compared on G1 2^24 bits90 plain;
   # AFTER: the variant this build's rows run with (empty: its defaults). Then per size this build's
   # random and bits90 rows and the bits90 rows of every bundled bin/cuzk_NAME (the same mode each).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The NTT's device check (issue 19 item 4) in one device-tool call: the [ntt] device tests
+# The NTT's device check in one device-tool call: the [ntt] device tests
 # (transforms, compute_h and compute_h_coset byte for byte against the CPU, every pass
 # configuration), forward and inverse NTT timings at 2^24 and 2^27 (NTT=...) with per-launch event
 # profiles in four settings (the defaults: the bit reversal fused into the last pass with the

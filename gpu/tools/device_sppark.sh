@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# sppark and cuzk side by side on the GPU, in one device-tool call (issue 19's targets): first the
+# sppark and cuzk side by side on the GPU, in one device-tool call: first the
 # check that both compute the same thing (sppark_bench --dump at 2^20, then cuzk_sppark_check
 # computes the same on cuzk's GPU and CPU paths), then sppark's G1/G2 MSM and NTT figures
 # (bench/sppark: resident points with device scalars, the stock host call, natural-order NTT on
@@ -15,8 +15,8 @@
 #     run(command="bash gpu/tools/device_sppark.sh", carry=[".device/sppark"], timeout_s=...)
 #
 # Environment (device side): BUDGET seconds for the whole script (default 140: a call of 150 s);
-# G1, G2, NTT: comma-separated log sizes (defaults 20,24,26 / 20,24 / 20,24,26,27; the full set of
-# issue 19 is 20,24,26,27 for each, which needs a budget of about 400); MODES: sppark's MSM modes
+# G1, G2, NTT: comma-separated log sizes (defaults 20,24,26 / 20,24 / 20,24,26,27; the full
+# reference set is 20,24,26,27 for each, which needs a budget of about 400); MODES: sppark's MSM modes
 # (resident,stock; add host for resident points with host scalars); REPS, WARMUP (5, 1);
 # CHECK_LOG (20); SHIFTED=1: cuzk's G1 resident rows on its shifted bases too; SPB_DIR (.device/sppark).
 set -u -o pipefail

@@ -54,31 +54,26 @@ struct cuda_options {
   // Kernel variants of the XYZZ bucket method: G1's accumulation compiled for 4 blocks per SM
   // (registers capped at 128; 0: as many as its 164 registers allow, 3; G2's is always uncapped);
   // the bucket reduction's segments in two kernels (fewer registers each) or one. The defaults
-  // measured best on the H200 (docs/benchmarks.md "MSM stages"; the variants: the diary of
-  // docs/benchmarks.md at 3bc72f5, issue 19 run 3).
+  // are the fastest measured (docs/benchmarks.md "MSM stages").
   unsigned msm_acc_blocks = 4;
   bool msm_segment_split = true;
   // G2's first-level accumulation and bucket segments on shared-memory slots instead of registers
   // (msm_g2.cu: no state parked around the Fp2 product calls, 10 warps per SM instead of 8). Off:
-  // measured 2% slower on the H200 (2^24: 316.0 against 309.4 ms plain, 268.4 against 261.3 on
-  // shifted sets; docs/benchmarks.md, "Against sppark").
+  // 2% slower (docs/gpu.md, "Measured dead ends").
   bool msm_g2_smem = false;
   // G2's first-level accumulation with each mixed addition shared by a lane pair (msm_g2.cu,
   // g2_pair_add_acc: half the products a lane, the point in shared memory), its kernel compiled
   // for this many blocks of 64 an SM: 4, 6 or 8 (8, 12, 16 warps); 0: one thread a point (in
-  // registers, or on msm_g2_smem's slots; the pairs take precedence over those). 8: G2 2^24 305.2
-  // against 308.9 ms plain, 254.0 against 260.4 on shifted sets (H100, 2026-12-06;
-  // docs/benchmarks.md, "Against sppark"); 6 and 4 are slower, and so is 9 (18 warps at 96
-  // registers: 330.0 / 278.2 ms, the products spill).
+  // registers, or on msm_g2_smem's slots; the pairs take precedence over those). 8 is the fastest;
+  // 6 and 4 are slower, and so is 9 (the products spill; docs/benchmarks.md, "Against sppark").
   unsigned msm_g2_pair_add = 8;
   // G2's bucket segments (msm_segment_split) with each full addition shared by a lane pair
   // (msm_g2.cu, g2_pair_seg: 12 warps an SM on shared-memory slots; with msm_whole_waves their
-  // length fills whole waves, msm_waves.hpp). G2 2^24 segments 31.0 -> 25.2 ms plain, 10.2 -> 8.9
-  // on shifted sets (10.0 without the whole waves); H100, 2026-12-06.
+  // length fills whole waves, msm_waves.hpp): ~20% faster segments at 2^24.
   bool msm_g2_pair_seg = true;
-  // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): G1 2^24
-  // bits90 22.8 -> 21.9 ms alone on the H200, random unchanged (docs/benchmarks.md, "Scalars that
-  // are bits"); G2's pair segments too (msm_g2_pair_seg).
+  // The accumulation's first level in whole waves of resident blocks (msm_waves.hpp): faster on
+  // scalars that are bits, the same on random ones (docs/benchmarks.md, "Scalars that are bits");
+  // G2's pair segments too (msm_g2_pair_seg).
   bool msm_whole_waves = true;
   // A standalone split MSM (msm_device and the like; a proof's MSMs sum their ones in line)
   // sums its ones on the side lane beside the others' bucket method, so that the sum's additions
@@ -90,9 +85,7 @@ struct cuda_options {
   // msm_ones_points: points per thread of the lane's sum (0: msm.cuh's rule, at most
   // msm_sum_threads threads): fewer make shorter blocks, which give their SMs back sooner (and
   // take 2 x n / points XYZZ points of the lane's scratch). The defaults are the fastest lane
-  // measured on the H200 (accumulated, urgent, 8 points a thread, with whole waves: G1 2^24 bits90
-  // 20.97 ms against 22.83 before, 5.43x random's; docs/benchmarks.md "Scalars that are bits",
-  // `cuzk bench msm --variants`).
+  // measured (docs/benchmarks.md "Scalars that are bits", `cuzk bench msm --variants`).
   enum class ones_start { serial, sorted, accumulated };
   ones_start msm_ones_start = ones_start::accumulated;
   bool msm_ones_urgent = true;
@@ -115,15 +108,14 @@ struct cuda_options {
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
   bool ntt_uniform_roots = true;
   // The NTT passes of 2^24's and 2^27's tile shapes (at 256 threads) as kernels with the shape
-  // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT): 2^27 38.22 ->
-  // 36.88 ms on the H200 (docs/benchmarks.md, "NTT and compute_h").
+  // compiled in (fewer instructions per butterfly; gpu/src/ntt.cu, ntt_pass's KT; docs/benchmarks.md,
+  // "NTT and compute_h").
   bool ntt_compiled_shapes = true;
   // The NTT's bit reversal on its last DIF pass's store into a second vector (out of place, stores
   // in runs of 4 elements; cuzk/gpu/ntt_tile.cuh): the natural-order transforms on device data
   // (their second vector: the compute stream's MSM arena, grown to 2^L x 32 B if smaller) and
-  // bellperson's h (b, free after the division: no memory more). With the compiled shapes, 2^27
-  // 38.22 -> 33.50 ms forward on the H200, 0.78x sppark's (docs/benchmarks.md, "NTT and
-  // compute_h").
+  // bellperson's h (b, free after the division: no memory more). One pass over memory fewer
+  // (docs/benchmarks.md, "NTT and compute_h").
   bool ntt_fused_reversal = true;
   // Where a proof's B2 (the G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the second stream
   // beside the G1 MSMs, or after them when its scratch does not fit), "host" (b2_host_threads of
@@ -136,7 +128,7 @@ struct cuda_options {
   // (1: all of them). A split B2 runs its bucket method on its others only (the bits are summed
   // without buckets), so below 1 the lane still holds them in one run when they are fewer, and in
   // chunks on the side lane, beside the G1 MSMs, when they are more; the room it frees goes to the
-  // shifted sets (H's first). Not yet measured on a device (docs/gpu.md).
+  // shifted sets (H's first; docs/gpu.md).
   double b2_lane_share = 1;
   unsigned b2_host_threads = 0;    // 0: every core
   unsigned host_busy_threads = 0;  // threads that synthesize beside B2 (the engine's synthesizers)

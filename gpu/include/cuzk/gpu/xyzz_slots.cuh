@@ -1,7 +1,7 @@
 // The XYZZ additions of zk/curve/xyzz_formulas.hpp with every operand in memory ("slots"), for
 // curves whose point state does not fit the registers beside its products (G2: an XYZZ point is
 // 96 registers, the affine point 48, and the Fp2 product is an out-of-line call; held in registers,
-// the state is parked on the stack around each call: docs/gpu.md, issue 19 G2).
+// the state is parked on the stack around each call: docs/gpu.md, "G2").
 //
 // Each product reads its operands from memory and writes its result there (the result may
 // overwrite an operand), so nothing is live in registers across a product; the accumulator and
