@@ -4,7 +4,7 @@
 // One thread a G2 point keeps 8 warps an SM (255 registers: the XYZZ point, the affine point and
 // the Fp2 product's working set), too few to hide the products' latency. Splitting every Fp2 value
 // over a pair (a component a lane) gave the warps but cost extra multiplications or instructions
-// (docs/gpu.md, "Not done / next steps"). Here the pair splits the addition instead: its 8 products
+// (docs/gpu.md, "Measured dead ends"). Here the pair splits the addition instead: its 8 products
 // and 2 squarings fall into 5 steps of two independent Fp2 operations, one a lane (the same
 // instruction stream, the operands picked by the lane), so the pair does one thread's
 // multiplications and each lane holds half the state.
