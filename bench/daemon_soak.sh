@@ -2,7 +2,7 @@
 # cuzk-daemon soak: JOBS one-partition sample jobs from CLIENTS concurrent clients (`cuzk prove`
 # through the unix socket), every proof verified (`cuzk verify` against the sample's verification
 # key), and the daemon's resident memory, thread count and number of mappings sampled every
-# STEP jobs from /proc: after warm-up they must stay flat (issue 21: a thread per job, never
+# STEP jobs from /proc: after warm-up they must stay flat (a thread per job, never
 # joined, once left two mappings and 8 MiB of address space behind each job).
 #   bench/daemon_soak.sh [BUILD_DIR]        default: build/
 # Environment: JOBS (default 10000), CLIENTS (default 8), STEP (default 1000).

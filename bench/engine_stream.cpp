@@ -1,5 +1,5 @@
 // A stream of multi-partition jobs through the engine on one device: how busy the device is and
-// how long it idles between consecutive partitions (issue 4's H200 benchmark: busy >= 95% once
+// how long it idles between consecutive partitions (the target: busy >= 95% once
 // synthesis keeps up, gap < 1 ms).
 //
 //   engine_stream ZKEY WTNS [jobs=5] [partitions=10] [backends=auto] [synthesizers=0] [kill=DEVICE]

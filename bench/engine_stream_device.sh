@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the GPU machine (one device-tool call): a 2^LOG-constraint chain circuit keyed by `cuzk
 # setup`, then `engine_stream` on the CUDA device: a stream of JOBS x PARTS-partition jobs, the
-# device's busy fraction and the mean idle gap between partitions (issue 4's H200 benchmark).
+# device's busy fraction and the mean idle gap between partitions (docs/benchmarks.md, "A stream of jobs").
 #   run(command="bench/engine_stream_device.sh [LOG=22] [JOBS=3] [PARTS=10]", carry=[".device"])
 # Build and bundle first (here):
 #   ninja -C build-gpu cuzk chain_circuit engine_stream

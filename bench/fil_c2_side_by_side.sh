@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 17's side-by-side: `cuzk fil c2` against `fil-oracle c2` (filecoin-proofs' own C2) on the
+# Side by side: `cuzk fil c2` against `fil-oracle c2` (filecoin-proofs' own C2) on the
 # same C1 output and the same params, one after the other in one run, on whatever machine this is:
 # wall time, CPU time (user + sys) and peak RSS of each (GNU time), our stage split (--timings), and
 # both proofs checked with `fil-oracle verify-seal`.

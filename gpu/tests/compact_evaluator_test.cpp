@@ -294,7 +294,7 @@ TEST_CASE("device compact evaluator: proofs staged as their witness alone equal 
   }
 }
 
-// Issue 19 item 6: nothing is allocated in the steady state. Every buffer a proof takes on the
+// Nothing is allocated in the steady state. Every buffer a proof takes on the
 // device (the staged inputs' slot, the work buffer of the gathered witness and the split scalars,
 // the MSM scratch, the result slots, the compact evaluator's counters) is kept from the previous
 // proof, so after the first round (which also stages two ahead, as the engine's stager does, and
@@ -410,7 +410,7 @@ TEST_CASE("the reserve step makes a key's staging slots at load: three staged at
   CHECK(later.async_calls == warm.async_calls);
 }
 
-// Issue 19 item 6 and the first sector's target, the reserve step's other half: the proof's own
+// The first sector's target, the reserve step's other half: the proof's own
 // scratch (both MSM lanes' arenas, the work buffer of the gathered witness and the split scalars,
 // the result slots, the NTT tables) made at the end of the key's load (backend::reserve_proof, the
 // engine's device actor before the staging slots), sized by the functions the proof sizes them

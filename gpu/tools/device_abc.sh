@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19: the a, b, c kernel in one device call (<= 3 minutes). Correctness first:
+# The a, b, c kernel in one device call (<= 3 minutes). Correctness first:
 # cuzk_gpu_tests "[compact],[prove]" (the device a, b, c against the host's byte for byte on the
 # real 2 KiB PoRep partition and on random witnesses at a shape of long and short rows, every
 # split of the kernel; proofs through it against the CPU backend's), then the kernel at 32 GiB:

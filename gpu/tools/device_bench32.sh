@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19 items 1 and 6 in one device call (<= 7 minutes): correctness first (the synthetic SRS
+# The 32 GiB synthetic-key bench in one device call (<= 7 minutes): correctness first (the synthetic SRS
 # generator against the host's, a real 2 KiB WindowPoSt proved on the GPU and verified, a small
 # shape through the in-process engine), then the 32 GiB PoRep workload through the engine on a
 # synthetic SRS (NOT A SETUP): `cuzk bench fil --shape porep-32GiB --partitions 10 --sectors 2`.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 16's first-proof-after-open rows (device_check.sh's first24_* alone, in one device call of
+# The first-proof-after-open rows (device_check.sh's first24_* alone, in one device call of
 # at most 360 s): the [bellperson] GPU tests first, then a 2^24 chain key in both forms and `cuzk
 # prove --timings` of each in a fresh process: three warm runs each, alternating (the files were just
 # written: in the page cache), then one cold run each (page cache dropped) while the time lasts;

@@ -2,7 +2,7 @@
 # tests/curio-client/curio_client.sh SOURCE_DIR BUILD_DIR FIXTURES_DIR: the Go stand-in for Curio
 # against a real cuzk-daemon on loopback TCP, with fil-oracle's 2 KiB fixtures (tests/oracle/
 # fixtures.sh) as parameter cache and payloads:
-#   - malformed Filecoin requests (issue 18's list and more): each refused with its gRPC code and one
+#   - malformed Filecoin requests (every malformed field the daemon checks): each refused with its gRPC code and one
 #     line, nothing queued, a WindowPoSt in flight meanwhile completes and verifies;
 #   - a circom job through `cuzk prove` on the same daemon (both kinds of client, one service);
 #   - GetStatus as Curio reads it (queues for back-pressure, devices, keys);
@@ -12,7 +12,7 @@
 #     per-partition timings the WinningPoSt started on the (one) device before every PoRep partition
 #     still queued when it arrived (one synthesizer: the second PoRep waits); GetStatus names the
 #     running jobs as current_job_id while they run, SubmitProof names assigned_gpu (curio-client
-#     overtake). This covers the engine's PoRep path end to end, which is why issue 17's
+#     overtake). This covers the engine's PoRep path end to end, which is why the
 #     `filecoin_engine.sh SRC BUILD porep` is not a ctest of its own;
 #   - `cuzk bench fil`: per-partition stage times in its JSON, synthesizer and device lanes in its SVG;
 #   - PreloadSRS / EvictSRS by Curio's circuit ids;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# cuzk-daemon under faults and a hostile local user (issue 21): every check here failed before its
+# cuzk-daemon under faults and a hostile local user: every check here failed before its
 # fix. Threads and mappings stay flat over hundreds of jobs; one request id submitted at once by
 # many clients is one job; a key added at runtime is the keys directory's, never a file of the cwd;
 # journal write errors (injected, and a full tmpfs when root may mount one) refuse new jobs with a
@@ -20,7 +20,7 @@ expect_rc() {  # expect_rc RC "message fragment" client-args...
 write_config "$T/d.toml" "$ADDR" "" "[chaos]" "enabled = true"
 start_daemon "$T/d.toml"
 
-# ---- a short soak: no thread or mapping per job (issue 21 item 6) ----
+# ---- a short soak: no thread or mapping per job ----
 load() {  # load CLIENT JOBS
   local i
   for ((i = 0; i < $2; i++)); do

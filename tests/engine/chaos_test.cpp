@@ -81,7 +81,7 @@ TEST_CASE("fail_next_allocations: the failed partitions are retried and the job'
   }
 }
 
-// Issue 21: a witness that does not satisfy the circuit yields a proof that fails verification.
+// A witness that does not satisfy the circuit yields a proof that fails verification.
 // The scheduler confirms it once (a device computing wrongly would not fail twice alike), then
 // fails the job as bad input instead of spending max_attempts on it.
 TEST_CASE("an unsatisfiable witness fails the job as bad input after one confirming attempt", "[engine][chaos]") {

@@ -426,7 +426,7 @@ bool closed_by_peer(int fd) {
 
 }  // namespace
 
-// Issue 21 item 5: CAF's doorman sizes a read buffer by whatever payload length a BASP header
+// CAF's doorman sizes a read buffer by whatever payload length a BASP header
 // announces, before the peer has authenticated anything. The coordinator's door refuses it.
 TEST_CASE("a peer announcing a 4 GiB message is dropped before anything is allocated for it", "[engine][cluster]") {
   event_log log;
@@ -478,7 +478,7 @@ TEST_CASE("a peer announcing a 4 GiB message is dropped before anything is alloc
   test::require_verifies(direct.key, *r, 2);
 }
 
-// Issue 21 item 5, the slots: peers that connect and never join must not hold the max_peers slots
+// The slots: peers that connect and never join must not hold the max_peers slots
 // forever. Every slot is taken by an idle raw socket; past cluster.handshake_timeout the
 // coordinator closes them all, and a real node then joins, proves, and is not closed itself.
 TEST_CASE("idle peers that never join lose their slots after the handshake timeout", "[engine][cluster]") {

@@ -1,4 +1,4 @@
-// zk/groth16/partition_buffers.hpp's pinning of kept witness vectors (issue 19 item 6: the witness
+// zk/groth16/partition_buffers.hpp's pinning of kept witness vectors (the witness
 // a GPU uploads lives in pinned memory kept across partitions): each kept vector is pinned once,
 // when it is first kept, and stays pinned while it goes out and comes back; a vector freed (beyond
 // `keep`, too small for the next partition, or with the buffers) is unpinned first; every pin is

@@ -1,5 +1,5 @@
 // sppark's Pippenger MSM (sppark 0.1.16, msm/pippenger.cuh) on BLS12-381 G1 and G2, timed for the
-// side-by-side table of issue 19. Nothing of sppark is copied: this file instantiates its msm_t
+// side-by-side table of docs/gpu.md. Nothing of sppark is copied: this file instantiates its msm_t
 // template for both groups and calls it three ways.
 //
 //   mode 0, resident: msm_t constructed with the points (its constructor uploads them and keeps

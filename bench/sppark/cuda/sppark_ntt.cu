@@ -1,5 +1,5 @@
 // sppark's NTT (sppark 0.1.16, ntt/ntt.cuh) over the BLS12-381 scalar field, timed for the
-// side-by-side table of issue 19: natural order in and out (InputOutputOrder::NN), forward or
+// side-by-side table of docs/gpu.md: natural order in and out (InputOutputOrder::NN), forward or
 // inverse (1/n included), standard domain, on device data (NTT::Base_dev_ptr on sppark's stream).
 // sppark's roots come from the generator 7 (bellperson's family), so cuzk_sppark_check compares
 // the results with cuzk's NTT built with 7; cuzk's timed NTT (`cuzk bench ntt`) uses snarkjs's
