@@ -470,7 +470,7 @@ __global__ void msm_bucket_segments(const xyzz_d<F>* __restrict__ buckets, unsig
 // The same in two kernels, for fewer registers each (the one above holds three XYZZ points and
 // spills at 255): segment sums only (total without the start's share, and running), then the
 // start's share (lo - 1) * running added by double-and-add in place. msm_shape::seg_split, the
-// default (faster at every size measured: docs/benchmarks.md "MSM stages").
+// default (fewer registers, no spills: docs/gpu.md "MSM").
 template <class F, class Seg>
 __device__ __forceinline__ void msm_bucket_segment_sums_body(const xyzz_d<F>* __restrict__ buckets, unsigned nwin,
                                                              unsigned nb, unsigned L, unsigned nseg,

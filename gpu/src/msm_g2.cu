@@ -109,8 +109,7 @@ struct g2_mem {
 // and three temporaries, 7 x 96 B a thread, 64 threads a block, registers capped at 200 so that 5
 // blocks (43 KB of slots each) fit an SM: 10 warps, against 8 at 255 registers for the accumulator
 // in registers. (SASS, sm_90: a mixed addition's hot path ~2 STL / ~20 LDL instead of 74 / 143,
-// the Fp2 product 1,305 instructions without callee saves; docs/benchmarks.md, "Pending
-// measurement".)
+// the Fp2 product 1,305 instructions without callee saves; docs/gpu.md, "G2".)
 struct g2_smem_acc {
   static constexpr unsigned smem_bytes = 7 * 96, threads = 64, max_regs = 200, lanes = 1;
   g2_mem m;

@@ -3,8 +3,7 @@
 //
 // Why: a proof allocates and first-touches a few hundred MB of short-lived arrays (evaluations,
 // h, MSM bases in vector form, bucket arrays). With 4 KiB pages that is tens of thousands of page
-// faults and TLB misses, which measured 20% of a 2^16 CPU proof on a 2-core machine (docs/
-// benchmarks.md). Distributions ship transparent huge pages in "madvise" mode, so huge pages need
+// faults and TLB misses, about a fifth of a 2^16 CPU proof on a 2-core machine. Distributions ship transparent huge pages in "madvise" mode, so huge pages need
 // the madvise. Everything still goes through malloc/free, so sanitizers and malloc tools see
 // matched pairs.
 //

@@ -54,7 +54,7 @@ struct cuda_options {
   // Kernel variants of the XYZZ bucket method: G1's accumulation compiled for 4 blocks per SM
   // (registers capped at 128; 0: as many as its 164 registers allow, 3; G2's is always uncapped);
   // the bucket reduction's segments in two kernels (fewer registers each) or one. The defaults
-  // are the fastest measured (docs/benchmarks.md "MSM stages").
+  // are the fastest measured (docs/gpu.md "MSM").
   unsigned msm_acc_blocks = 4;
   bool msm_segment_split = true;
   // G2's first-level accumulation and bucket segments on shared-memory slots instead of registers
@@ -65,7 +65,7 @@ struct cuda_options {
   // g2_pair_add_acc: half the products a lane, the point in shared memory), its kernel compiled
   // for this many blocks of 64 an SM: 4, 6 or 8 (8, 12, 16 warps); 0: one thread a point (in
   // registers, or on msm_g2_smem's slots; the pairs take precedence over those). 8 is the fastest;
-  // 6 and 4 are slower, and so is 9 (the products spill; docs/benchmarks.md, "Against sppark").
+  // 6 and 4 are slower, and so is 9 (the products spill; docs/gpu.md, "Measured dead ends").
   unsigned msm_g2_pair_add = 8;
   // G2's bucket segments (msm_segment_split) with each full addition shared by a lane pair
   // (msm_g2.cu, g2_pair_seg: 12 warps an SM on shared-memory slots; with msm_whole_waves their
