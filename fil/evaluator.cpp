@@ -64,8 +64,12 @@ class counting_sink : public zk::cs::parallel_sink {
 // The evaluator's directory must be this user's (or root's) and closed to others' writes, as the
 // daemon's state directory is: whoever can write there could swap the evaluator every proof reads.
 // (Temporaries are created exclusively in any case: a planted name or link is never followed.)
-void check_cache_dir(const std::string& file) {
-  std::filesystem::path dir = std::filesystem::path(file).parent_path();
+void check_cache_dir(const std::string& file) { check_evaluator_dir(std::filesystem::path(file).parent_path().string()); }
+
+}  // namespace
+
+void check_evaluator_dir(const std::string& directory) {
+  std::filesystem::path dir = directory;
   if (dir.empty()) dir = ".";
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0)
@@ -83,8 +87,6 @@ void check_cache_dir(const std::string& file) {
                              "[filecoin] evaluator_dir / --evaluator-dir");
   }
 }
-
-}  // namespace
 
 void record_porep_evaluator(const seal_proof_info& info, const std::string& file, unsigned threads,
                             const evaluator_progress& progress) {

@@ -26,6 +26,9 @@ std::string porep_evaluator_key(const seal_proof_info& info);
 const seal_proof_info* porep_of_evaluator_key(std::string_view key);
 // DIR/<params stem>.cuzk-pce; dir "" is the params file's directory.
 std::string porep_evaluator_path(const std::string& params_path, const std::string& dir);
+// Throws std::runtime_error saying why unless `dir` may hold evaluators: a directory of this user's
+// (or root's) closed to others' writes (whoever can write there could swap what every proof reads).
+void check_evaluator_dir(const std::string& dir);
 
 struct porep_evaluator {
   std::shared_ptr<const zk::groth16::pce_compact> compact;

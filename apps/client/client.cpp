@@ -655,4 +655,19 @@ void register_client(CLI::App& app) {
 
 namespace cuzk::cli {
 std::string daemon_target(const std::string& addr) { return grpc_target(addr); }
+
+std::optional<std::string> daemon_summary(const std::string& addr, const std::string& token,
+                                          std::chrono::milliseconds timeout) {
+  client_options o;
+  o.addr = addr;
+  o.token = token;
+  auto stub = connect(o);
+  grpc::ClientContext ctx;
+  prepare(ctx, o);
+  ctx.set_deadline(std::chrono::system_clock::now() + timeout);
+  pb::GetStatusResponse s;
+  if (!stub->GetStatus(&ctx, pb::GetStatusRequest{}, &s).ok()) return std::nullopt;
+  return "cuzk-daemon pid " + std::to_string(s.pid()) + ", version " + s.version() + ", up " +
+         std::to_string(s.uptime_seconds()) + " s, " + std::to_string(s.jobs_running()) + " jobs active";
+}
 }  // namespace cuzk::cli

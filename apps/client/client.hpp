@@ -2,7 +2,9 @@
 // metrics, chaos, fil submit) and the remote form of `cuzk prove`.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,11 @@ int run_remote_prove(const remote_prove_options& r);
 
 // The gRPC target of a daemon address (unix:///path, HOST:PORT, [v6]:PORT).
 std::string daemon_target(const std::string& addr);
+
+// One line on the daemon answering GetStatus at `addr` within `timeout` ("cuzk-daemon pid P,
+// version V, up S s, J jobs active"), or nullopt when none answers (`cuzk doctor`).
+std::optional<std::string> daemon_summary(const std::string& addr, const std::string& token,
+                                          std::chrono::milliseconds timeout);
 
 // `cuzk bench fil`: Filecoin proofs against a daemon, as Curio sends them (bench_fil.cpp).
 //   single  `count` proofs one after another (latency)

@@ -31,6 +31,7 @@ void register_bench(CLI::App& app);  // cmd_bench.cpp: the GPU benchmarks, when 
 void register_fil(CLI::App& app);    // cmd_fil.cpp: Filecoin verify-seal, verify-post, C1 tools
 void register_fil_setup(CLI::App* fil);  // cmd_fil_setup.cpp: `cuzk fil setup` (TEST-ONLY params)
 void register_params(CLI::App& app);  // cmd_params.cpp: bellperson .params info / check
+void register_doctor(CLI::App& app);  // cmd_doctor.cpp: checks before pointing Curio at cuzk
 
 // The status main() returns: set by the subcommand that ran.
 int& exit_status();

@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   cuzk::cli::register_bench(app);
   cuzk::cli::register_fil(app);
   cuzk::cli::register_params(app);
+  cuzk::cli::register_doctor(app);
   cuzk::cli::register_client(app);
   try {
     app.parse(argc, argv);
