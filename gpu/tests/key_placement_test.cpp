@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "cuzk/gpu/key_placement.hpp"
+#include "cuzk/gpu/placement_plan.hpp"
 #include "cuzk/gpu/msm_groups.hpp"
 #include "zk/util/zero_mapping.hpp"
 
@@ -332,4 +333,101 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
     CHECK(gpu::b2_lane_points(10, 1e-9) == 1);
     CHECK(gpu::b2_lane_points(0, 0.5) == 0);
   }
+}
+
+namespace {
+// A circuit's sections from its constraint count, in the proportions of the 32 GiB PoRep (A and L
+// about every variable, B a quarter; H the domain less one).
+struct circuit_shape {
+  const char* name;
+  std::size_t constraints;
+  void sections(std::size_t (&n)[5]) const {
+    std::size_t domain = 1;
+    while (domain < constraints) domain <<= 1;
+    n[A] = std::size_t(double(constraints) * 0.996);
+    n[B1] = n[B2] = std::size_t(double(constraints) * 0.254);
+    n[C] = std::size_t(double(constraints) * 0.999);
+    n[H] = domain - 1;
+  }
+};
+constexpr circuit_shape shapes[] = {
+    {"porep-2KiB", 1199620},         {"porep-8MiB", 1459230},        {"porep-512MiB", 80000000},
+    {"porep-32GiB", 130278869},      {"porep-64GiB", 134000000},     {"winning-post-32GiB", 3500000},
+    {"window-post-2KiB", 27384},     {"window-post-32GiB", 125279217}};
+constexpr std::size_t pbs[5] = {96, 96, 192, 96, 96};
+}  // namespace
+
+TEST_CASE("placement: resident where the key fits, else the buffers and the longest prefixes in residency order",
+          "[placement]") {
+  using gpu::key_placement;
+  for (const auto& shape : shapes) {
+    std::size_t n[5];
+    shape.sections(n);
+    std::size_t total = 0;
+    for (int k = 0; k < 5; ++k) total += n[k] * pbs[k];
+    for (std::size_t gb : {8, 12, 16, 20, 24, 32, 40, 48, 64, 80, 94, 141}) {
+      const std::size_t room = gb * 1000000000;
+      const gpu::placement_plan p = gpu::plan_placement(n, pbs, room);
+      INFO(shape.name << " in " << gb << " GB: " << gpu::placement_name(p.kind));
+      std::size_t on = 0, streamed = 0;
+      for (int k = 0; k < 5; ++k) {
+        CHECK(p.on_device[k] <= n[k]);
+        on += p.on_device[k] * pbs[k];
+        streamed += p.streamed(k) * pbs[k];
+      }
+      CHECK(on == p.device_points_bytes);
+      if (total <= room) {
+        CHECK(p.kind == key_placement::resident);
+        CHECK(p.chunk == 0);
+        CHECK(streamed == 0);
+        CHECK(p.device_bytes() == total);
+        continue;
+      }
+      REQUIRE(p.fits);
+      CHECK(p.kind != key_placement::resident);
+      CHECK(p.host_bytes == streamed);
+      CHECK(on + streamed == total);
+      CHECK(p.device_bytes() <= room);
+      CHECK(p.stream_buffer_bytes() <= room / 4);
+      CHECK(p.chunk >= (std::size_t(1) << 16));
+      CHECK(p.chunk <= (std::size_t(1) << 22));
+      // The buffers hold the widest point streamed.
+      for (int k = 0; k < 5; ++k)
+        if (p.streamed(k)) CHECK(pbs[k] <= p.point_bytes_streamed);
+      // The first section that streams comes after every section before it in residency_order is
+      // whole on the device, with less than one of its points of the room left; those after it
+      // stream whole.
+      bool short_seen = false;
+      for (int k : gpu::residency_order) {
+        if (short_seen) CHECK(p.on_device[k] == 0);
+        if (p.streamed(k) && !short_seen) {
+          CHECK(room - p.device_bytes() < pbs[k]);
+          short_seen = true;
+        }
+      }
+      CHECK(short_seen);
+      CHECK((p.kind == key_placement::streamed) == (on == 0));
+    }
+  }
+}
+
+TEST_CASE("placement: the 32 GiB PoRep key on 80, 48, 24 and 16 GB of room", "[placement]") {
+  using gpu::key_placement;
+  const std::size_t n[5] = {129753620, 33112282, 33112282, 130169893, (std::size_t(1) << 27) - 1};
+  // 47.37 GB of points: resident in 48 GB, H streamed in part at 40 GB, A alone at 16 GB.
+  CHECK(gpu::plan_placement(n, pbs, 48000000000).kind == key_placement::resident);
+  const gpu::placement_plan p40 = gpu::plan_placement(n, pbs, 40000000000);
+  CHECK(p40.kind == key_placement::partly_resident);
+  for (int k : {A, B1, C, B2}) CHECK(p40.streamed(k) == 0);
+  CHECK(p40.streamed(H) > 0);
+  CHECK(p40.point_bytes_streamed == 96);  // B2 stays: G1 buffers
+  const gpu::placement_plan p16 = gpu::plan_placement(n, pbs, 16000000000);
+  CHECK(p16.kind == key_placement::partly_resident);
+  CHECK(p16.on_device[A] == n[A]);
+  CHECK(p16.on_device[B1] > 0);
+  for (int k : {B2, C, H}) CHECK(p16.on_device[k] == 0);
+  CHECK(p16.point_bytes_streamed == 192);  // B2 streams: G2-sized buffers
+  // Too small for two buffers of the least chunk: does not fit (the caller refuses the key).
+  const gpu::placement_plan tiny = gpu::plan_placement(n, pbs, 2 * 96 * (std::size_t(1) << 16) - 1);
+  CHECK_FALSE(tiny.fits);
 }
