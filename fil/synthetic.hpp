@@ -17,9 +17,11 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fil/post/vanilla_proof.hpp"
 #include "fil/seal_commit_phase1_output.hpp"
+#include "fil/update/vanilla_verify.hpp"
 
 namespace cuzk::fil {
 
@@ -31,5 +33,22 @@ post::fallback_post_sector_proof synthetic_post_proof(const post_proof_info& pro
 // A Merkle proof of node `index` in a tree of `nodes` leaves and this shape (tree_shape{2,0,0}: the
 // binary comm_d tree), with random siblings.
 merkle::merkle_proof synthetic_merkle_proof(std::uint64_t nodes, tree_shape t, std::uint64_t index, std::uint64_t& rng);
+
+}  // namespace cuzk::fil
+
+namespace cuzk::fil {
+
+// synthetic_update: SnapDeals vanilla proofs (one PartitionProof per partition) that pass
+// update::check_partition_proof and whose witnesses satisfy the update circuit, at any size. Every
+// opened path must share one root although the challenges follow from comm_r_new (the root), so
+// the trees are periodic: TreeR's leaves are a random block repeated over the sector (each aligned
+// subtree of a level above the block has one value, the level computed once), and the deal data is
+// zero, so that TreeRNew = TreeROld (label_r_new = label_r_old + 0 * rho) and comm_r_new = comm_r_old;
+// TreeD is the zero data's SHA-256 tree. Benchmarks and the 32 GiB witness check use it.
+struct synthetic_update {
+  update::commitments comms;
+  std::vector<update::partition_proof> partitions;
+};
+synthetic_update synthetic_update_proofs(std::uint64_t sector_size, std::uint64_t rng_seed);
 
 }  // namespace cuzk::fil

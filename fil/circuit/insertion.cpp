@@ -27,9 +27,12 @@ allocated_num named_pick(constraint_system& cs, const char* name, const boolean&
   return pick(cs, cond, a, b);
 }
 
-// The generic case: for each position, the candidates of every index, narrowed bit by bit from the
-// most significant.
+}  // namespace
+
+// The generic case of insert: for each position, the candidates of every index, narrowed bit by bit
+// from the most significant.
 allocated_num select(constraint_system& cs, std::vector<allocated_num> state, std::span<const boolean> bits) {
+  if ((std::size_t{1} << bits.size()) != state.size()) throw std::logic_error("select: bits do not match the values");
   std::size_t half = state.size() / 2;
   for (std::size_t i = 0; i < bits.size(); ++i) {
     const boolean& bit = bits[bits.size() - 1 - i];
@@ -43,8 +46,6 @@ allocated_num select(constraint_system& cs, std::vector<allocated_num> state, st
   }
   return state[0];
 }
-
-}  // namespace
 
 std::vector<allocated_num> insert(constraint_system& cs, const allocated_num& element,
                                   std::span<const allocated_bit> bit_vars, std::span<const allocated_num> el) {

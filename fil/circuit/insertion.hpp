@@ -15,6 +15,11 @@ namespace cuzk::fil::circuit {
 zk::cs::gadgets::allocated_num pick(zk::cs::constraint_system& cs, const zk::cs::gadgets::boolean& cond,
                                     const zk::cs::gadgets::allocated_num& a, const zk::cs::gadgets::allocated_num& b);
 
+// select: from.size() = 2^bits.size() values narrowed bit by bit from the most significant
+// ("pick i, j"); the value at the index the bits (least significant first) name.
+zk::cs::gadgets::allocated_num select(zk::cs::constraint_system& cs, std::vector<zk::cs::gadgets::allocated_num> from,
+                                      std::span<const zk::cs::gadgets::boolean> bits);
+
 // The arity = siblings.size() + 1 values with `element` at the index of `bits`.
 std::vector<zk::cs::gadgets::allocated_num> insert(zk::cs::constraint_system& cs,
                                                    const zk::cs::gadgets::allocated_num& element,

@@ -81,6 +81,36 @@ void por(constraint_system& cs, const tree_arities& shape, tree_hash hash, const
   enforce_equal(cs, cur, root);
 }
 
+void por_no_challenge_input(constraint_system& cs, const tree_arities& shape, tree_hash hash,
+                            std::span<const allocated_bit> challenge_bits, const allocated_num& leaf,
+                            const std::vector<std::vector<allocated_num>>& path, const allocated_num& root) {
+  const std::size_t extra = (shape.sub ? 1 : 0) + (shape.top ? 1 : 0);
+  if (path.size() < extra) throw std::logic_error("por_no_challenge_input: a path of " + std::to_string(path.size()) + " levels");
+  const std::size_t base_levels = path.size() - extra;
+  allocated_num cur = leaf;
+  std::size_t used = 0;
+  for (std::size_t height = 0; height < path.size(); ++height) {
+    const unsigned arity = height < base_levels ? shape.base : height == base_levels && shape.sub ? shape.sub : shape.top;
+    const unsigned nbits = unsigned(std::countr_zero(arity));
+    if (path[height].size() + 1 != arity || used + nbits > challenge_bits.size())
+      throw std::logic_error("por_no_challenge_input: level " + std::to_string(height) + " does not fit arity " +
+                             std::to_string(arity));
+    std::vector<allocated_num> preimage;
+    {
+      constraint_system::scope s(cs, "merkle proof insert (height=" + std::to_string(height) + ")");
+      preimage = insert(cs, cur, challenge_bits.subspan(used, nbits), path[height]);
+    }
+    used += nbits;
+    constraint_system::scope s(cs, "merkle proof hash (height=" + std::to_string(height) + ")");
+    cur = hash == tree_hash::poseidon ? poseidon_hash(cs, preimage) : sha256_hash_multi_leaf(cs, preimage);
+  }
+  if (used != challenge_bits.size())
+    throw std::logic_error("por_no_challenge_input: " + std::to_string(challenge_bits.size()) + " challenge bits for " +
+                           std::to_string(used) + " path bits");
+  constraint_system::scope s(cs, "calculated root == provided root");
+  enforce_equal(cs, cur, root);
+}
+
 namespace {
 
 void append_levels(std::vector<path_level>& out, const merkle::inclusion_path& p, unsigned arity,

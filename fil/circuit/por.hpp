@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <string>
@@ -51,6 +52,17 @@ std::vector<path_level> path_levels(const merkle::merkle_proof& p, const tree_ar
 // sibling (not a field element) does not fit.
 std::vector<path_level> path_levels_from(const merkle::merkle_proof& p, const tree_arities& shape,
                                          std::uint64_t leaves, const std::string& what);
+
+// por_no_challenge_input: the leaf's path to `root` with the insertion bits taken from
+// `challenge_bits` (least significant first: base levels, then sub, then top), nothing allocated for
+// them and no public input; path[l] holds level l's arity - 1 siblings, allocated already. Namespaces
+// "merkle proof insert (height=h)" and "merkle proof hash (height=h)", then
+// `computed root * ONE = root`. Throws std::logic_error when the bits do not match the levels.
+void por_no_challenge_input(zk::cs::constraint_system& cs, const tree_arities& shape, tree_hash hash,
+                            std::span<const zk::cs::gadgets::allocated_bit> challenge_bits,
+                            const zk::cs::gadgets::allocated_num& leaf,
+                            const std::vector<std::vector<zk::cs::gadgets::allocated_num>>& path,
+                            const zk::cs::gadgets::allocated_num& root);
 
 // PoRCircuit::synthesize(value = Root::Val(leaf), path, root = Root::Var(root), private = true).
 void por(zk::cs::constraint_system& cs, const tree_arities& shape, const fr& leaf, const std::vector<path_level>& path,

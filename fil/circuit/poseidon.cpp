@@ -303,9 +303,13 @@ const poseidon_optimized& poseidon_optimized_for(unsigned arity) {
 }
 
 allocated_num poseidon_hash(cs::constraint_system& cs, std::span<const allocated_num> preimage) {
+  return poseidon_hash(cs, preimage, poseidon_optimized_for(unsigned(preimage.size())).domain_tag);
+}
+
+allocated_num poseidon_hash(cs::constraint_system& cs, std::span<const allocated_num> preimage, const fr& domain_tag) {
   const auto& c = poseidon_optimized_for(unsigned(preimage.size()));
   std::vector<elt> elements;
-  elements.push_back({false, {}, num::constant(c.domain_tag)});
+  elements.push_back({false, {}, num::constant(domain_tag)});
   for (const auto& p : preimage) elements.push_back({true, p, {}});
   return poseidon_circuit(c, std::move(elements)).hash(cs);
 }

@@ -40,5 +40,9 @@ const poseidon_optimized& poseidon_optimized_for(unsigned arity);
 // poseidon_hash(cs, preimage, constants) with the Merkle-tree domain tag; arity = preimage.size().
 cs::gadgets::allocated_num poseidon_hash(cs::constraint_system& cs,
                                          std::span<const cs::gadgets::allocated_num> preimage);
+// The same with another domain tag (storage-proofs-update's gen-randomness constants: the tag is
+// only the constant element 0, so the constraints differ from the Merkle hash's in that value).
+cs::gadgets::allocated_num poseidon_hash(cs::constraint_system& cs,
+                                         std::span<const cs::gadgets::allocated_num> preimage, const fr& domain_tag);
 
 }  // namespace cuzk::fil::circuit

@@ -99,10 +99,16 @@ fr pow5(const fr& x) {
 }  // namespace
 
 fr poseidon(std::span<const fr> inputs) {
+  return poseidon(inputs, fr::from_u64((std::uint64_t{1} << inputs.size()) - 1));  // HashType::MerkleTree
+}
+
+fr gen_randomness_tag() { return fr::from_u64(std::uint64_t{1} << 40); }
+
+fr poseidon(std::span<const fr> inputs, const fr& domain_tag) {
   const unsigned arity = static_cast<unsigned>(inputs.size());
   const auto& c = poseidon_constants_for(arity);
   std::vector<fr> s(c.t), next(c.t);
-  s[0] = fr::from_u64((std::uint64_t{1} << arity) - 1);  // HashType::MerkleTree
+  s[0] = domain_tag;
   for (unsigned i = 0; i < arity; ++i) s[i + 1] = inputs[i];
   std::size_t k = 0;
   const unsigned half = full_rounds / 2, rounds = full_rounds + c.r_p;

@@ -31,6 +31,11 @@ const poseidon_constants& poseidon_constants_for(unsigned arity);
 
 // Hash `inputs.size()` in {2, 4, 8, 11} field elements (the arities Filecoin uses).
 fr poseidon(std::span<const fr> inputs);
+// The same permutation with another domain tag as element 0 (neptune's HashType::Custom).
+fr poseidon(std::span<const fr> inputs, const fr& domain_tag);
+// storage-proofs-update's POSEIDON_CONSTANTS_GEN_RANDOMNESS tag, HashType::Custom(Arbitrary(1)):
+// id * 2^40 (phi, rho and the challenges' digests; the round constants are the Merkle-tree ones).
+fr gen_randomness_tag();
 // The 2-to-1 hash of commitments (comm_r = poseidon(comm_c, comm_r_last)); throws input_error naming
 // the values when they are not field elements.
 domain poseidon2(const domain& a, const domain& b);

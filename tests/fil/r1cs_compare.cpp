@@ -18,12 +18,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "fil/circuit/empty_sector_update.hpp"
 #include "fil/circuit/fallback_post.hpp"
 #include "fil/circuit/stacked.hpp"
 #include "fil/crypto/hashes.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
+#include "fil/io/update_bincode.hpp"
 #include "fil/registered_proof.hpp"
+#include "fil/synthetic.hpp"
 #include "r1cs_dump.hpp"
 #include "zk/cs/export.hpp"
 #include "zk/groth16/bellperson_key.hpp"
@@ -101,6 +104,22 @@ bool synthesize_porep(const std::string& shape, constraint_system& cs, unsigned 
 
 bool synthesize(const std::string& shape, constraint_system& cs, unsigned n_threads = threads()) {
   if (shape.starts_with("porep")) return synthesize_porep(shape, cs, n_threads);
+  if (shape.starts_with("synth-update:")) {  // synth-update:SIZE[#K]: fil/synthetic's partition K, with its witness
+    const auto hash = shape.find('#');
+    const std::uint64_t bytes = size_of(shape.substr(13, hash == std::string::npos ? std::string::npos : hash - 13));
+    if (!bytes) return false;
+    const unsigned k = hash == std::string::npos ? 0 : unsigned(std::stoul(shape.substr(hash + 1)));
+    const auto pp = fil::update::from_sector_size(bytes);
+    const auto syn = fil::synthetic_update_proofs(bytes, 1);
+    fil::circuit::empty_sector_update(cs, fil::circuit::update_partition_from(pp, k, syn.comms, syn.partitions.at(k), shape));
+    return true;
+  }
+  if (shape.starts_with("update:")) {
+    const std::uint64_t bytes = size_of(shape.substr(7));
+    if (!bytes) return false;
+    fil::circuit::empty_sector_update(cs, fil::circuit::blank_update_partition(fil::update::from_sector_size(bytes)));
+    return true;
+  }
   if (shape.find(':') != std::string::npos) return synthesize_registered(shape, cs);
   fil::circuit::tree_arities t;
   if (shape == "post-test-8") t = {8, 0, 0};
@@ -141,6 +160,27 @@ void synthesize_post(const std::string& json_path, constraint_system& cs) {
     }
   }
   fil::circuit::fallback_post(cs, t, sectors);
+}
+
+// fil-oracle's update.json#K: partition K of the SnapDeals proof, from its vanilla proof file.
+void synthesize_update(const std::string& arg, constraint_system& cs) {
+  const auto hash = arg.rfind('#');
+  const std::string json_path = arg.substr(0, hash);
+  const unsigned k = hash == std::string::npos ? 0 : unsigned(std::stoul(arg.substr(hash + 1)));
+  std::ifstream f(json_path);
+  if (!f) throw std::runtime_error(json_path + ": cannot open");
+  const auto j = nlohmann::json::parse(f);
+  const auto pp = fil::update::from_sector_size(j.at("sector_size").get<std::uint64_t>());
+  fil::update::commitments c;
+  c.comm_r_old = fil::domain_from_hex(j.at("comm_r_old").get<std::string>(), "comm_r_old");
+  c.comm_d_new = fil::domain_from_hex(j.at("comm_d_new").get<std::string>(), "comm_d_new");
+  c.comm_r_new = fil::domain_from_hex(j.at("comm_r_new").get<std::string>(), "comm_r_new");
+  const std::string file =
+      json_path.substr(0, json_path.find_last_of('/') + 1) + j.at("vanilla").at(k).get<std::string>();
+  std::ifstream v(file, std::ios::binary);
+  const std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(v)), std::istreambuf_iterator<char>());
+  const auto proof = fil::io::read_partition_proof(bytes, file);
+  fil::circuit::empty_sector_update(cs, fil::circuit::update_partition_from(pp, k, c, proof, file));
 }
 
 std::string show(const cuzk::test::r1cs_dump_reader::lc& l) {
@@ -362,7 +402,7 @@ int main(int argc, char** argv) {
       const std::string shape = argv[2];
       std::optional<fil::c1_output> c1;
       const auto t_read = std::chrono::steady_clock::now();
-      if (const auto hash = shape.rfind('#'); hash != std::string::npos) {
+      if (const auto hash = shape.rfind('#'); hash != std::string::npos && !shape.starts_with("synth-update:")) {
         c1 = fil::io::read_c1_file(shape.substr(0, hash));
         std::printf("C1 read in %.2f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t_read).count());
       }
@@ -408,7 +448,8 @@ int main(int argc, char** argv) {
   if (argc != 3) {
     std::cerr << "usage: cuzk_r1cs_compare SHAPE DUMP | --count|--witness|--check SHAPE\n"
                  "  SHAPE: post-test-8|post-test-8-4|post-test-8-4-2|window-post:SIZE|winning-post:SIZE|DIR/post.json\n"
-                 "         porep-test-2|porep-test-8|porep-test-8-4|porep-test-8-4-2|porep:SIZE|DIR/c1.json[#PARTITION]\n";
+                 "         porep-test-2|porep-test-8|porep-test-8-4|porep-test-8-4-2|porep:SIZE|DIR/c1.json[#PARTITION]\n"
+                 "         update:SIZE|DIR/update.json[#PARTITION]\n";
     return 2;
   }
   try {
@@ -418,7 +459,7 @@ int main(int argc, char** argv) {
     std::optional<fil::c1_output> c1;
     unsigned partition = 0;
     std::string c1_path;
-    if (const auto hash = shape.rfind('#'); shape.find("c1") != std::string::npos &&
+    if (const auto hash = shape.rfind('#'); shape.find("c1") != std::string::npos && shape.find("update.json") == std::string::npos &&
                                              (shape.ends_with(".json") || hash != std::string::npos)) {
       c1_path = shape.substr(0, hash);
       if (hash != std::string::npos) partition = unsigned(std::stoul(shape.substr(hash + 1)));
@@ -428,6 +469,7 @@ int main(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       // Witness mode takes the challenges in parallel: the comparison checks that path too.
       if (c1) fil::circuit::stacked_circuit(cs, fil::circuit::porep_partition_from(c1->phase1_out, partition), threads());
+      else if (shape.find("update.json") != std::string::npos) synthesize_update(shape, cs);
       else if (shape.ends_with(".json")) synthesize_post(shape, cs);
       else if (!synthesize(shape, cs)) return -1.0;
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
