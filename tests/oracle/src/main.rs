@@ -10,27 +10,34 @@ mod porep;
 mod post;
 mod r1cs;
 mod shapes;
+mod update;
 mod util;
 
 use util::*;
 
 const USAGE: &str = "usage: fil-oracle COMMAND [--option value ...]
-  params        --proof porep|window-post|winning-post --sector-size 2KiB --cache DIR [--seed N]
-  seal          --sector-size 2KiB --seed N --miner-id M --sector-id S --out DIR
+  params        --proof porep|window-post|winning-post|update --sector-size 2KiB --cache DIR [--seed N]
+  seal          --sector-size 2KiB --seed N --miner-id M --sector-id S --out DIR [--cc]
   c2            --c1 DIR/c1.json --miner-id M --cache DIR --out proof.bin
   verify-seal   --c1 DIR/c1.json --miner-id M --proof proof.bin --cache DIR
   public-inputs --c1 DIR/c1.json --miner-id M [--partition K]
-                | --post DIR/post.json [--partition K]
+                | --post DIR/post.json [--partition K] | --update DIR/update.json [--partition K]
   r1cs          (--c1 DIR/c1.json --partition K | --post DIR/post.json --partition K
+                 | --update DIR/update.json --partition K
                  | --shape NAME [--sector-size S]) (--out FILE | --digest)
   graph         --sector-size 2KiB|8MiB [--porep-id HEX] [--nodes A..B] [--api-version 1.1.0]
   post          --kind window|winning --sectors DIR[,DIR..] --miner-id M --cache DIR --out DIR
                 [--randomness HEX | --seed N]
-  verify-post   --post DIR/post.json --proof FILE --cache DIR";
+  verify-post   --post DIR/post.json --proof FILE --cache DIR
+  update        --sector DIR (a seal --cc output) --seed N --cache DIR --out DIR
+  verify-update --update DIR/update.json --proof FILE --cache DIR";
 
 fn public_inputs(a: &Args) -> Res<()> {
-    a.check_known(&["c1", "miner-id", "partition", "post"])?;
-    let (kind, all) = if let Some(p) = a.opt("post") {
+    a.check_known(&["c1", "miner-id", "partition", "post", "update"])?;
+    let (kind, all) = if let Some(p) = a.opt("update") {
+        let (uj, _) = update::read_update(std::path::Path::new(p))?;
+        ("update".to_string(), update::update_inputs(&uj)?)
+    } else if let Some(p) = a.opt("post") {
         let (pj, dir) = post::read_post(std::path::Path::new(p))?;
         (pj.kind.clone() + "-post", post::post_inputs(&pj, &dir)?)
     } else {
@@ -64,7 +71,7 @@ fn public_inputs(a: &Args) -> Res<()> {
 }
 
 fn r1cs_cmd(a: &Args) -> Res<()> {
-    a.check_known(&["c1", "miner-id", "partition", "post", "shape", "sector-size", "out"])?;
+    a.check_known(&["c1", "miner-id", "partition", "post", "update", "shape", "sector-size", "out"])?;
     let out = a.opt("out").map(std::path::PathBuf::from);
     if out.is_none() && !a.flag("digest") {
         return input("r1cs: give --out FILE or --digest");
@@ -76,6 +83,9 @@ fn r1cs_cmd(a: &Args) -> Res<()> {
             None => None,
         };
         shapes::blank(name, size, out)?
+    } else if let Some(p) = a.opt("update") {
+        let (uj, dir) = update::read_update(std::path::Path::new(p))?;
+        update::update_r1cs(&uj, &dir, a.u64_or("partition", 0)? as usize, out)?
     } else if let Some(p) = a.opt("post") {
         let (pj, dir) = post::read_post(std::path::Path::new(p))?;
         post::post_r1cs(&pj, &dir, a.u64_or("partition", 0)? as usize, out)?
@@ -98,7 +108,7 @@ fn run(argv: &[String]) -> Res<()> {
         return input(USAGE);
     };
     let rest = &argv[1..];
-    let a = Args::parse(cmd, rest, &["digest"])?;
+    let a = Args::parse(cmd, rest, &["digest", "cc"])?;
     match cmd.as_str() {
         "params" => params::cmd_params(&a),
         "seal" => porep::cmd_seal(&a),
@@ -109,6 +119,8 @@ fn run(argv: &[String]) -> Res<()> {
         "graph" => graph::cmd_graph(&a),
         "post" => post::cmd_post(&a),
         "verify-post" => post::cmd_verify_post(&a),
+        "update" => update::cmd_update(&a),
+        "verify-update" => update::cmd_verify_update(&a),
         "help" | "--help" | "-h" => {
             println!("{}", USAGE);
             Ok(())

@@ -17,6 +17,7 @@ use storage_proofs_core::parameter_cache::CacheableParameters;
 use storage_proofs_porep::stacked::{StackedCompound, StackedDrg};
 use storage_proofs_post::fallback::{FallbackPoSt, FallbackPoStCompound};
 
+use crate::update::update_params;
 use crate::util::*;
 
 fn porep_params<Tree: 'static + MerkleTreeTrait>(cfg: &PoRepConfig, rng: &mut ChaCha20Rng) -> Res<()> {
@@ -51,7 +52,7 @@ fn post_params<Tree: 'static + MerkleTreeTrait>(
     Ok(())
 }
 
-/// `params --proof porep|window-post|winning-post --sector-size 2KiB --cache DIR [--seed N]`
+/// `params --proof porep|window-post|winning-post|update --sector-size 2KiB --cache DIR [--seed N]`
 pub fn cmd_params(a: &Args) -> Res<()> {
     a.check_known(&["proof", "sector-size", "cache", "seed"])?;
     use_param_cache(&a.path("cache")?)?;
@@ -82,7 +83,17 @@ pub fn cmd_params(a: &Args) -> Res<()> {
             }
             (p, v)
         }
-        other => return input(format!("--proof '{}' must be porep, window-post or winning-post", other)),
+        "update" => {
+            let rp = crate::update::update_proof_for(size)?;
+            let (p, v) = (rp.cache_params_path().failed("path")?, rp.cache_verifying_key_path().failed("path")?);
+            if !(p.exists() && v.exists()) {
+                stage(&format!("params: generating {}", p.display()));
+                let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x534e_4150_0000_0004);
+                crate::by_shape!(size, update_params, size, &mut rng)?;
+            }
+            (p, v)
+        }
+        other => return input(format!("--proof '{}' must be porep, window-post, winning-post or update", other)),
     };
     let secs = t.elapsed().as_secs_f64();
     let mut files = Vec::new();

@@ -41,7 +41,9 @@ pub fn seal_inputs(seed: u64, sector_size: u64) -> SealInputs {
     SealInputs { data, ticket, seed: s }
 }
 
-/// `seal --sector-size 2KiB --seed N --miner-id M --sector-id S --out DIR`
+/// `seal --sector-size 2KiB --seed N --miner-id M --sector-id S --out DIR [--cc]`: with --cc a
+/// committed-capacity sector (all-zero data, what SnapDeals later fills); ticket and seed are drawn
+/// from the seed the same way.
 pub fn cmd_seal(a: &Args) -> Res<()> {
     a.check_known(&["sector-size", "seed", "miner-id", "sector-id", "out"])?;
     let size = parse_sector_size(a.req("sector-size")?)?;
@@ -58,7 +60,11 @@ pub fn cmd_seal(a: &Args) -> Res<()> {
     }
     let prover = prover_id(miner);
     let sid = SectorId::from(sector);
-    let ins = seal_inputs(seed, size);
+    let mut ins = seal_inputs(seed, size);
+    let cc = a.flag("cc");
+    if cc {
+        ins.data.iter_mut().for_each(|b| *b = 0);
+    }
     let unpadded = UnpaddedBytesAmount(ins.data.len() as u64);
 
     let piece = out.join("piece.bin");
@@ -99,6 +105,7 @@ pub fn cmd_seal(a: &Args) -> Res<()> {
         "miner_id": miner,
         "sector_id": sector,
         "seed": seed,
+        "cc": cc,
         "prover_id": hex::encode(prover),
         "ticket": hex::encode(ins.ticket),
         "interactive_seed": hex::encode(ins.seed),

@@ -66,6 +66,7 @@ pub const TEST_SHAPES: &[&str] = &[
     "porep",
     "window-post",
     "winning-post",
+    "update",
 ];
 
 /// `--shape NAME [--sector-size S]` (the last three take the registered shape of S).
@@ -79,6 +80,12 @@ pub fn blank(name: &str, size: Option<u64>, out: Option<&std::path::Path>) -> Re
         "post-test-8" => post_test::<LCTree<P, U8, U0, U0>>(out),
         "post-test-8-4" => post_test::<LCTree<P, U8, U4, U0>>(out),
         "post-test-8-4-2" => post_test::<LCTree<P, U8, U4, U2>>(out),
+        "update" => {
+            let Some(size) = size else {
+                return input("--shape update needs --sector-size");
+            };
+            crate::update::update_blank(size, out)
+        }
         "porep" | "window-post" | "winning-post" => {
             let Some(size) = size else {
                 return input(format!("--shape {} needs --sector-size", name));
