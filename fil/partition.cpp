@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "fil/circuit/empty_sector_update.hpp"
 #include "fil/circuit/fallback_post.hpp"
 #include "fil/circuit/stacked.hpp"
 #include "fil/ids.hpp"
@@ -45,17 +46,34 @@ std::string_view registered_proof_name(proof_kind kind, std::uint64_t n) {
                         " proof number");
 }
 
-std::string circuit_ref::params_file() const {
-  return (seal ? parameter_cache_id(*seal) : parameter_cache_id(*post)) + ".params";
+namespace {
+std::string cache_id(const circuit_ref& c) {
+  if (c.update) return update::parameter_cache_id(update::from_sector_size(c.update->sector_size));
+  return c.seal ? parameter_cache_id(*c.seal) : parameter_cache_id(*c.post);
 }
-std::string circuit_ref::vk_file() const {
-  return (seal ? parameter_cache_id(*seal) : parameter_cache_id(*post)) + ".vk";
+}  // namespace
+
+std::string circuit_ref::params_file() const { return cache_id(*this) + ".params"; }
+std::string circuit_ref::vk_file() const { return cache_id(*this) + ".vk"; }
+unsigned circuit_ref::partitions() const {
+  if (update) return update::from_sector_size(update->sector_size).partition_count;
+  return seal ? seal->partitions : 1;
 }
-unsigned circuit_ref::partitions() const { return seal ? seal->partitions : 1; }
-std::uint64_t circuit_ref::sector_size() const { return seal ? seal->sector_size : post->sector_size; }
-bool circuit_ref::implemented() const { return post != nullptr || seal != nullptr; }
+std::uint64_t circuit_ref::sector_size() const {
+  return update ? update->sector_size : seal ? seal->sector_size : post->sector_size;
+}
+bool circuit_ref::implemented() const { return post != nullptr || seal != nullptr || update != nullptr; }
 std::string circuit_ref::describe() const {
-  return std::string(to_string(kind)) + " " + std::string(seal ? seal->name : post->name);
+  return std::string(to_string(kind)) + " " + std::string(update ? update->name : seal ? seal->name : post->name);
+}
+
+circuit_ref resolve_update_circuit(std::string_view name) {
+  circuit_ref c;
+  c.kind = proof_kind::snap_deals_update;
+  c.update = update::find_update_proof(name);
+  if (!c.update)
+    throw zk::input_error("registered_proof: '" + std::string(name) + "' is not a registered update proof (e.g. StackedDrg32GiBV1)");
+  return c;
 }
 
 circuit_ref resolve_circuit(proof_kind kind, std::string_view name, std::uint64_t sector_size) {
@@ -96,6 +114,9 @@ std::optional<circuit_ref> circuit_for_params(std::string_view path) {
                          nullptr, &p};
   for (const auto& p : seal_proofs())
     if (parameter_cache_id(p) == file) return circuit_ref{proof_kind::porep_seal_commit, &p, nullptr};
+  for (const auto& p : update::update_proofs())
+    if (update::parameter_cache_id(update::from_sector_size(p.sector_size)) == file)
+      return circuit_ref{proof_kind::snap_deals_update, nullptr, nullptr, &p};
   return std::nullopt;
 }
 
@@ -105,6 +126,13 @@ circuit::tree_arities arities(const tree_shape& t) { return {t.base, t.sub, t.to
 
 void require_implemented(const circuit_ref& c) {
   if (!c.implemented()) throw not_implemented(c.describe() + ": not implemented");
+}
+
+// SnapDeals jobs carry commitments job_input has no fields for yet: the CLI proves them
+// (fil/prove), the engine does not.
+void require_engine_kind(const circuit_ref& c) {
+  require_implemented(c);
+  if (c.update) throw not_implemented(c.describe() + ": SnapDeals jobs are not implemented by the engine yet");
 }
 
 }  // namespace
@@ -310,6 +338,10 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
 zk::io::r1cs record_circuit(const circuit_ref& c) {
   require_implemented(c);
   zk::cs::constraint_system cs(zk::cs::mode::record);
+  if (c.update) {
+    circuit::empty_sector_update(cs, circuit::blank_update_partition(update::from_sector_size(c.update->sector_size)));
+    return zk::cs::to_r1cs(cs, c.describe());
+  }
   if (c.seal) {
     circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(*c.seal)));
     return zk::cs::to_r1cs(cs, c.describe());
@@ -333,7 +365,7 @@ zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c) {
 
 std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in,
                                                  std::shared_ptr<const c1_output> parsed) {
-  require_implemented(c);
+  require_engine_kind(c);
   if (c.seal) {
     if (!in.vanilla_proofs.empty()) throw zk::input_error("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
     if (!parsed) return std::make_shared<const c1_output>(read_porep_c1(c, in));
@@ -348,7 +380,7 @@ std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job
 
 void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,
                                std::uint32_t partition, zk::thread_pool& pool, const c1_output* c1) {
-  require_implemented(c);
+  require_engine_kind(c);
   if (c.seal) return synthesize_porep(cs, c, in, partition, pool, c1);
   const auto& p = *c.post;
   if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");

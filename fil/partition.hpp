@@ -31,6 +31,7 @@
 #include "fil/registered_proof.hpp"
 #include "fil/seal_commit_phase1_output.hpp"
 #include "fil/types.hpp"
+#include "fil/update/public_params.hpp"
 #include "zk/cs/constraint_system.hpp"
 #include "zk/io/r1cs.hpp"
 #include "zk/io/wtns.hpp"
@@ -59,18 +60,22 @@ struct circuit_ref {
   proof_kind kind = proof_kind::window_post_partition;
   const seal_proof_info* seal = nullptr;  // PoRep
   const post_proof_info* post = nullptr;  // PoSt
+  const update::update_proof_info* update = nullptr;  // SnapDeals (EmptySectorUpdate)
 
   std::string params_file() const;  // "v28-...params" (parameters.json's name)
   std::string vk_file() const;      // "v28-...vk"
-  unsigned partitions() const;      // one job's partitions: PoRep the proof's (10 at 32 GiB), PoSt 1
+  unsigned partitions() const;      // one job's partitions: PoRep the proof's (10 at 32 GiB), PoSt 1, SnapDeals 1..16
   std::uint64_t sector_size() const;
-  bool implemented() const;         // PoSt and PoRep (SnapDeals never resolves)
+  bool implemented() const;         // PoSt, PoRep and SnapDeals (whose jobs the engine does not take yet)
   std::string describe() const;     // "WindowPoSt StackedDrgWindow2KiBV1_2"
 };
 
 // Throws zk::input_error for an unknown name, a name of another kind, or a sector size that does
 // not match `sector_size` (when non-zero); not_implemented for SnapDeals.
 circuit_ref resolve_circuit(proof_kind kind, std::string_view registered_proof, std::uint64_t sector_size = 0);
+// The SnapDeals circuit of a RegisteredUpdateProof name ("StackedDrg2KiBV1"; the CLI's, the engine
+// still refuses SnapDeals jobs); throws zk::input_error for another name.
+circuit_ref resolve_update_circuit(std::string_view registered_proof);
 // The circuit a parameter file is for, by its file name (any directory; ".params" or ".vk"), or
 // nullopt when the name is none of the registered proofs'.
 std::optional<circuit_ref> circuit_for_params(std::string_view path);

@@ -12,6 +12,7 @@
 //   post / c2      a WindowPoSt / WinningPoSt SNARK from vanilla proofs, a PoRep from a C1 output
 //                  (fil/prove/prove.hpp): every partition synthesized and proved, all verified
 //                  before the file is written
+//   snap / verify-update   SnapDeals (cmd_fil_snap.cpp)
 // Exit 0 valid, 1 invalid (the proof, the replica id or the vanilla challenges do not match),
 // 2 unusable input (one line naming the file and field). The public inputs are fil/'s; the
 // verifying key is found in --params-dir by its parameters.json name (fil/parameter_cache.hpp) or
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 #include "client/client.hpp"
+#include "cmd_fil.hpp"
 #include "commands.hpp"
 #include "fil/crypto/poseidon.hpp"
 #include "fil/ids.hpp"
@@ -479,6 +481,30 @@ void add_vk_options(CLI::App* sub, fil_options& o) {
 
 }  // namespace
 
+int fil_prove_and_write(const fil_prove_target& t, const fil::circuit_ref& c, std::size_t partitions,
+                        const std::function<zk::io::witness(std::size_t)>& synthesize, const std::string& what) {
+  fil_options o;
+  o.params_dir = t.params_dir, o.backend = t.backend, o.out = t.out, o.timings = t.timings;
+  return prove_and_write(o, c, partitions, synthesize, what);
+}
+
+zk::groth16::verifying_key fil_load_vk(const fil_vk_source& s, const std::string& cache_id) {
+  fil_options o;
+  o.params_dir = s.params_dir, o.vk = s.vk, o.vk_format = s.vk_format;
+  return load_vk(o, cache_id);
+}
+
+std::vector<zk::groth16::proof> fil_load_proofs(const std::string& path, std::size_t partitions, std::string_view what) {
+  return load_proofs(path, partitions, what);
+}
+
+int fil_verify_partitions(const zk::groth16::verifying_key& vk, const std::vector<std::vector<fil::fr>>& inputs,
+                          const std::vector<zk::groth16::proof>& proofs, const std::string& what) {
+  return verify_partitions(vk, inputs, proofs, what);
+}
+
+std::vector<std::uint8_t> fil_read_bytes(const std::string& path) { return read_bytes(path); }
+
 void register_fil(CLI::App& app) {
   auto* fil = app.add_subcommand("fil", "Filecoin: prove and verify PoSt, verify seal proofs, inspect C1 outputs");
   fil->require_subcommand(1);
@@ -578,6 +604,7 @@ void register_fil(CLI::App& app) {
 
   register_fil_setup(fil);
   register_fil_submit(fil);
+  register_fil_snap(*fil);
 }
 
 }  // namespace cuzk::cli

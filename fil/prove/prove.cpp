@@ -7,10 +7,12 @@
 #include <type_traits>
 #include <variant>
 
+#include "fil/circuit/empty_sector_update.hpp"
 #include "fil/circuit/stacked.hpp"
 #include "fil/evaluator.hpp"
 #include "fil/ids.hpp"
 #include "fil/io/post_bincode.hpp"
+#include "fil/io/update_bincode.hpp"
 #include "fil/stacked/graph.hpp"
 #include "fil/stacked/public_inputs.hpp"
 #include "zk/cs/export.hpp"
@@ -162,6 +164,39 @@ zk::io::witness synthesize_porep_partition(const seal_commit_phase1_output& c1, 
       throw zk::input_error("partition " + std::to_string(k) + ": public input " + std::to_string(i) +
                             " of the vanilla proofs differs from the verifier's (seed, replica_id or challenge)");
   return zk::cs::to_witness(cs, std::string(info.name) + " partition " + std::to_string(k));
+}
+
+update_job update_partitions(const circuit_ref& c, const update::commitments& comms, std::vector<named_bytes> vanilla) {
+  if (!c.update) throw std::logic_error("update_partitions: not a SnapDeals circuit");
+  update_job job;
+  job.pp = update::from_sector_size(c.update->sector_size);
+  job.comms = comms;
+  if (vanilla.size() != job.pp.partition_count)
+    throw zk::input_error("vanilla: " + std::to_string(vanilla.size()) + " partition proofs, a " +
+                          std::to_string(c.update->sector_size) + "-byte sector's update has " +
+                          std::to_string(job.pp.partition_count) + " partitions");
+  for (std::size_t k = 0; k < vanilla.size(); ++k) {
+    job.partitions.push_back(io::read_partition_proof(vanilla[k].bytes, vanilla[k].name));
+    job.names.push_back(vanilla[k].name);
+    update::check_partition_proof(job.pp, unsigned(k), comms, job.partitions.back(),
+                                  vanilla[k].name + " (partition " + std::to_string(k) + ")");
+  }
+  return job;
+}
+
+zk::io::witness synthesize_update_partition(const update_job& job, std::size_t k) {
+  const std::string origin = job.names.at(k) + " (partition " + std::to_string(k) + ")";
+  zk::cs::constraint_system cs(zk::cs::mode::witness);
+  circuit::empty_sector_update(cs, circuit::update_partition_from(job.pp, unsigned(k), job.comms, job.partitions.at(k), origin));
+  const auto want = update::public_inputs(job.pp, unsigned(k), job.comms);
+  const auto& got = cs.inputs();
+  if (got.size() != want.size() + 1)
+    throw zk::input_error(origin + ": the circuit has " + std::to_string(got.size() - 1) + " public inputs, the verifier expects " +
+                          std::to_string(want.size()));
+  for (std::size_t i = 0; i < want.size(); ++i)
+    if (got[i + 1] != want[i])
+      throw zk::input_error(origin + ": public input " + std::to_string(i) + " differs from the verifier's");
+  return zk::cs::to_witness(cs, origin);
 }
 
 proof_result prove_partitions(const circuit_key& key, std::size_t partitions,

@@ -27,6 +27,8 @@
 #include "fil/registered_proof.hpp"
 #include "fil/seal_commit_phase1_output.hpp"
 #include "fil/types.hpp"
+#include "fil/update/vanilla_proof.hpp"
+#include "fil/update/vanilla_verify.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/io/r1cs.hpp"
 #include "zk/groth16/backend.hpp"
@@ -88,6 +90,21 @@ zk::io::witness synthesize_post_partition(const circuit_ref& c, const post_job& 
 // generate_public_inputs for the sector's replica_id, seed, comm_d and comm_r. Throws
 // zk::input_error naming the partition, challenge and field (fil/circuit/stacked.hpp).
 zk::io::witness synthesize_porep_partition(const seal_commit_phase1_output& c1, unsigned k);
+
+// SnapDeals: one bincode PartitionProof per partition, in partition order (fil/io/update_bincode),
+// for the update circuit c and the sector's commitments.
+struct update_job {
+  update::public_params pp;
+  update::commitments comms;
+  std::vector<update::partition_proof> partitions;
+  std::vector<std::string> names;  // the files
+};
+// Parsed and checked (update::check_partition_proof: counts, shapes, comm_r_old / comm_r_new,
+// challenges, paths, the encoding, comm_d_new); throws zk::input_error naming the field, and the file.
+update_job update_partitions(const circuit_ref& c, const update::commitments& comms, std::vector<named_bytes> vanilla);
+// Partition k in witness mode; its public inputs checked against update::public_inputs (what
+// verify-update computes).
+zk::io::witness synthesize_update_partition(const update_job& job, std::size_t k);
 
 struct proof_result {
   std::vector<std::uint8_t> bytes;   // 192 B per partition, concatenated; empty unless all verify

@@ -52,6 +52,32 @@ TEST_CASE("fil partition: the proofs of one params file share one recorded evalu
   CHECK(fil::porep_of_evaluator_key(key("StackedDrg8MiBV1_1"))->sector_size == 8ull << 20);
 }
 
+TEST_CASE("fil partition: SnapDeals circuits and their parameter files", "[fil]") {
+  // parameters.json's names (filecoin-proofs 19): cache prefix and SHA-256 of the identifier.
+  const std::pair<const char*, const char*> want[] = {
+      {"StackedDrg2KiBV1", "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-fb9e095bebdd77511c0269b967b4d87ba8b8a525edaa0e165de23ba454510194"},
+      {"StackedDrg8MiBV1", "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-92180959e1918d26350b8e6cfe217bbdd0a2d8de51ebec269078b364b715ad63"},
+      {"StackedDrg512MiBV1", "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-61fa69f38b9cc771ba27b670124714b4ea77fbeae05e377fb859c4a43b73a30c"},
+      {"StackedDrg32GiBV1", "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9362e3985369454947bc94022e118211e49fd672d52bec1cbfd599d18"},
+      {"StackedDrg64GiBV1", "v28-empty-sector-update-merkletree-poseidon_hasher-8-8-2-102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7"}};
+  const unsigned partitions[] = {1, 4, 16, 16, 16};
+  for (std::size_t i = 0; i < std::size(want); ++i) {
+    const auto c = fil::resolve_update_circuit(want[i].first);
+    REQUIRE(c.params_file() == std::string(want[i].second) + ".params");
+    REQUIRE(c.partitions() == partitions[i]);
+    const auto back = fil::circuit_for_params("/dir/" + c.vk_file());
+    REQUIRE(back);
+    REQUIRE(back->update == c.update);
+    REQUIRE(back->kind == fil::proof_kind::snap_deals_update);
+  }
+  REQUIRE_THROWS_WITH(fil::resolve_update_circuit("StackedDrg2KiBV1_1"),
+                      Catch::StartsWith("registered_proof: 'StackedDrg2KiBV1_1' is not a registered update proof"));
+  // The engine does not take SnapDeals jobs yet: refused as unimplemented, not as bad input.
+  fil::job_input in;
+  in.kind = fil::proof_kind::snap_deals_update;
+  REQUIRE_THROWS_AS(fil::check_job_input(fil::resolve_update_circuit("StackedDrg2KiBV1"), in), fil::not_implemented);
+}
+
 TEST_CASE("fil partition: registered proofs by Curio's abi numbers", "[fil]") {
   REQUIRE(fil::registered_proof_name(fil::proof_kind::porep_seal_commit, 8) == "StackedDrg32GiBV1_1");
   REQUIRE(fil::registered_proof_name(fil::proof_kind::winning_post, 0) == "StackedDrgWinning2KiBV1");

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# ctest fil.snap_cli: `cuzk fil snap` refusing unusable input, without fil-oracle. Synthetic 2 KiB
+# and 8 MiB PartitionProofs (`cuzk fil synth-update`, fil/synthetic) are checked and accepted up to
+# the params lookup (the missing file named); every kind of bad input exits 2 with one line naming
+# the option, file or field, and no proof file is left behind: a commitment of 31 bytes or not a field
+# element, the wrong number of partition proofs, a PartitionProof that does not parse, one of
+# another sector (paths that do not open to comm_r_old), a leaf changed, partitions swapped.
+#   snap_cli.sh SOURCE_DIR BUILD_DIR
+source "$(dirname "$0")/../interop/lib.sh"
+require_cuzk
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
+flip() { python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[int(sys.argv[3])]^=1; open(sys.argv[2],'wb').write(b)" "$@"; }
+mkdir -p "$T/empty"
+bad() {  # bad SIZE DESCRIPTION PATTERN ARGS...
+  local size=$1 what=$2 pattern=$3
+  shift 3
+  rm -f "$T/bad.bin"
+  expect_exit 2 "$what" "$CUZK" fil snap --sector-size "$size" --backend cpu --out "$T/bad.bin" --params-dir "$T/empty" "$@"
+  local msg
+  msg=$("$CUZK" fil snap --sector-size "$size" --backend cpu --out "$T/bad.bin" --params-dir "$T/empty" "$@" 2>&1 >/dev/null || true)
+  [[ $msg =~ $pattern ]] && ok "$what: the line says '$pattern'" || not_ok "$what: '$msg' does not match '$pattern'"
+  [[ ! -e $T/bad.bin ]] && ok "$what: no proof written" || not_ok "$what: a proof file was written"
+}
+for size in 2KiB 8MiB; do
+  S=$T/$size
+  expect_exit 0 "synth-update $size" "$CUZK" fil synth-update --sector-size $size --seed 3 --out "$S"
+  old=$(json "$S/update.json" 'd["comm_r_old"]') new=$(json "$S/update.json" 'd["comm_r_new"]') dnew=$(json "$S/update.json" 'd["comm_d_new"]')
+  mapfile -t v < <(json "$S/update.json" '"\n".join("'"$S"'/" + x for x in d["vanilla"])')
+  ids=(--comm-r-old "$old" --comm-r-new "$new" --comm-d-new "$dnew")
+  bad $size "$size: valid vanilla proofs, no params" "$T/empty/v28-empty-sector-update-[^ ]*\\.params: no such file" \
+    "${ids[@]}" --vanilla "${v[@]}"
+  bad $size "$size: comm_r_old of 31 bytes" "--comm-r-old: expected 64 hex digits" \
+    --comm-r-old "${old:0:62}" --comm-r-new "$new" --comm-d-new "$dnew" --vanilla "${v[@]}"
+  bad $size "$size: comm_d_new not a field element" "--comm-d-new" \
+    --comm-r-old "$old" --comm-r-new "$new" --comm-d-new "ff${dnew:2:60}ff" --vanilla "${v[@]}"
+  bad $size "$size: one partition proof too many" "vanilla: $((${#v[@]} + 1)) partition proofs, .* has ${#v[@]} partitions" \
+    "${ids[@]}" --vanilla "${v[@]}" "${v[0]}"
+  head -c 700 "${v[0]}" >"$T/short.bin"
+  bad $size "$size: a truncated PartitionProof" "short\\.bin: (challenge_proofs|apex_leafs)" \
+    "${ids[@]}" --vanilla "$T/short.bin" "${v[@]:1}"
+  other=$(python3 -c "print('%064x' % 5)")
+  bad $size "$size: comm_r_old of another sector" "vanilla-0\\.bin \\(partition 0\\): comm_r_old $other is not Poseidon\\(comm_c" \
+    --comm-r-old "$other" --comm-r-new "$new" --comm-d-new "$dnew" --vanilla "${v[@]}"
+  # Challenge 0's TreeROld leaf: comm_c 32, apex count 8 + n x 32, challenge count 8, the variant u32, the root 32.
+  napex=$(python3 -c "import struct,sys; print(struct.unpack_from('<Q', open(sys.argv[1],'rb').read(), 32)[0])" "${v[0]}")
+  flip "${v[0]}" "$T/leaf.bin" $((32 + 8 + 32 * napex + 8 + 4 + 32))
+  bad $size "$size: a changed TreeROld leaf" "leaf\\.bin \\(partition 0\\): challenge 0 \\(node [0-9]+\\): proof_r_old: the path does not lead" \
+    "${ids[@]}" --vanilla "$T/leaf.bin" "${v[@]:1}"
+  if ((${#v[@]} > 1)); then
+    bad $size "$size: partitions 0 and 1 swapped" "\\(partition 0\\): (comm_d_new|challenge 0 \\(node [0-9]+\\): proof_r_old proves node)" \
+      "${ids[@]}" --vanilla "${v[1]}" "${v[0]}" "${v[@]:2}"
+  fi
+done
+finish
