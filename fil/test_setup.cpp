@@ -88,9 +88,9 @@ std::string first_real_param_file(const std::string& dir) {
 
 std::string cpu_setup_refusal(const circuit_ref& c) {
   const bool big = c.sector_size() >= 32 * GiB;
-  if (big && (c.seal || (c.post && c.post->type == post_type::window)))
+  if (big && (c.seal || c.update || (c.post && c.post->type == post_type::window)))
     return c.describe() + ": CPU setup of a " + std::to_string(c.sector_size() / GiB) +
-           " GiB circuit is not supported yet (production-size PoRep and WindowPoSt need the GPU setup, not built yet)";
+           " GiB circuit is not supported yet (production-size PoRep, SnapDeals and WindowPoSt need the GPU setup, not built yet)";
   return {};
 }
 

@@ -41,6 +41,7 @@ constexpr std::pair<std::string_view, fil::proof_kind> setup_kinds[] = {
     {"porep", fil::proof_kind::porep_seal_commit},
     {"window-post", fil::proof_kind::window_post_partition},
     {"winning-post", fil::proof_kind::winning_post},
+    {"update", fil::proof_kind::snap_deals_update},  // RegisteredUpdateProof names: "update:StackedDrg2KiBV1"
 };
 
 struct fil_setup_options {
@@ -58,7 +59,7 @@ fil::circuit_ref resolve(const std::string& name) {
   for (const auto& [l, kind] : setup_kinds) {
     if (!label.empty() && label != l) continue;
     try {
-      return fil::resolve_circuit(kind, bare);
+      return kind == fil::proof_kind::snap_deals_update ? fil::resolve_update_circuit(bare) : fil::resolve_circuit(kind, bare);
     } catch (const zk::input_error&) {
     } catch (const fil::not_implemented& e) {
       throw zk::input_error("--proof-type " + name + ": " + e.what());
@@ -66,7 +67,7 @@ fil::circuit_ref resolve(const std::string& name) {
   }
   throw zk::input_error("--proof-type " + name +
                         ": not a registered proof cuzk can set up (e.g. StackedDrg2KiBV1_1, StackedDrgWindow2KiBV1_2, "
-                        "StackedDrgWinning2KiBV1)");
+                        "StackedDrgWinning2KiBV1, update:StackedDrg2KiBV1)");
 }
 
 // DIR made if absent, and a file can be created in it (a probe, since root passes access(2)).
@@ -172,7 +173,7 @@ void register_fil_setup(CLI::App* fil) {
       "setup", "Make TEST-ONLY Groth16 parameters (.params, .vk) of a Filecoin circuit under Filecoin's file names");
   sub->add_option("--proof-type", o->proof_type,
                   "registered proof, e.g. StackedDrg2KiBV1_1, StackedDrgWindow2KiBV1_2, StackedDrgWinning2KiBV1 "
-                  "(LABEL:NAME picks the kind: porep, window-post, winning-post)")
+                  "(LABEL:NAME picks the kind: porep, window-post, winning-post, update: update:StackedDrg2KiBV1)")
       ->required();
   sub->add_option("--params-dir", o->dir, "where to write them (made if absent; never a directory of real parameters)")
       ->required();

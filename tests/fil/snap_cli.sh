@@ -4,7 +4,11 @@
 # the params lookup (the missing file named); every kind of bad input exits 2 with one line naming
 # the option, file or field, and no proof file is left behind: a commitment of 31 bytes or not a field
 # element, the wrong number of partition proofs, a PartitionProof that does not parse, one of
-# another sector (paths that do not open to comm_r_old), a leaf changed, partitions swapped.
+# another sector (paths that do not open to comm_r_old), a leaf changed, partitions swapped. Then the
+# whole pipeline at 2 KiB on TEST-ONLY params (`cuzk fil setup --proof-type update:StackedDrg2KiBV1`):
+# the proof of the synthetic update is written and accepted by `cuzk fil verify-update`, which
+# refuses it with a flipped bit or for another comm_r_new. (Filecoin's verifier judges real updates:
+# fil.snap.)
 #   snap_cli.sh SOURCE_DIR BUILD_DIR
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
@@ -52,4 +56,18 @@ for size in 2KiB 8MiB; do
       "${ids[@]}" --vanilla "${v[1]}" "${v[0]}" "${v[@]:2}"
   fi
 done
+
+S=$T/2KiB
+old=$(json "$S/update.json" 'd["comm_r_old"]') new=$(json "$S/update.json" 'd["comm_r_new"]') dnew=$(json "$S/update.json" 'd["comm_d_new"]')
+ids=(--sector-size 2KiB --comm-r-old "$old" --comm-r-new "$new" --comm-d-new "$dnew")
+expect_exit 0 "TEST-ONLY params of the 2 KiB update circuit" \
+  "$CUZK" fil setup --proof-type update:StackedDrg2KiBV1 --params-dir "$T/params" --seed 5
+expect_exit 0 "cuzk fil snap of the synthetic 2 KiB update" \
+  "$CUZK" fil snap "${ids[@]}" --vanilla "$S/vanilla-0.bin" --params-dir "$T/params" --backend cpu --out "$T/snap.bin"
+expect_exit 0 "cuzk fil verify-update accepts it" "$CUZK" fil verify-update "${ids[@]}" --params-dir "$T/params" --proof "$T/snap.bin"
+flip "$T/snap.bin" "$T/flip.bin" 40
+expect_reject "cuzk fil verify-update refuses it with a flipped bit" \
+  "$CUZK" fil verify-update "${ids[@]}" --params-dir "$T/params" --proof "$T/flip.bin"
+expect_exit 1 "cuzk fil verify-update refuses it for another comm_r_new" "$CUZK" fil verify-update --sector-size 2KiB \
+  --comm-r-old "$old" --comm-r-new "$dnew" --comm-d-new "$dnew" --params-dir "$T/params" --proof "$T/snap.bin"
 finish

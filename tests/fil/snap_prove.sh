@@ -63,7 +63,7 @@ fi
 expect_exit 0 "cuzk fil verify-update accepts the oracle's proof" \
   "$CUZK" fil verify-update "${ids[@]}" --params-dir "$FIX/params" --proof "$U/proof.bin"
 flip "$U/proof.bin" "$T/oflip.bin" 100
-expect_exit 1 "cuzk fil verify-update rejects the oracle's proof with a flipped bit" \
+expect_reject "cuzk fil verify-update rejects the oracle's proof with a flipped bit" \
   "$CUZK" fil verify-update "${ids[@]}" --params-dir "$FIX/params" --proof "$T/oflip.bin"
 expect_exit 1 "cuzk fil verify-update rejects the oracle's proof against another comm_d_new" \
   "$CUZK" fil verify-update --sector-size 2KiB --comm-r-old "$old" --comm-r-new "$new" --comm-d-new "$old" \
