@@ -252,7 +252,7 @@ struct engine::impl {
       std::sort(files.begin(), files.end());
       for (auto& path : files) {
         auto circuit = fil::circuit_for_params(path);
-        if (!circuit || !circuit->implemented()) continue;
+        if (!circuit || !circuit->implemented() || circuit->update) continue;  // SnapDeals: no engine jobs yet
         try {
           auto digest = params_digest(path);
           ns.keys.push_back(msg::key_offer{std::filesystem::path(path).filename().string(), digest,

@@ -81,7 +81,7 @@ circuit_ref resolve_circuit(proof_kind kind, std::string_view name, std::uint64_
   c.kind = kind;
   switch (kind) {
     case proof_kind::snap_deals_update:
-      throw not_implemented("SnapDeals update proofs are not implemented (their circuit does not exist yet)");
+      throw not_implemented("SnapDeals jobs are not implemented by the engine yet (the CLI proves them: cuzk fil snap)");
     case proof_kind::porep_seal_commit:
       c.seal = find_seal_proof(name);
       if (!c.seal) throw zk::input_error("registered_proof: '" + std::string(name) + "' is not a registered seal proof");

@@ -44,6 +44,10 @@ constexpr std::pair<std::string_view, fil::proof_kind> setup_kinds[] = {
     {"update", fil::proof_kind::snap_deals_update},  // RegisteredUpdateProof names: "update:StackedDrg2KiBV1"
 };
 
+std::string registered_name(const fil::circuit_ref& c) {
+  return std::string(c.update ? c.update->name : c.seal ? c.seal->name : c.post->name);
+}
+
 struct fil_setup_options {
   std::string proof_type, dir;
   std::uint64_t seed = 0;
@@ -126,7 +130,7 @@ int fil_setup(const fil_setup_options& o) {
   for (const std::string& name : {c.params_file(), c.vk_file(), std::string("parameters.json")}) {
     std::erase_if(marked, [&](const auto& e) { return e.file == name; });
     if (name == "parameters.json") marked.push_back({name, "-", "-"});
-    else marked.push_back({name, std::to_string(seed), std::string(c.seal ? c.seal->name : c.post->name)});
+    else marked.push_back({name, std::to_string(seed), registered_name(c)});
   }
   fil::write_test_only_marker(o.dir, marked);
 
@@ -138,7 +142,7 @@ int fil_setup(const fil_setup_options& o) {
     if (s != stage) {
       if (stage == "record the circuit") t_record = seconds_since(t0);
       stage = s;
-      bar = std::make_unique<progress_bar>("setup " + std::string(c.seal ? c.seal->name : c.post->name) + ": " + stage, false);
+      bar = std::make_unique<progress_bar>("setup " + registered_name(c) + ": " + stage, false);
     }
     bar->update(done, total);
   });
