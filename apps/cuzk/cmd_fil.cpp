@@ -503,8 +503,6 @@ int fil_verify_partitions(const zk::groth16::verifying_key& vk, const std::vecto
   return verify_partitions(vk, inputs, proofs, what);
 }
 
-std::vector<std::uint8_t> fil_read_bytes(const std::string& path) { return read_bytes(path); }
-
 void register_fil(CLI::App& app) {
   auto* fil = app.add_subcommand("fil", "Filecoin: prove and verify PoSt, verify seal proofs, inspect C1 outputs");
   fil->require_subcommand(1);

@@ -38,7 +38,6 @@ std::vector<zk::groth16::proof> fil_load_proofs(const std::string& path, std::si
 // Prints OK / INVALID; exit_ok or exit_invalid.
 int fil_verify_partitions(const zk::groth16::verifying_key& vk, const std::vector<std::vector<fil::fr>>& inputs,
                           const std::vector<zk::groth16::proof>& proofs, const std::string& what);
-std::vector<std::uint8_t> fil_read_bytes(const std::string& path);
 
 // `cuzk fil snap` and `cuzk fil verify-update` under the `fil` command.
 void register_fil_snap(CLI::App& fil);

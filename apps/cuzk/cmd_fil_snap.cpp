@@ -58,7 +58,10 @@ int prove_snap(const snap_options& o) {
   const auto c = snap_circuit(o.sector_size);
   const auto comms = commitments_of(o);
   std::vector<fil::prove::named_bytes> vanilla;
-  for (const auto& f : o.vanilla) vanilla.push_back({f, fil_read_bytes(f)});
+  // A 64 GiB partition's proof is under 1 MiB (86 challenges x three Merkle paths).
+  constexpr std::uint64_t max_partition_proof_bytes = 8ull << 20;
+  for (const auto& f : o.vanilla)
+    vanilla.push_back({f, read_input_file(f, max_partition_proof_bytes, "SnapDeals PartitionProof")});
   // Every partition's vanilla proof is checked before anything is proved.
   const auto job = fil::prove::update_partitions(c, comms, std::move(vanilla));
   return fil_prove_and_write(o.target, c, job.partitions.size(),
