@@ -84,8 +84,8 @@ pub fn cmd_params(a: &Args) -> Res<()> {
             (p, v)
         }
         "update" => {
-            let rp = crate::update::update_proof_for(size)?;
-            let (p, v) = (rp.cache_params_path().failed("path")?, rp.cache_verifying_key_path().failed("path")?);
+            crate::update::update_proof_for(size)?;
+            let (p, v) = crate::update::update_param_paths(size)?;
             if !(p.exists() && v.exists()) {
                 stage(&format!("params: generating {}", p.display()));
                 let mut rng = ChaCha20Rng::seed_from_u64(seed ^ 0x534e_4150_0000_0004);

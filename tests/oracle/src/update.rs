@@ -41,6 +41,22 @@ pub struct UpdateJson {
     pub valid: bool,
 }
 
+/// The update circuit's .params and .vk paths. (RegisteredUpdateProof::cache_params_path and
+/// cache_verifying_key_path name the PoRep's files: they go through its PoRepConfig.)
+pub fn update_param_paths(size: u64) -> Res<(PathBuf, PathBuf)> {
+    crate::by_shape!(size, update_param_paths_inner, size)
+}
+
+fn update_param_paths_inner<Tree: 'static + MerkleTreeTrait<Hasher = TreeRHasher>>(size: u64) -> Res<(PathBuf, PathBuf)> {
+    use storage_proofs_core::parameter_cache::{
+        parameter_cache_params_path, parameter_cache_verifying_key_path, CacheableParameters,
+    };
+    let id = <Compound<Tree> as CacheableParameters<Circ<Tree>, PublicParams>>::cache_identifier(
+        &PublicParams::from_sector_size(size),
+    );
+    Ok((parameter_cache_params_path(&id), parameter_cache_verifying_key_path(&id)))
+}
+
 pub fn update_proof_for(size: u64) -> Res<RegisteredUpdateProof> {
     use RegisteredUpdateProof::*;
     Ok(match size {
@@ -77,7 +93,7 @@ pub fn cmd_update(a: &Args) -> Res<()> {
         .ok_or_else(|| Fail::Input(format!("{}: sector_size", sp.display())))?;
     let comm_r_old = hex32(sector_field(&sv, &sp, "comm_r")?.as_str().unwrap_or(""), "sector.json comm_r")?;
     let rp = update_proof_for(size)?;
-    crate::porep::need_params(rp.cache_params_path().failed("params path")?)?;
+    crate::porep::need_params(update_param_paths(size)?.0)?;
     mkdir(&out)?;
     let new_cache = out.join("cache");
     mkdir(&new_cache)?;
@@ -187,14 +203,14 @@ pub fn cmd_verify_update(a: &Args) -> Res<()> {
     a.check_known(&["update", "proof", "cache"])?;
     use_param_cache(&a.path("cache")?)?;
     let (uj, _) = read_update(&a.path("update")?)?;
-    let rp = parse_proof_name(&uj.registered_proof)?;
+    parse_proof_name(&uj.registered_proof)?;
     let pp = a.path("proof")?;
     let proof = read_file(&pp, "proof")?;
     let want = 192 * uj.partitions;
     if proof.len() != want {
         return input(format!("proof {}: {} bytes, expected {}", pp.display(), proof.len(), want));
     }
-    crate::porep::need_params(rp.cache_verifying_key_path().failed("vk path")?)?;
+    crate::porep::need_params(update_param_paths(uj.sector_size)?.1)?;
     if verify(&uj, &proof)? {
         println!("valid");
         Ok(())
