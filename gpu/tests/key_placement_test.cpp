@@ -306,7 +306,7 @@ TEST_CASE("the 32 GiB key on the H200: H's third set with two staged partitions,
     CHECK(plan.lane[0] == g1_plain);  // H's lane on 3 sets: no more than the plain one
     CHECK(plan.scratch_extra == 0);
     CHECK(p.room - plan.extra > std::size_t(0.8 * GB));  // 0.9 GB to spare
-    // The device's room at two staged (the key store line on the H200: "room 26.7 GB").
+    // The device's room at two staged (as the key store reports it: "room 26.7 GB").
     CHECK(p.room > std::size_t(26.6 * GB));
     CHECK(p.room < std::size_t(26.8 * GB));
     planned_in_room(p, plan);
