@@ -90,7 +90,7 @@ msm_shape make_msm_shape(std::size_t n, int num_sms, unsigned force_c = 0, unsig
 // Window bits of `sets` shifted sets for n points (>= 12, so at most max_shifted_sets sets; sets =
 // 0: one set per window, whatever the window).
 unsigned shifted_window_bits(std::size_t n, unsigned sets = 0);
-// The cost model (in additions, constants fitted on an H200): plain bases with the best window, against S
+// The cost model (in additions, constants fitted by measurement): plain bases with the best window, against S
 // shifted sets of window bits c (S = 0: one per window). A split MSM's others run on the plain copy
 // (set 0) when cheaper.
 double msm_plain_cost(std::size_t n);
