@@ -28,9 +28,10 @@ fi
 OUT=$(mktemp -d)
 trap 'rm -rf "$OUT"' EXIT
 fail=0
-verify_porep() {  # the PoRep C2 proofs of both sectors ([filecoin-porep], also run among [filecoin]),
-  # and sector 1's again after its evaluator was changed, then truncated, under the hot key
-  for n in 1 2 1-changed 1-truncated; do
+verify_porep() {  # verify_porep NAME...: the PoRep C2 proofs porep-NAME.bin ([filecoin-porep], also run
+  # among [filecoin], writes sectors 1 and 2, then sector 1's again after its evaluator was changed,
+  # then truncated, under the hot key; [filecoin-cluster] writes sectors 1 and 2)
+  for n in "$@"; do
     if [[ ! -s $OUT/porep-$n.bin ]]; then echo "not ok - no PoRep proof of sector $n from the engine"; fail=1
     elif "$ORACLE" verify-seal --c1 "$FIX/sector-${n%%-*}/c1.json" --miner-id 1000 --proof "$OUT/porep-$n.bin" --cache "$FIX/params"; then
       echo "ok - fil-oracle verify-seal accepts the engine's 2 KiB PoRep C2 proof of sector $n"
@@ -41,7 +42,7 @@ verify_porep() {  # the PoRep C2 proofs of both sectors ([filecoin-porep], also 
 }
 if [[ $MODE == cluster ]]; then  # [filecoin-cluster]: the same jobs proved by worker nodes of a coordinator
   CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-cluster]" || fail=1
-  verify_porep
+  verify_porep 1 2
   for kind in window winning; do
     if [[ ! -s $OUT/$kind.bin ]]; then echo "not ok - no $kind proof from the cluster"; fail=1
     elif "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/$kind.bin" --cache "$FIX/params"; then
@@ -54,11 +55,11 @@ if [[ $MODE == cluster ]]; then  # [filecoin-cluster]: the same jobs proved by w
 fi
 if [[ $MODE == porep ]]; then
   CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-porep]" || fail=1
-  verify_porep
+  verify_porep 1 2 1-changed 1-truncated
   exit $fail
 fi
 CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin]" || fail=1
-verify_porep
+verify_porep 1 2 1-changed 1-truncated
 for kind in window winning; do
   if [[ ! -s $OUT/$kind.bin ]]; then echo "not ok - no $kind proof from the engine"; fail=1; continue; fi
   if "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/$kind.bin" --cache "$FIX/params"; then
