@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <thread>
 
@@ -137,6 +138,48 @@ msg::key_handle acquire_hot(caf::actor_system& sys, caf::scoped_actor& self, con
 }
 
 }  // namespace
+
+TEST_CASE("a key whose evaluator file is found damaged is dropped at its next lease, never lent again",
+          "[engine][synthetic][fil]") {
+  porep_2k setup("cuzk-damaged-evaluator");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  caf::actor_system_config cfg;
+  msg::register_messages(cfg);
+  {
+    caf::actor_system sys{cfg};
+    auto budget = actors::spawn_budget(sys, "host", std::uint64_t{16} << 30);
+    auto store = actors::spawn_key_store(sys, budget, 0);
+    caf::scoped_actor self{sys};
+    const msg::key_handle key = acquire_hot(sys, self, store, key_path);
+    REQUIRE(key.ptr);
+    const auto* ev = key.ptr->evaluator->compact();
+    REQUIRE(ev);
+    CHECK(ev->intact());
+    CHECK(acquire_hot(sys, self, store, key_path).ptr == key.ptr);  // intact: the same load lent again
+    {
+      // One byte of the mapped file changes (the density bitmaps end it: counts stay valid).
+      std::fstream f(setup.pce, std::ios::in | std::ios::out | std::ios::binary);
+      f.seekg(-1, std::ios::end);
+      const char c = char(f.get() ^ 0x01);
+      f.seekp(-1, std::ios::end);
+      f.put(c);
+    }
+    CHECK(acquire_hot(sys, self, store, key_path).ptr == key.ptr);  // not known yet: no check per lease
+    CHECK_FALSE(ev->intact());  // what the scheduler asks when a proof fails verification
+    // The next lease drops the key and loads the file again, whose digest refuses it.
+    std::string why;
+    self->request(store, caf::infinite, msg::acquire_atom::value, key_path)
+        .receive([&](msg::key_handle&) { FAIL("a key whose evaluator is damaged was lent"); },
+                 [&](caf::error& e) { why = sys.render(e); });
+    CHECK_THAT(why, Catch::Contains("damaged"));
+    // Recorded again: lent anew, intact.
+    fil::record_porep_evaluator(*fil::find_seal_proof("StackedDrg2KiBV1_1"), setup.pce, 2);
+    const msg::key_handle again = acquire_hot(sys, self, store, key_path);
+    REQUIRE(again.ptr);
+    CHECK(again.ptr != key.ptr);
+    CHECK(again.ptr->evaluator->compact()->intact());
+  }
+}
 
 TEST_CASE("a synthetic PoRep key's partitions take their buffers from the ones kept with the key",
           "[engine][synthetic][fil]") {
