@@ -2,7 +2,7 @@
 # One command from a fresh clone to a running proving service: installs what is missing, builds cuzk
 # (Release, build/), then two self-checks with build/bin/cuzk:
 #  1. Filecoin, with nothing downloaded: a TEST-ONLY setup of the real 2 KiB PoRep circuit made by
-#     `cuzk fil setup` (cached outside the clone, ~/.cache/cuzk/sample-fil/, remade when the circuit's
+#     `cuzk fil setup` (cached outside the clone by scripts/fil-test-params.sh, remade when the circuit's
 #     sources change), the committed 2 KiB C1 (tests/fixtures/filecoin/oracle-2k, made by
 #     filecoin-proofs) proved with `cuzk fil c2` and checked with `cuzk fil verify-seal`; files in
 #     build/sample-fil/: c1.json, miner-id, params/ (a link into the cache), proof.bin, daemon.toml;
@@ -36,34 +36,18 @@ fil_start=$EPOCHREALTIME
 FIL="$ROOT/build/sample-fil"
 FIXTURE="$ROOT/tests/fixtures/filecoin/oracle-2k"
 MINER=1000
-CACHE=${CUZK_CACHE:-$HOME/.cache/cuzk}/sample-fil
-key=$(cd "$ROOT" && find fil zk/cs zk/groth16/setup.cpp zk/groth16/bellperson_key.cpp zk/io/bellperson.cpp -type f \
-  -name '*.[ch]pp' | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
-PARAMS="$CACHE/$key"
-mkdir -p "$FIL" "$CACHE"
+mkdir -p "$FIL"
 cp -f "$FIXTURE/c1.json" "$FIL/c1.json"
 echo "$MINER" >"$FIL/miner-id"
-make_params() {
-  find "$CACHE" -mindepth 1 -maxdepth 1 -type d ! -name "$key" -exec rm -rf {} +  # params of older sources
-  echo "run: making TEST-ONLY parameters of the 2 KiB PoRep circuit with cuzk fil setup (once; cached in $PARAMS)"
-  rm -f "$PARAMS/.complete"
-  "$CUZK" fil setup --proof-type StackedDrg2KiBV1_1 --params-dir "$PARAMS" --force
-  touch "$PARAMS/.complete"
-}
+params() { PARAMS=$("$ROOT/scripts/fil-test-params.sh" "$CUZK" 11 StackedDrg2KiBV1_1 "$@"); }
 c2() { "$CUZK" fil c2 --c1 "$FIL/c1.json" --miner-id "$MINER" --params-dir "$FIL/params" --out "$FIL/proof.bin"; }
-made=0
-if [[ ! -f $PARAMS/.complete ]]; then
-  make_params
-  made=1
-else
-  echo "run: TEST-ONLY parameters of the 2 KiB PoRep circuit from $PARAMS"
-fi
+echo "run: TEST-ONLY parameters of the 2 KiB PoRep circuit (made by cuzk fil setup once per version of the code)"
+params
 ln -sfn "$PARAMS" "$FIL/params"
 echo "run: proving the committed 2 KiB C1 (miner $MINER, sector 1) with cuzk fil c2"
 if ! c2; then
-  ((made == 0)) || exit 1
   echo "run: the cached parameters did not prove it: making them again"
-  make_params
+  params --remake
   c2
 fi
 status=0

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ctest fil.oracle_setup (label oracle): cuzk's TEST-ONLY 2 KiB parameters judged by filecoin-proofs.
 #   oracle_setup.sh SOURCE_DIR BUILD_DIR
-# `cuzk fil setup` of the 2 KiB PoRep, WindowPoSt and WinningPoSt circuits into one directory, used by
-# fil-oracle (filecoin-proofs 19.1.0) as its parameter cache:
+# `cuzk fil setup` of the 2 KiB PoRep, WindowPoSt and WinningPoSt circuits into one directory (made by
+# scripts/fil-test-params.sh: again whenever fil/, zk/ or the setup command change, else from its
+# cache, as run.sh's), used by fil-oracle (filecoin-proofs 19.1.0) as its parameter cache:
 #  - PoRep, the committed C1 of tests/fixtures/filecoin/oracle-2k (miner 1000, sector 1): fil-oracle c2
 #    proves it with cuzk's parameters and fil-oracle verify-seal accepts that proof; `cuzk fil c2`
 #    proves it with the same parameters and fil-oracle verify-seal (and cuzk fil verify-seal) accepts
@@ -14,7 +15,7 @@
 #    parameters.json) proves the same PoSt jobs sent by `cuzk fil submit` as Curio sends them, and
 #    fil-oracle verify-post accepts the daemon's proofs.
 # fil-oracle is $FIL_ORACLE or BUILD_DIR/bin/fil-oracle; skipped (exit 77, said why) without it. Minutes
-# on 2 cores: the PoRep setup and the two C2 of a 2^22 domain.
+# on 2 cores: the PoRep setup (when not cached) and the two C2 of a 2^22 domain.
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
 ORACLE=${FIL_ORACLE:-$BUILD/bin/fil-oracle}
@@ -31,9 +32,16 @@ MINER=1000
 json() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 flip() { python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[int(sys.argv[3])]^=1; open(sys.argv[2],'wb').write(b)" "$@"; }
 
-for type in StackedDrg2KiBV1_1 StackedDrgWindow2KiBV1_2 StackedDrgWinning2KiBV1; do
-  expect_exit 0 "cuzk fil setup $type" "$CUZK" fil setup --proof-type $type --params-dir "$P" --seed 11
-done
+# The setups, made once per version of the code that makes them (scripts/fil-test-params.sh; its
+# directory is read-only to this test: copied, so that nothing here can change the cache).
+if cached=$("$SRC/scripts/fil-test-params.sh" "$CUZK" 11 StackedDrg2KiBV1_1 StackedDrgWindow2KiBV1_2 \
+  StackedDrgWinning2KiBV1 2>"$T/setup.log"); then
+  ok "cuzk fil setup of the 2 KiB PoRep, WindowPoSt and WinningPoSt circuits ($cached)"
+  cp -r "$cached" "$P"
+else
+  not_ok "cuzk fil setup: $(tail -1 "$T/setup.log")"
+  finish
+fi
 
 # PoRep: filecoin-proofs proves with cuzk's parameters; cuzk's proof is accepted by filecoin-proofs.
 expect_exit 0 "fil-oracle c2 with cuzk's parameters" "$ORACLE" c2 --c1 "$C1" --miner-id $MINER --cache "$P" --out "$T/oracle.bin"
