@@ -5,7 +5,8 @@
 # the option, file or field, and no proof file is left behind: a commitment of 31 bytes or not a field
 # element, the wrong number of partition proofs, a PartitionProof that does not parse, one of
 # another sector (paths that do not open to comm_r_old), a leaf changed, partitions swapped. Then the
-# whole pipeline at 2 KiB on TEST-ONLY params (`cuzk fil setup --proof-type update:StackedDrg2KiBV1`):
+# whole pipeline at 2 KiB on TEST-ONLY params (`cuzk fil setup --proof-type update:StackedDrg2KiBV1`, made
+# once per version of the code by scripts/fil-test-params.sh):
 # the proof of the synthetic update is written and accepted by `cuzk fil verify-update`, which
 # refuses it with a flipped bit or for another comm_r_new. (Filecoin's verifier judges real updates:
 # fil.snap.)
@@ -60,8 +61,13 @@ done
 S=$T/2KiB
 old=$(json "$S/update.json" 'd["comm_r_old"]') new=$(json "$S/update.json" 'd["comm_r_new"]') dnew=$(json "$S/update.json" 'd["comm_d_new"]')
 ids=(--sector-size 2KiB --comm-r-old "$old" --comm-r-new "$new" --comm-d-new "$dnew")
-expect_exit 0 "TEST-ONLY params of the 2 KiB update circuit" \
-  "$CUZK" fil setup --proof-type update:StackedDrg2KiBV1 --params-dir "$T/params" --seed 5
+# The setup, made once per version of the code that makes it (scripts/fil-test-params.sh), copied.
+if cached=$("$SRC/scripts/fil-test-params.sh" "$CUZK" 5 update:StackedDrg2KiBV1 2>"$T/setup.log"); then
+  ok "TEST-ONLY params of the 2 KiB update circuit ($cached)"
+  cp -r "$cached" "$T/params"
+else
+  not_ok "TEST-ONLY params of the 2 KiB update circuit: $(tail -1 "$T/setup.log")"
+fi
 expect_exit 0 "cuzk fil snap of the synthetic 2 KiB update" \
   "$CUZK" fil snap "${ids[@]}" --vanilla "$S/vanilla-0.bin" --params-dir "$T/params" --backend cpu --out "$T/snap.bin"
 expect_exit 0 "cuzk fil verify-update accepts it" "$CUZK" fil verify-update "${ids[@]}" --params-dir "$T/params" --proof "$T/snap.bin"
