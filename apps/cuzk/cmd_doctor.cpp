@@ -1,7 +1,8 @@
 // `cuzk doctor [--config FILE] [--param-cache DIR] [--parameters-json FILE] [--no-digest] [--json]`:
 // what an operator runs before pointing Curio at cuzk. One line per check (ok, warn, FAIL), a fix on
 // each failure: GPUs and driver, host memory and the host budget, the parameter files and their
-// digests against parameters.json, where each key would sit on each GPU, the evaluator cache, the
+// digests against parameters.json, where each key would sit on each GPU (or on a card of
+// --assume-vram SIZE: the placement planner is pure), the evaluator cache, the
 // daemon's socket and status port. Exit 0 when every proof kind it has params for can be proved,
 // 1 when a check failed, 2 for unusable input (the configuration).
 #include <CLI/CLI.hpp>
@@ -35,7 +36,7 @@
 #include "zk/groth16/pce.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/io/bellperson.hpp"
-#include "zk/util/zero_mapping.hpp"
+#include "cuzk/gpu/placement_plan.hpp"
 #ifdef CUZK_HAVE_GPU
 #include "cuzk/gpu/cuda_backend.hpp"
 #endif
@@ -47,7 +48,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct doctor_options {
-  std::string config, param_cache, parameters_json;
+  std::string config, param_cache, parameters_json, assume_vram;
   bool no_digest = false, json = false;
 };
 
@@ -73,62 +74,37 @@ std::string gb(std::uint64_t bytes) {
 
 // ---- placement -----------------------------------------------------------------------------------
 
-// A key's shape from its .params headers: its point sections as spans over address space that reads
-// as zeros (only their sizes are used), and its compact evaluator when one is recorded.
-struct key_shape {
-  std::unique_ptr<zk::zero_mapping> zeros;
-  zk::groth16::key_points points;
-  std::shared_ptr<const zk::groth16::constraint_evaluator> pce;
-  std::uint64_t domain = 0, n_vars = 0;
-};
-
-key_shape shape_of(const zk::io::bellperson_params& p, std::shared_ptr<const zk::groth16::pce_compact> compact) {
-  key_shape k;
-  const std::uint64_t largest =
-      std::max({std::uint64_t(p.h.count) * 96, std::uint64_t(p.l.count) * 96, std::uint64_t(p.a.count) * 96,
-                std::uint64_t(p.b_g1.count) * 96, std::uint64_t(p.b_g2.count) * 192, std::uint64_t(4096)});
-  k.zeros = std::make_unique<zk::zero_mapping>(largest);
-  const auto* g1 = static_cast<const zk::bls12_381::g1_affine*>(k.zeros->p);
-  const auto* g2 = static_cast<const zk::bls12_381::g2_affine*>(k.zeros->p);
-  const auto* wires = static_cast<const std::uint32_t*>(k.zeros->p);
-  auto& kp = k.points;
-  kp.bellperson = true;
-  kp.h = {g1, p.h.count};
-  kp.c = {g1, p.l.count};
-  kp.a = {g1, p.a.count};
-  kp.b1 = {g1, p.b_g1.count};
-  kp.b2 = {g2, p.b_g2.count};
-  kp.a_wires = {wires, p.a.count};
-  kp.b_wires = {wires, p.b_g1.count};
-  kp.n_private_from = p.n_inputs();
-  k.domain = p.domain_size();
-  k.n_vars = p.n_inputs() + p.l.count;
-  if (compact)
-    k.pce = std::make_shared<const zk::groth16::constraint_evaluator>(
-        zk::groth16::constraint_evaluator::from_compact(std::move(compact)));
-  return k;
-}
-
+// Where a key would sit on a card of `memory` bytes: the planner's placement (resident, partly
+// resident, streamed: gpu/include/cuzk/gpu/placement_plan.hpp) of its point sections, from the
+// .params headers, in the room the card leaves beside [gpus] vram_safety_margin and `staged`
+// staged partitions (a PoRep key with its compact evaluator stages the witness alone).
 struct placement {
-  bool resident = false;
-  std::uint64_t needs = 0, has = 0;
+  gpu::placement_plan plan;
+  std::uint64_t points = 0, room = 0, memory = 0;
   std::string describe() const {
-    return resident ? "resident (" + gb(needs) + " of " + gb(has) + ")"
-                    : "not resident (needs " + gb(needs) + ", has " + gb(has) + "): each proof uploads its points";
+    if (!plan.fits)
+      return "does not fit: " + gb(room) + " of room (of " + gb(memory) +
+             ") holds not even the two stream buffers of its points";
+    std::string out = std::string(gpu::placement_name(plan.kind)) + " (" + std::to_string(points) + " bytes of points, " +
+                      std::to_string(room) + " bytes of room";
+    if (plan.kind != gpu::key_placement::resident)
+      out += "; " + gb(plan.device_points_bytes) + " on the card, " + gb(plan.host_bytes) +
+             " copied from pinned host memory each proof";
+    return out + ")";
   }
 };
 
-// Where `key` would sit on `device`: the one call site of the placement decision. Today the key
-// store's admission rule (actors/key_store.cpp admission_bytes) on the device's own grant
-// (backend::resident_bytes, plain sets) beside `staged` staged partitions; swap for the planner's
-// placement (resident / partly resident / streamed) when it lands.
-placement place_key(zk::groth16::backend& device, const key_shape& k, std::uint64_t budget, unsigned staged) {
+placement place_key(const zk::io::bellperson_params& p, bool witness_only, std::uint64_t memory, std::uint64_t margin,
+                    unsigned staged) {
   placement pl;
-  const bool witness_only = k.pce && k.pce->compact();
-  pl.needs = device.resident_bytes(k.points, false, k.pce.get()) +
-             std::uint64_t(staged) * zk::groth16::staged_bytes(k.domain, k.n_vars, witness_only);
-  pl.has = budget;
-  pl.resident = pl.needs <= budget;
+  pl.memory = memory;
+  const std::size_t n[gpu::placement_plan::sections] = {p.a.count, p.b_g1.count, p.b_g2.count, p.l.count, p.h.count};
+  const std::size_t point_bytes[gpu::placement_plan::sections] = {96, 96, 192, 96, 96};  // G1, G1, G2, G1, G1
+  for (int k = 0; k < gpu::placement_plan::sections; ++k) pl.points += std::uint64_t(n[k]) * point_bytes[k];
+  const std::uint64_t beside =
+      margin + std::uint64_t(staged) * zk::groth16::staged_bytes(p.domain_size(), p.n_inputs() + p.l.count, witness_only);
+  pl.room = memory > beside ? memory - beside : 0;
+  pl.plan = gpu::plan_placement(n, point_bytes, pl.room);
   return pl;
 }
 
@@ -249,7 +225,21 @@ int doctor(const doctor_options& o) {
   }();
   const int gpus = cuda_built ? zk::groth16::backend_device_count("cuda") : 0;
   const bool want_cuda = cfg.gpus.backend == "cuda";
-  std::vector<int> devices;
+  struct card {
+    std::string name;
+    std::uint64_t memory = 0;
+  };
+  std::vector<card> devices;
+  if (!o.assume_vram.empty()) {
+    std::uint64_t bytes = 0;
+    try {
+      bytes = engine::parse_budget(o.assume_vram);
+    } catch (const std::exception& e) {
+      throw zk::input_error("--assume-vram: " + o.assume_vram + ": " + e.what());
+    }
+    if (bytes == 0) throw zk::input_error("--assume-vram: " + o.assume_vram + ": not a size of memory");
+    devices.push_back({"a card of " + o.assume_vram + " (--assume-vram)", bytes});
+  }
   if (!cuda_built) {
     r.add(want_cuda ? verdict::fail : verdict::warn, "gpu", "this build has no CUDA backend: proofs run on the CPU",
           "build where nvcc is found (scripts/install-deps.sh installs it), or set [gpus] backend = \"cpu\"");
@@ -260,9 +250,9 @@ int doctor(const doctor_options& o) {
     for (int d = 0; d < gpus; ++d) {
       if (!cfg.gpus.devices.empty() && std::find(cfg.gpus.devices.begin(), cfg.gpus.devices.end(), d) == cfg.gpus.devices.end())
         continue;
-      devices.push_back(d);
-      r.add(verdict::ok, "gpu", "cuda:" + std::to_string(d) + ": " +
-                                    gb(zk::groth16::backend_device_memory("cuda:" + std::to_string(d))) + " of memory");
+      const std::string name = "cuda:" + std::to_string(d);
+      devices.push_back({name, zk::groth16::backend_device_memory(name)});
+      r.add(verdict::ok, "gpu", name + ": " + gb(devices.back().memory) + " of memory");
     }
 #ifdef CUZK_HAVE_GPU
     r.add(verdict::ok, "driver", gpu::device_description());
@@ -406,18 +396,21 @@ int doctor(const doctor_options& o) {
     }
     if (devices.empty()) continue;
     try {
-      const auto shape = shape_of(zk::io::bellperson_params::open(path), compact);
-      for (int d : devices) {
-        const std::string name = "cuda:" + std::to_string(d);
-        const std::uint64_t mem = zk::groth16::backend_device_memory(name);
-        const std::uint64_t vram = mem > cfg.gpus.vram_safety_margin.bytes ? mem - cfg.gpus.vram_safety_margin.bytes : 0;
-        zk::groth16::backend_settings bs;
-        bs.vram_budget_bytes = vram;
-        bs.staged_partitions = staged;
-        auto dev = zk::groth16::make_backend(name, bs);
-        const placement pl = place_key(*dev, shape, vram, staged);
-        r.add(pl.resident ? verdict::ok : verdict::warn, "placement", k.name + " on " + name + ": " + pl.describe(),
-              pl.resident ? "" : "a card with more memory, or fewer staged partitions ([gpus] staged_partitions)");
+      const auto params = zk::io::bellperson_params::open(path);
+      for (const auto& dev : devices) {
+        const placement pl = place_key(params, compact != nullptr, dev.memory, cfg.gpus.vram_safety_margin.bytes, staged);
+        const bool resident = pl.plan.fits && pl.plan.kind == gpu::key_placement::resident;
+        r.add(!pl.plan.fits ? verdict::fail : resident ? verdict::ok : verdict::warn, "placement",
+              k.name + " on " + dev.name + ": " + pl.describe(),
+              resident ? ""
+              : pl.plan.fits
+                  ? "proofs copy the streamed points each time: a card with more memory, or fewer staged partitions "
+                    "([gpus] staged_partitions)"
+                  : "a card with more memory, or a smaller [gpus] vram_safety_margin / staged_partitions");
+        if (!pl.plan.fits) {
+          k.provable = false;
+          k.why = "its key does not fit " + dev.name;
+        }
       }
     } catch (const std::exception& e) {
       r.add(verdict::warn, "placement", k.name + ": " + e.what());
@@ -481,6 +474,8 @@ void register_doctor(CLI::App& app) {
   sub->add_option("--config", o->config, "the daemon's cuzk.toml (default: built-in defaults)");
   sub->add_option("--param-cache", o->param_cache, "parameter directory (default: [filecoin] param_cache)");
   sub->add_option("--parameters-json", o->parameters_json, "the digests (default: PARAM_CACHE/parameters.json)");
+  sub->add_option("--assume-vram", o->assume_vram,
+                  "also plan each key's placement on a card of this much memory (e.g. 24GiB), GPU or not");
   sub->add_flag("--no-digest", o->no_digest, "skip the digests (each reads its whole file)");
   sub->add_flag("--json", o->json, "machine-readable output");
   sub->callback([o] { run_command([&] { return doctor(*o); }); });

@@ -2,7 +2,8 @@
 # `cuzk doctor` on a temporary parameter cache (ctest fil.doctor): two PoSt parameter files made by
 # `cuzk setup --format bellperson` under their parameters.json names, a parameters.json with their
 # digests. Both good: exit 0, each digest and proof kind reported ok. One corrupted: exit 1, its
-# digest line and its proof kind FAIL with a fix, the other still ok; --json says the same. A daemon
+# digest line and its proof kind FAIL with a fix, the other still ok; --json says the same. Each
+# key's placement on an assumed card (--assume-vram), resident or not fitting. A daemon
 # port held by another program, a missing cache and a broken config are failures too.
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
@@ -44,6 +45,27 @@ has_line "$T/good.txt" "^ok +host +.* host budget " "doctor: host memory and bud
 has_line "$T/good.txt" "^(ok|warn) +gpu " "doctor: a GPU line"
 has_line "$T/good.txt" "^ok +evaluator +$P writable" "doctor: the evaluator cache is writable"
 if grep -q "^FAIL" "$T/good.txt"; then not_ok "doctor: a FAIL line with a good cache"; else ok "doctor: no FAIL line with a good cache"; fi
+
+# Placement on a card it does not have (--assume-vram: the planner is pure): 24 GiB holds the key's
+# points whole, their bytes from the .params headers; a card of only the VRAM safety margin (512 MiB)
+# holds not even the stream buffers: FAIL, the kind cannot be proved, exit 1.
+info=$("$CUZK" params info "$T/k.params")
+field() { sed -n "s/^$1: \([0-9]*\).*/\1/p" <<<"$info"; }
+h=$(sed -n 's/^domain: .*(h: \([0-9]*\) points)/\1/p' <<<"$info")
+points=$((96 * ($(field a) + $(field b) + $(field aux) + h) + 192 * $(field b)))
+rc=0
+doc --assume-vram 24GiB >"$T/card.txt" 2>/dev/null || rc=$?
+[[ $rc -eq 0 ]] && ok "doctor --assume-vram 24GiB: exit 0" || not_ok "doctor --assume-vram 24GiB: exit $rc: $(tr '\n' '|' <"$T/card.txt")"
+has_line "$T/card.txt" "^ok +placement +WindowPoSt .* on a card of 24GiB \(--assume-vram\): resident \($points bytes of points, [0-9]+ bytes of room\)$" \
+  "doctor: each key resident on an assumed 24 GiB card, its $points bytes of points"
+rc=0
+doc --assume-vram 512MiB >"$T/small.txt" 2>/dev/null || rc=$?
+[[ $rc -eq 1 ]] && ok "doctor --assume-vram 512MiB: exit 1" || not_ok "doctor --assume-vram 512MiB: exit $rc, expected 1"
+has_line "$T/small.txt" "^FAIL +placement +WindowPoSt .* on a card of 512MiB \(--assume-vram\): does not fit: .*; fix: " \
+  "doctor: a card of only the safety margin: the key does not fit, with a fix"
+has_line "$T/small.txt" "^FAIL +proof +WindowPoSt .*: cannot be proved: its key does not fit a card of 512MiB" \
+  "doctor: its proof kind cannot be proved there"
+expect_exit 2 "doctor --assume-vram lots: not a size" "$CUZK" doctor --config "$T/cuzk.toml" --assume-vram lots
 
 # One byte changed in the middle of the second file: its digest no longer matches.
 python3 -c "import sys; p=sys.argv[1]; b=bytearray(open(p,'rb').read()); b[len(b)//2]^=1; open(p,'wb').write(b)" "$P/$O.params"
