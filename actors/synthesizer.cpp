@@ -74,6 +74,10 @@ class c1_cache {
       it = it->second.in.expired() ? entries_.erase(it) : std::next(it);
     entries_.insert_or_assign(in.get(), entry{in, p.get_future().share()});
   }
+  void forget(const fil::job_input* in) {
+    std::lock_guard lock(mu_);
+    entries_.erase(in);
+  }
 
  private:
   struct entry {
@@ -240,6 +244,8 @@ synthesizer_actor::behavior_type synthesizer(synth_ptr self, std::uint32_t slot,
 void share_porep_c1(const std::shared_ptr<const fil::job_input>& in, std::shared_ptr<const fil::c1_output> c1) {
   if (in && c1) porep_c1s().put(in, std::move(c1));
 }
+
+void forget_porep_c1(const fil::job_input* in) { porep_c1s().forget(in); }
 
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, unsigned threads,
                                     fault_settings faults, std::uint64_t generation) {

@@ -56,6 +56,8 @@ namespace cuzk::actors {
 // A PoRep job's C1 output, already read (and checked) when the job was submitted: this process's
 // synthesizers take it instead of reading it again (kept while the job's input lives).
 void share_porep_c1(const std::shared_ptr<const fil::job_input>& in, std::shared_ptr<const fil::c1_output> c1);
+// The input is going: its parsed C1 goes with it now, not at the next job's lookup.
+void forget_porep_c1(const fil::job_input* in);
 
 // `threads`: the synthesizer's own pool for the witness and a, b, c (0: the process pool, shared).
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, unsigned threads,

@@ -502,7 +502,16 @@ job_id engine::submit(filecoin_request req) {
       throw engine_error(std::string("bad_input: ") + e.what());
     }
   }
-  auto input = std::make_shared<const fil::job_input>(std::move(req.input));
+  // The input, with its parsed C1 and the request's charge: all three go when the job lets go of it.
+  struct held_input {
+    fil::job_input in;
+    std::shared_ptr<const void> charge;
+    ~held_input() { actors::forget_porep_c1(&in); }
+  };
+  auto held = std::make_shared<held_input>();
+  held->in = std::move(req.input);  // moved, not copied
+  held->charge = std::move(req.charge);
+  std::shared_ptr<const fil::job_input> input(held, &held->in);
   actors::share_porep_c1(input, std::move(c1));
   for (std::uint32_t i = 0; i < c.partitions(); ++i) {
     msg::witness_source src;
@@ -510,6 +519,37 @@ job_id engine::submit(filecoin_request req) {
     spec.partitions.push_back(std::move(src));
   }
   return p_->submit(std::move(spec), req.randomness);
+}
+
+std::shared_ptr<const void> engine::charge_host(std::uint64_t bytes, const std::string& purpose,
+                                                std::chrono::milliseconds wait) {
+  const auto until = std::chrono::steady_clock::now() + wait;
+  for (;;) {
+    {
+      auto guard = p_->enter();  // not held while sleeping: shutdown does not wait for a charge
+      auto roster = p_->current_roster();
+      msg::budget_status b;
+      auto err = p_->ask(roster.host_budget, std::chrono::seconds(10), [&](msg::budget_status& x) { b = std::move(x); },
+                         msg::status_atom::value);
+      if (err) throw engine_error(msg::describe(err));
+      if (bytes > b.capacity)
+        throw engine_error("over_budget: " + purpose + " needs " + std::to_string(bytes) +
+                           " bytes of host memory; the whole host budget is " + std::to_string(b.capacity) + " bytes");
+      // no_wait: a queued request would hold up the grants of running jobs behind it.
+      std::optional<msg::reservation> got;
+      err = p_->ask(roster.host_budget, std::chrono::seconds(10), [&](msg::reservation& r) { got = r; },
+                    msg::reserve_request{bytes, caf::actor_addr{}, purpose, true, 0});
+      if (got) return actors::make_reservation_token(caf::actor_cast<msg::budget_actor>(roster.host_budget), *got).ptr;
+      if (err && (err.category() != caf::atom("cuzk") || static_cast<msg::errc>(err.code()) != msg::errc::over_budget))
+        throw engine_error(msg::describe(err));
+      if (std::chrono::steady_clock::now() >= until)
+        throw engine_error("over_budget: " + purpose + " needs " + std::to_string(bytes) + " bytes of host memory; " +
+                           std::to_string(b.in_use) + " of the host budget's " + std::to_string(b.capacity) +
+                           " bytes stayed in use for " +
+                           std::to_string(std::chrono::duration_cast<std::chrono::seconds>(wait).count()) + " s");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
 }
 
 key_status engine::preload_key(const std::string& path, std::chrono::milliseconds timeout) {

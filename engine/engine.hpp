@@ -210,6 +210,9 @@ struct filecoin_request {
   // submit checks it against the request (fil::check_job_input) instead of reading input.c1 again;
   // it must be that read of input.c1.
   std::shared_ptr<const fil::c1_output> c1;
+  // A host budget grant (charge_host) for the memory input and c1 hold: kept with the job's input
+  // and returned when the job lets go of it (its last partition done, or the job dropped).
+  std::shared_ptr<const void> charge;
 };
 // Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 normal.
 priority default_priority(fil::proof_kind kind);
@@ -266,6 +269,13 @@ class engine {
   //   "failed_precondition: "  no [filecoin] param_cache configured
   // or, like submit(request), "invalid_request: " / "queue_full: " / "shutting_down: ".
   job_id submit(filecoin_request req);  // by value: an rvalue's vanilla proofs are moved, not copied
+  // Takes `bytes` from the host budget (a request's memory, outside the engine's own grants):
+  // the grant returns when the last copy of the result goes. Waits up to `wait` while the bytes do
+  // not fit beside what is in use, yielding to the grants the engine's jobs wait for (they free
+  // memory; a request that queued ahead of them could wait for itself). engine_error
+  // "over_budget: ..." naming the sizes when `bytes` exceeds the whole budget or `wait` ran out.
+  std::shared_ptr<const void> charge_host(std::uint64_t bytes, const std::string& purpose,
+                                          std::chrono::milliseconds wait);
   // The params file a Filecoin job of this kind and registered proof uses (need not exist).
   std::string filecoin_params_path(fil::proof_kind kind, std::string_view registered_proof) const;
   // Loads a key (zkey or Filecoin .params path) through the key store to the hot tier and leaves it

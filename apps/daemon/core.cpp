@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fil/memory_cost.hpp"
 #include "fil_request.hpp"
 #include "lifecycle.hpp"
 #include "witness_spool.hpp"
@@ -52,6 +53,9 @@ std::vector<std::string> device_names(const config::gpus_section& g) {
   }
   return out;
 }
+
+// How long a request waits for host memory to free up before it is refused (RESOURCE_EXHAUSTED).
+constexpr std::chrono::seconds request_wait{60};
 
 std::int64_t unix_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
@@ -607,15 +611,34 @@ std::uint32_t core::queue_position(engine::job_id id) {
   return ahead;
 }
 
+std::shared_ptr<const void> core::charge_request(std::uint64_t received) {
+  try {
+    return engine_->charge_host(2 * received, "a request of " + std::to_string(received) + " bytes (received and parsed)",
+                                request_wait);
+  } catch (const engine::engine_error& e) {
+    throw refused_by_engine(e);
+  }
+}
+
+std::shared_ptr<const void> core::charge_inputs(const fil_request& checked) {
+  const std::uint64_t bytes = fil::memory_bytes(checked.input) + (checked.c1 ? fil::memory_bytes(*checked.c1) : 0);
+  try {
+    return engine_->charge_host(bytes, std::string(kind_name(checked.kind)) + " job's inputs", request_wait);
+  } catch (const engine::engine_error& e) {
+    throw refused_by_engine(e);
+  }
+}
+
 pb::SubmitProofResponse core::submit_fil(const pb::SubmitProofRequest& req) {
   // Everything is checked before anything is queued or journaled: a refusal leaves no trace.
   auto checked = check_fil_request(req, cfg_.filecoin.param_cache);
+  auto charge = charge_inputs(checked);
   const auto row = new_row(req.request_id(), kFilecoinPrefix + std::string(kind_name(checked.kind)), checked.priority,
                            checked.circuit.partitions());
   // The request itself is what a restart runs again (a private file, like witnesses).
   return accept(
       row, [&](const fs::path& dir) { write_message(dir / "request.pb", req); },
-      [&] { return launch_fil(row, std::move(checked)); });
+      [&] { return launch_fil(row, std::move(checked), std::move(charge)); });
 }
 
 fil_request core::read_fil_request(const std::string& job_id) {
@@ -628,8 +651,10 @@ fil_request core::read_fil_request(const std::string& job_id) {
   return check_fil_request(req, cfg_.filecoin.param_cache);
 }
 
-std::shared_ptr<core::job> core::launch_fil(const journal_job& row, fil_request checked) {
+std::shared_ptr<core::job> core::launch_fil(const journal_job& row, fil_request checked,
+                                            std::shared_ptr<const void> charge) {
   engine::filecoin_request req;
+  req.charge = charge ? std::move(charge) : charge_inputs(checked);
   req.request_id = row.id;  // the engine's idempotency key is the daemon's job id
   req.input = std::move(checked.input);  // the vanilla proofs: moved, not copied
   req.sector_size = checked.sector_size;

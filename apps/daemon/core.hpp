@@ -54,6 +54,11 @@ class core {
   // `spool`: where the request's witnesses were streamed while it was parsed (the service's raw
   // parse); without one, the witnesses are the request's bytes.
   pb::SubmitProofResponse submit(const pb::SubmitProofRequest& req, witness_spool* spool = nullptr);
+  // A request of `received` bytes, charged to the host budget before it is parsed: gRPC's buffer
+  // and the message parsed from it (2x; witnesses go to files as they are read, so a circom
+  // request costs less). Held until the call ends (the token goes). A request larger than the
+  // budget is refused, one that does not fit now waits (request_wait): RESOURCE_EXHAUSTED.
+  std::shared_ptr<const void> charge_request(std::uint64_t received);
   // Where requests' witnesses are spooled while they arrive (private; emptied at start).
   std::filesystem::path incoming_dir() const;
   // The job's answer, delivered once to `done`: when the job finishes, at `deadline` (status
@@ -127,7 +132,11 @@ class core {
   std::shared_ptr<job> launch(const journal_job& row);
   // Filecoin jobs: journaled with circuit "filecoin.KIND" and their request in the job's directory.
   static constexpr const char* kFilecoinPrefix = "filecoin.";
-  std::shared_ptr<job> launch_fil(const journal_job& row, fil_request checked);
+  // `charge`: the host budget's grant for the job's inputs (charge_inputs); null: charged here.
+  std::shared_ptr<job> launch_fil(const journal_job& row, fil_request checked, std::shared_ptr<const void> charge = nullptr);
+  // A Filecoin job's inputs (its vanilla proofs or C1, and the C1 parsed) charged to the host
+  // budget; the engine keeps the grant with them until the job lets go.
+  std::shared_ptr<const void> charge_inputs(const fil_request& checked);
   fil_request read_fil_request(const std::string& job_id);
   // Registers an engine job as the daemon's (status, completion).
   std::shared_ptr<job> track(const journal_job& row, engine::job_id engine_id, std::string kind);

@@ -108,6 +108,15 @@ void start_await(core& c, Reactor* r, const std::string& job_id, std::chrono::st
   held.unlock();
 }
 
+// gRPC's name of a status code, for the log (a client sees the code itself).
+const char* code_name(int code) {
+  static const char* const names[] = {"OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+                                      "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+                                      "ABORTED", "OUT_OF_RANGE", "UNIMPLEMENTED", "INTERNAL", "UNAVAILABLE", "DATA_LOSS",
+                                      "UNAUTHENTICATED"};
+  return code >= 0 && code < int(std::size(names)) ? names[code] : "UNKNOWN";
+}
+
 }  // namespace
 
 grpc::Status proving_service::authorize(grpc::ServerContextBase* ctx) const {
@@ -126,7 +135,7 @@ grpc::Status proving_service::guarded(grpc::ServerContextBase* ctx, const char* 
     body();
     return grpc::Status::OK;
   } catch (const request_error& e) {
-    spdlog::info("{}: refused: {}", method, e.what());
+    spdlog::info("{}: refused ({}): {}", method, code_name(e.code), e.what());
     return {static_cast<grpc::StatusCode>(e.code), e.what()};
   } catch (const zk::input_error& e) {
     spdlog::info("{}: refused: {}", method, e.what());
@@ -175,6 +184,7 @@ class large_call final : public await_reactor<grpc::ServerGenericBidiReactor> {
     }
     if (!prove_) {
       auto st = s_.guarded(ctx_, method(), [&] {
+        charge_ = core_.charge_request(in_.Length());
         witness_spool spool(core_.incoming_dir());  // the witnesses go to files as they arrive
         pb::SubmitProofRequest r;
         s_.parse_raw(&in_, r, spool);
@@ -188,6 +198,7 @@ class large_call final : public await_reactor<grpc::ServerGenericBidiReactor> {
     pb::SubmitProofResponse submitted;
     std::uint64_t timeout_ms = 0;
     auto st = s_.guarded(ctx_, method(), [&] {
+      charge_ = core_.charge_request(in_.Length());
       witness_spool spool(core_.incoming_dir());
       pb::ProveRequest r;  // dropped once submitted: the witnesses are in the job's files by then
       s_.parse_raw(&in_, r, spool);
@@ -209,6 +220,9 @@ class large_call final : public await_reactor<grpc::ServerGenericBidiReactor> {
   grpc::CallbackServerContext* ctx_;
   bool prove_;
   grpc::ByteBuffer in_;
+  // The request's memory, charged to the host budget once it has arrived and before it is parsed:
+  // gRPC keeps its buffer until the call ends, and so the charge stays until then.
+  std::shared_ptr<const void> charge_;
 };
 
 grpc::ServerGenericBidiReactor* proving_service::large_requests::CreateReactor(grpc::GenericCallbackServerContext* ctx) {

@@ -7,7 +7,9 @@
 #  - AwaitProof with timeout_ms answers by its deadline while the job runs (it waited for the next
 #    job to finish, or up to a minute);
 #  - the shutdown log counts the jobs the journal still holds (a job whose finish the journal could
-#    not record runs again at the next start: it is counted).
+#    not record runs again at the next start: it is counted);
+#  - a request whose memory (received and parsed) exceeds the host budget is refused with
+#    RESOURCE_EXHAUSTED naming both sizes, while a job already running completes.
 source "$(dirname "$0")/lib.sh"
 W="$SAMPLE/sample.wtns"
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
@@ -99,5 +101,25 @@ start_daemon "$T/l.toml"
 check "the next start runs it again, and it completes" "$CUZK" await "${A[@]}" "$job" --out "$T/j2"
 stop_daemon
 check "then none is left" bash -c "grep 'shutdown:' '$T/daemon.log' | tail -n 1 | grep -q 'shutdown: 0 job(s) left'"
+
+# ---- a request's memory is charged to the host budget: one larger than it is refused ----
+port=$(free_port)
+write_config "$T/m.toml" "127.0.0.1:$port" "" "[memory]" 'total_budget = "48MiB"'
+start_daemon "$T/m.toml"
+M=(--addr "127.0.0.1:$port")
+job=$("$CUZK" submit "${M[@]}" --circuit chain "${many[@]}")
+truncate -s 32M "$T/big.wtns"  # received and parsed: 2 x 32 MiB, more than the 48 MiB budget
+out=$("$CUZK" submit "${M[@]}" --circuit sample --witness "$T/big.wtns" 2>&1) && rc=0 || rc=$?
+rm -f "$T/big.wtns"
+too_big() {
+  [[ $rc == 2 && $out == *"a request of 335544"*" bytes"*"needs 671"*"the whole host budget is 50331648 bytes"* ]] ||
+    { echo "rc=$rc output: $out"; return 1; }
+}
+check "a 32 MiB request beside a 48 MiB host budget is refused, naming both sizes" too_big
+check "as RESOURCE_EXHAUSTED" grep -q "SubmitProof: refused (RESOURCE_EXHAUSTED): a request of" "$T/daemon.log"
+check "the job running beside it completes" "$CUZK" await "${M[@]}" "$job" --out "$T/m-chain"
+check "its 16 proofs verify" bash -c "for k in \$(seq 0 15); do '$CUZK' verify '$T/chain-vk.json' '$T/m-chain/public-'\$k'.json' '$T/m-chain/proof-'\$k'.json' >/dev/null || exit 1; done"
+check "a request that fits proves" "$CUZK" prove "${M[@]}" --circuit sample --witness "$W" --out "$T/m1"
+check "its proof verifies" verify_dir "$T/m1" 1
 
 finish

@@ -796,3 +796,59 @@ TEST_CASE("ordered synthesis: partitions started side by side on the shared pool
   REQUIRE(e.evict_key(key_path));
   CHECK(test::budgets_drain(e));
 }
+
+TEST_CASE("a request's charge to the host budget: held while its job is queued and running, back after; "
+          "one larger than the budget refused, one that does not fit now waits",
+          "[engine][synthetic][fil][budget]") {
+  porep_2k setup("cuzk-request-charge");
+  const auto key_path = zk::groth16::synthetic_key_path({5, false, setup.pce});
+  const std::uint64_t key_grant = std::filesystem::file_size(setup.pce) + setup.set;
+  // A charge above what the job's partitions take (a set each, at most two beside the key's), so
+  // that it shows in the budget alone, and a second one fits only once the first has gone.
+  const std::uint64_t charge = 4 * setup.set;
+  const std::uint64_t capacity = key_grant + 2 * setup.set + charge;
+  auto e = engine::engine::start(sumless_config(capacity));
+  e.preload_key(key_path);
+  const std::uint64_t idle = e.status().host.in_use;  // the key and its kept set
+  REQUIRE(idle == key_grant);
+
+  sumless::hold = true;  // the job's partitions stay on the device until released
+  engine::filecoin_request r;
+  r.request_id = "charged";
+  r.input = *setup.input;
+  r.synthetic_key = key_path;
+  r.charge = e.charge_host(charge, "a test request", 1s);
+  CHECK(e.status().host.in_use == idle + charge);
+  const auto id = e.submit(std::move(r));
+  REQUIRE(eventually(e, [&](const engine::status_report&) { return sumless::proving.load() > 0; }));
+  CHECK(e.status().host.in_use >= idle + charge);  // the engine holds it with the job's input
+
+  // Beyond the whole budget: refused at once, naming both sizes.
+  CHECK_THROWS_WITH(e.charge_host(capacity + 1, "a huge request", 10s),
+                    Catch::Contains("over_budget") && Catch::Contains(std::to_string(capacity + 1)) &&
+                        Catch::Contains(std::to_string(capacity)));
+  // Does not fit beside the job's charge now: waits, and is refused when its wait runs out.
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH(e.charge_host(charge, "a second request", 300ms), Catch::Contains("stayed in use"));
+  CHECK(std::chrono::steady_clock::now() - t0 >= 300ms);
+  // One that waits long enough gets in once the job lets go of its input.
+  std::shared_ptr<const void> second;
+  std::thread waiter([&] { second = e.charge_host(charge, "a second request", 60s); });
+  std::this_thread::sleep_for(200ms);
+  CHECK_FALSE(second);
+  sumless::hold = false;
+  const auto done = e.await(id, 60s);
+  waiter.join();
+  REQUIRE(done);
+  CHECK(done->state == engine::job_state::succeeded);
+  REQUIRE(second);
+  e.forget(id);
+  second.reset();
+  // Back to the key and the sets it keeps (its partition's grant came home to it): no charge left.
+  REQUIRE(eventually(e, [&](const engine::status_report& s) {
+    const auto* k = key_of(s, key_path);
+    return k && k->buffers_grants_out == 0 && s.host.in_use == k->bytes + k->buffers_held_bytes;
+  }));
+  REQUIRE(e.evict_key(key_path));
+  CHECK(test::budgets_drain(e));
+}
