@@ -10,6 +10,7 @@
 #include "actors/node_agent.hpp"
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
+#include "actors/tls_link.hpp"
 #include "zk/io/sha256.hpp"
 
 namespace cuzk::actors {
@@ -61,15 +62,22 @@ void dial(agent_ptr self) {
   auto& st = self->state;
   st.link = link_state::dialing;
   auto dialer = self->spawn<caf::detached>([](caf::event_based_actor* d) -> caf::behavior {
-    return {[d](dial_atom, const std::string& host, std::uint16_t port) -> caf::result<caf::actor> {
-      auto r = d->system().middleman().remote_actor<registrar_actor>(host, port);
+    return {[d](dial_atom, const std::string& host, std::uint16_t port, bool tls) -> caf::result<caf::actor> {
+      auto& sys = d->system();
+      if (tls) {
+        auto r = tls_remote_actor(sys, sys.message_types(caf::detail::type_list<registrar_actor>{}), host, port);
+        d->quit();
+        if (!r) return std::move(r.error());
+        return caf::actor_cast<caf::actor>(*r);
+      }
+      auto r = sys.middleman().remote_actor<registrar_actor>(host, port);
       d->quit();
       if (!r) return std::move(r.error());
       return caf::actor_cast<caf::actor>(*r);
     }};
   });
   auto attempt = ++st.attempt;
-  self->request(dialer, caf::infinite, dial_atom::value, st.settings.host, st.settings.port)
+  self->request(dialer, caf::infinite, dial_atom::value, st.settings.host, st.settings.port, st.settings.tls)
       .then(
           [self, attempt](caf::actor& a) {
             auto& st = self->state;

@@ -47,6 +47,8 @@ struct node_agent_settings {
   std::chrono::milliseconds task_timeout{120000};
   // A refusal (wrong secret, other build) is a configuration error: the agent stops and says why.
   std::function<void(const std::string&)> on_refused;
+  // Dial over TLS (actors/tls_link.hpp; CAF's OpenSSL manager loaded and configured in the system).
+  bool tls = false;
 };
 
 node_agent_actor spawn_node_agent(caf::actor_system& sys, node_agent_settings settings, intake_actor intake);

@@ -317,7 +317,10 @@ const std::map<std::string, section_schema>& schema() {
            c.cluster.handshake_timeout = parse_duration(n);
            if (c.cluster.handshake_timeout < std::chrono::milliseconds(100))
              throw std::invalid_argument("at least 100ms (a joining node needs a few round trips)");
-         }}}},
+         }},
+        {"tls_cert", [](daemon_config& c, const toml::node& n) { c.cluster.tls_cert = str(n); }},
+        {"tls_key", [](daemon_config& c, const toml::node& n) { c.cluster.tls_key = str(n); }},
+        {"tls_ca", [](daemon_config& c, const toml::node& n) { c.cluster.tls_ca = str(n); }}}},
   };
   return s;
 }
@@ -435,6 +438,15 @@ void daemon_config::validate() const {
     throw config_error("cluster.coordinator_only = true needs cluster.listen");
   if (cluster.node_timeout < 2 * cluster.heartbeat)
     throw config_error("cluster.node_timeout must be at least twice cluster.heartbeat");
+  {
+    const std::pair<const char*, const std::string*> tls[] = {
+        {"tls_cert", &cluster.tls_cert}, {"tls_key", &cluster.tls_key}, {"tls_ca", &cluster.tls_ca}};
+    int set = 0;
+    for (auto& [k, v] : tls) set += !v->empty();
+    for (auto& [k, v] : tls)
+      if (set && v->empty())
+        throw config_error(std::string("cluster.") + k + " is unset: cluster.tls_cert, tls_key and tls_ca are set together");
+  }
 }
 
 std::string daemon_config::to_toml() const {
@@ -491,7 +503,10 @@ std::string daemon_config::to_toml() const {
                               {"node_timeout", durs(cluster.node_timeout)},
                               {"max_message_size", byte_size{false, cluster.max_message_bytes}.to_string()},
                               {"max_peers", std::int64_t(cluster.max_peers)},
-                              {"handshake_timeout", durs(cluster.handshake_timeout)}}},
+                              {"handshake_timeout", durs(cluster.handshake_timeout)},
+                              {"tls_cert", cluster.tls_cert},
+                              {"tls_key", cluster.tls_key},
+                              {"tls_ca", cluster.tls_ca}}},
   };
   if (gpus.devices.empty()) t["gpus"].as_table()->insert_or_assign("devices", "all");
   else t["gpus"].as_table()->insert_or_assign("devices", devices);

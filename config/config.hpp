@@ -143,6 +143,9 @@ struct cluster_section {
   // coordinator: a connection that has not joined with the secret by then is closed (its slot
   // among max_peers freed); checked every heartbeat
   std::chrono::milliseconds handshake_timeout{5000};
+  // TLS on the cluster's links (all three or none; PEM files): this node's certificate and
+  // unencrypted key, and the CA that signs every node's certificate (peers without one are refused)
+  std::string tls_cert, tls_key, tls_ca;
 };
 
 // Filecoin parameters (.params / .vk by their parameters.json names, fil/parameter_cache.hpp).

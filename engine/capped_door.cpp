@@ -1,6 +1,8 @@
 // The capped cluster door (see capped_door.hpp for why and how).
 #include "engine/capped_door.hpp"
 
+#include "actors/tls_link.hpp"
+
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -19,12 +21,21 @@ namespace cuzk::engine {
 namespace net = caf::io::network;
 
 namespace {
-class capped_scribe;
-}
+
+// What the door keeps of a connection, plain or TLS (on the multiplexer thread only).
+class door_member {
+ public:
+  virtual ~door_member() = default;
+  virtual caf::node_id peer() = 0;
+  virtual void shut() = 0;
+};
+
+}  // namespace
 
 struct capped_door {
   door_limits limits;
   std::shared_ptr<door_counters> counters;
+  bool tls = false;
 
   struct connection {
     std::chrono::steady_clock::time_point accepted;
@@ -33,18 +44,20 @@ struct capped_door {
   };
   std::mutex mu;
   net::default_multiplexer* mx = nullptr;  // set by publish_capped
-  std::map<capped_scribe*, connection> connections;
+  std::map<door_member*, connection> connections;
 };
 
 namespace {
 
-// A scribe that refuses to read more than the limit in one piece. The BASP broker asks for the
-// 32-byte header, then for exactly payload_len bytes; a payload over the limit closes the
-// connection instead of sizing a buffer for it.
-class capped_scribe final : public net::scribe_impl {
+// A scribe (Base: net::scribe_impl, or actors::tls_scribe) that refuses to read more than the limit in
+// one piece. The BASP broker asks for the 32-byte header, then for exactly payload_len bytes; a
+// payload over the limit closes the connection instead of sizing a buffer for it.
+template <class Base>
+class capped_scribe final : public Base, public door_member {
  public:
-  capped_scribe(net::default_multiplexer& mx, net::native_socket fd, std::shared_ptr<capped_door> door)
-      : net::scribe_impl(mx, fd), door_(std::move(door)) {
+  template <class... Ts>
+  capped_scribe(std::shared_ptr<capped_door> door, net::default_multiplexer& mx, net::native_socket fd, Ts&&... xs)
+      : Base(mx, fd, std::forward<Ts>(xs)...), door_(std::move(door)) {
     ++door_->counters->peers;
     std::lock_guard lock(door_->mu);
     door_->connections[this] = {std::chrono::steady_clock::now()};
@@ -62,21 +75,21 @@ class capped_scribe final : public net::scribe_impl {
       ++door_->counters->refused_messages;
       // Both directions shut: the read that follows ends (EOF, or a payload shorter than the
       // header announced, which the broker rejects as malformed) and the broker drops the peer.
-      net::shutdown_both(stream_.fd());
+      net::shutdown_both(this->stream_.fd());
       config = caf::io::receive_policy::exactly(1);
     }
-    net::scribe_impl::configure_read(config);
+    Base::configure_read(config);
   }
 
   // The peer this connection reached, once the BASP handshake named it (none before). On the
   // multiplexer thread only: the broker's routing table is the broker's.
-  caf::node_id peer() {
-    auto* basp = dynamic_cast<caf::io::basp_broker*>(parent());
+  caf::node_id peer() override {
+    auto* basp = dynamic_cast<caf::io::basp_broker*>(this->parent());
     if (!basp) return {};
-    return basp->instance.tbl().lookup_direct(hdl());
+    return basp->instance.tbl().lookup_direct(this->hdl());
   }
   // Shut both ways: the broker reads EOF, drops the connection, and this scribe goes.
-  void shut() { net::shutdown_both(stream_.fd()); }
+  void shut() override { net::shutdown_both(this->stream_.fd()); }
 
  private:
   std::shared_ptr<capped_door> door_;
@@ -97,7 +110,19 @@ class capped_doorman final : public net::doorman_impl {
       net::close_socket(fd);
       return true;  // keep accepting: the next one may find room
     }
-    caf::io::scribe_ptr s = caf::make_counted<capped_scribe>(mx, fd, door_);
+    caf::io::scribe_ptr s;
+    if (door_->tls) {
+      // The session starts the handshake (SSL_accept); a failed one closes the connection like
+      // any failed read. Its files were checked at start, but may have gone since.
+      auto session = actors::make_tls_session(parent()->system(), fd, true);
+      if (!session) {
+        net::close_socket(fd);
+        return true;
+      }
+      s = caf::make_counted<capped_scribe<actors::tls_scribe>>(door_, mx, fd, std::move(session));
+    } else {
+      s = caf::make_counted<capped_scribe<net::scribe_impl>>(door_, mx, fd);
+    }
     auto hdl = s->hdl();
     parent()->add_scribe(std::move(s));
     return caf::io::doorman::new_connection(&mx, hdl);
@@ -127,8 +152,9 @@ void sweep_now(capped_door& door, const std::vector<caf::node_id>& members) {
 
 }  // namespace
 
-std::shared_ptr<capped_door> make_capped_door(door_limits limits, std::shared_ptr<door_counters> counters) {
+std::shared_ptr<capped_door> make_capped_door(door_limits limits, std::shared_ptr<door_counters> counters, bool tls) {
   auto d = std::make_shared<capped_door>();
+  d->tls = tls;
   d->limits = limits;
   d->counters = std::move(counters);
   return d;

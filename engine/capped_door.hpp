@@ -20,6 +20,10 @@
 // routing table, connection -> node id, may be read there) and shuts down each connection that
 // is past the deadline and maps to no member. A connection seen once as a member's stays.
 //
+// With tls, every accepted connection is a TLS session of CAF's OpenSSL module (its settings in
+// the actor system's config, its manager loaded): the handshake, with the peer's certificate
+// checked against the CA, comes before any BASP byte; the caps and the deadline hold as above.
+//
 // Only for engine.cpp (CAF includes stay out of widely included headers).
 #pragma once
 
@@ -53,7 +57,8 @@ struct door_counters {
 
 // One door: its limits, counters and open connections (defined in capped_door.cpp).
 struct capped_door;
-std::shared_ptr<capped_door> make_capped_door(door_limits limits, std::shared_ptr<door_counters> counters);
+std::shared_ptr<capped_door> make_capped_door(door_limits limits, std::shared_ptr<door_counters> counters,
+                                              bool tls = false);
 
 // Publishes `whom` with the interface `sigs` (sys.message_types(typed_handle)) on host:port
 // (port 0: any) behind `door`; returns the bound port. One door is published once.

@@ -2,6 +2,7 @@
 // requests (scoped actors) for the caller's threads. Nothing here touches engine state directly.
 #include "engine/engine.hpp"
 #include "engine/capped_door.hpp"
+#include "engine/cluster_tls.hpp"
 
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include "actors/actors.hpp"
 #include "caf/all.hpp"
 #include "caf/io/all.hpp"
+#include "caf/openssl/manager.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/backend_registry.hpp"
 #include "zk/groth16/synthetic_srs.hpp"
@@ -205,7 +207,7 @@ struct engine::impl {
       // Not middleman().publish: its doorman lets any peer announce a 4 GiB payload, and keeps
       // connections that never join (capped_door.hpp).
       door_limits limits{cl.max_message_bytes, cl.max_peers, cl.handshake_timeout};
-      auto capped = make_capped_door(limits, door);
+      auto capped = make_capped_door(limits, door, !cl.tls_cert.empty());
       auto cs = cluster_settings(cl);
       cs.admitted = [capped](std::vector<caf::node_id> members) { sweep_door(capped, std::move(members)); };
       registrar = actors::spawn_registrar(*sys, std::move(cs), caf::actor_cast<msg::scheduler_actor>(roster.scheduler));
@@ -231,6 +233,7 @@ struct engine::impl {
     ns.slots = cl.slots ? cl.slots : std::max<std::uint32_t>(1, 2 * static_cast<std::uint32_t>(settings.devices.size()));
     ns.task_timeout = settings.step_timeout * 4;
     ns.on_refused = cl.on_refused;
+    ns.tls = !cl.tls_cert.empty();
     // The keys this node offers, by fingerprint: the coordinator sends a circuit's work only to
     // nodes whose key for it has the same fingerprint as its own.
     for (auto& [name, path] : c.circuits) {
@@ -284,6 +287,9 @@ engine engine::start(const config& c) {
   const bool coordinator = !cl.listen.empty(), worker = !cl.join.empty();
   if (coordinator && worker) throw engine_error("config: cluster: a node is a coordinator (listen) or a worker (join), not both");
   if ((coordinator || worker) && cl.secret.empty()) throw engine_error("config: cluster secret: required to listen or join");
+  if (coordinator || worker)
+    if (auto problem = cluster_tls_problem(cl.tls_cert, cl.tls_key, cl.tls_ca); !problem.empty())
+      throw engine_error("config: " + problem);
   if (cl.coordinator_only && !coordinator) throw engine_error("config: cluster coordinator_only needs cluster listen");
   if (c.devices.empty() && !cl.coordinator_only) throw engine_error("config: no devices");
   s.devices.clear();
@@ -412,6 +418,14 @@ engine engine::start(const config& c) {
     // CAF's own keepalive under ours: a peer silent for the connection timeout is disconnected.
     p->cfg.set("middleman.heartbeat-interval", caf::timespan{cl.heartbeat});
     p->cfg.set("middleman.connection-timeout", caf::timespan{cl.node_timeout * 2});
+  }
+  if ((coordinator || worker) && !cl.tls_cert.empty()) {
+    // CAF's OpenSSL module: with a certificate set it requires and checks one from every peer.
+    // It reads the files at every connection: absolute paths, whatever the working directory.
+    p->cfg.openssl_certificate = std::filesystem::absolute(cl.tls_cert).string();
+    p->cfg.openssl_key = std::filesystem::absolute(cl.tls_key).string();
+    p->cfg.openssl_cafile = std::filesystem::absolute(cl.tls_ca).string();
+    p->cfg.load<caf::openssl::manager>();
   }
   p->sys = std::make_unique<caf::actor_system>(p->cfg);
   p->supervisor = actors::spawn_supervisor(*p->sys, s);

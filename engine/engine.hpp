@@ -81,6 +81,10 @@ struct cluster_config {
   // coordinator: a connection that has not joined (proved the secret) by then is closed, so idle
   // or hostile peers cannot hold the max_peers slots (checked at every heartbeat)
   std::chrono::milliseconds handshake_timeout{5000};
+  // TLS on every cluster link (CAF's OpenSSL module), all three or none: this node's certificate
+  // chain and private key (PEM, unencrypted) and the CA that signs every node's certificate. Each
+  // end checks the other's certificate against tls_ca; a peer without one it signed cannot connect.
+  std::string tls_cert, tls_key, tls_ca;
   std::function<void(const std::string&)> on_event;    // one line per join, refusal, loss (thread-safe)
   std::function<void(const std::string&)> on_refused;  // worker: the coordinator refused it (fatal)
 };

@@ -172,6 +172,9 @@ engine::config engine_settings(const config::daemon_config& cfg) {
   ec.cluster.max_message_bytes = cfg.cluster.max_message_bytes;
   ec.cluster.max_peers = cfg.cluster.max_peers;
   ec.cluster.handshake_timeout = cfg.cluster.handshake_timeout;
+  ec.cluster.tls_cert = cfg.cluster.tls_cert;
+  ec.cluster.tls_key = cfg.cluster.tls_key;
+  ec.cluster.tls_ca = cfg.cluster.tls_ca;
   return ec;
 }
 

@@ -658,3 +658,233 @@ TEST_CASE("Filecoin WindowPoSt partitions go to the nodes holding the coordinato
   w1.reset();
   std::filesystem::remove_all(root);
 }
+
+namespace {
+
+// Certificates made by tests/cluster/make_certs.sh (the openssl CLI): CA "ca" signs coord and
+// worker, CA "other" signs rogue. TEST-ONLY throwaway keys in a temporary directory.
+struct test_certs {
+  std::filesystem::path dir;
+  test_certs() {
+    dir = std::filesystem::temp_directory_path() / ("cuzk-cluster-tls-" + std::to_string(::getpid()));
+    const std::string script = std::string(CUZK_SOURCE_DIR) + "/tests/cluster/make_certs.sh";
+    const std::string d = dir.string();
+    REQUIRE(std::system(("bash '" + script + "' '" + d + "' ca coord worker").c_str()) == 0);
+    REQUIRE(std::system(("bash '" + script + "' '" + d + "' other rogue").c_str()) == 0);
+  }
+  ~test_certs() { std::filesystem::remove_all(dir); }
+  void use(engine::config& c, const std::string& name, const std::string& ca = "ca") const {
+    c.cluster.tls_cert = (dir / (name + ".pem")).string();
+    c.cluster.tls_key = (dir / (name + ".key")).string();
+    c.cluster.tls_ca = (dir / (ca + ".pem")).string();
+  }
+};
+
+// A loopback TCP relay to `port` that keeps every byte it carries, both ways: what an observer on
+// the wire between a worker and its coordinator sees.
+class recording_relay {
+ public:
+  explicit recording_relay(std::uint16_t upstream) : upstream_(upstream) {
+    listener_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    REQUIRE(::bind(listener_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(listener_, 8) == 0);
+    REQUIRE(::getsockname(listener_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port_ = ntohs(a.sin_port);
+    acceptor_ = std::thread([this] { accept_loop(); });
+  }
+  ~recording_relay() {
+    ::shutdown(listener_, SHUT_RDWR);
+    acceptor_.join();
+    {
+      std::lock_guard lock(mu_);
+      for (int fd : fds_) ::shutdown(fd, SHUT_RDWR);
+    }
+    for (auto& t : pumps_) t.join();
+    std::lock_guard lock(mu_);
+    for (int fd : fds_) ::close(fd);
+    ::close(listener_);
+  }
+  std::uint16_t port() const { return port_; }
+  std::string bytes() {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  void accept_loop() {
+    for (;;) {
+      int in = ::accept(listener_, nullptr, nullptr);
+      if (in < 0) return;
+      int out = connect_loopback(upstream_);
+      std::lock_guard lock(mu_);
+      fds_.push_back(in);
+      if (out < 0) {
+        ::shutdown(in, SHUT_RDWR);
+        continue;
+      }
+      timeval none{0, 0};  // connect_loopback's receive timeout would cut an idle link
+      ::setsockopt(out, SOL_SOCKET, SO_RCVTIMEO, &none, sizeof none);
+      fds_.push_back(out);
+      pumps_.emplace_back([this, in, out] { pump(in, out); });
+      pumps_.emplace_back([this, in, out] { pump(out, in); });
+    }
+  }
+  void pump(int from, int to) {
+    char buf[16384];
+    for (;;) {
+      auto n = ::recv(from, buf, sizeof buf, 0);
+      if (n <= 0) break;
+      {
+        std::lock_guard lock(mu_);
+        seen_.append(buf, static_cast<std::size_t>(n));
+      }
+      if (::send(to, buf, static_cast<std::size_t>(n), MSG_NOSIGNAL) != n) break;
+    }
+    ::shutdown(from, SHUT_RDWR);
+    ::shutdown(to, SHUT_RDWR);
+  }
+
+  std::uint16_t upstream_, port_ = 0;
+  int listener_ = -1;
+  std::mutex mu_;
+  std::string seen_;
+  std::vector<int> fds_;
+  std::thread acceptor_;
+  std::vector<std::thread> pumps_;  // added under mu_ by the acceptor
+};
+
+// What a node named `name` puts on the wire on its way to a job's proof through `coord`.
+std::string wire_of_one_job(engine::engine& coord, engine::config worker, const std::string& name) {
+  recording_relay relay(coord.cluster_port());
+  worker.cluster.join = "127.0.0.1:" + std::to_string(relay.port());
+  worker.cluster.node_name = name;
+  std::mt19937_64 rng(37);
+  test::direct_prover direct;
+  {
+    auto w = engine::engine::start(worker);
+    REQUIRE(eventually([&] { return alive_nodes(coord) == 1; }));
+    auto r = coord.await(coord.submit(test::sample_request(rng, 2)), 60s);
+    REQUIRE(r);
+    test::require_verifies(direct.key, *r, 2);
+    REQUIRE(w.status().coordinator->tasks == 2);
+  }
+  return relay.bytes();
+}
+
+}  // namespace
+
+TEST_CASE("cluster TLS files are checked at start, each problem naming its key and file", "[engine][cluster]") {
+  event_log log;
+  test_certs certs;
+  auto start_error = [](const engine::config& c) -> std::string {
+    try {
+      engine::engine::start(c);
+    } catch (const engine::engine_error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  auto c = coordinator_config(log);
+  certs.use(c, "coord");
+  c.cluster.tls_key.clear();
+  CHECK(start_error(c) == "config: cluster tls_key: unset (tls_cert, tls_key and tls_ca are set together or not at all)");
+  certs.use(c, "coord");
+  c.cluster.tls_ca = (certs.dir / "absent.pem").string();
+  CHECK(start_error(c) == "config: cluster tls_ca '" + c.cluster.tls_ca + "': cannot read (No such file or directory)");
+  certs.use(c, "coord");
+  c.cluster.tls_key = (certs.dir / "worker.key").string();
+  CHECK(start_error(c).starts_with("config: cluster tls_key '" + c.cluster.tls_key + "': does not match tls_cert '"));
+  certs.use(c, "coord");
+  c.cluster.tls_cert = (certs.dir / "coord.key").string();  // a PEM key where a certificate belongs
+  CHECK(start_error(c).starts_with("config: cluster tls_cert '" + c.cluster.tls_cert + "': not a PEM certificate"));
+  certs.use(c, "rogue");  // signed by "other", checked against "ca"
+  CHECK(start_error(c).starts_with("config: cluster tls_cert '" + c.cluster.tls_cert + "': not accepted by tls_ca '"));
+}
+
+// With tls_cert/key/ca, the cluster's links are TLS (CAF's OpenSSL module) and both ends check the
+// other's certificate: a node signed by the coordinator's CA joins and proves; one signed by another
+// CA, or one without TLS, never joins; a plain client hears nothing from the TLS door; and what
+// crosses the wire holds none of the plaintext that a cluster without TLS shows.
+TEST_CASE("over TLS a node signed by the CA proves, others cannot join, the wire is ciphertext", "[engine][cluster]") {
+  event_log log;
+  test_certs certs;
+  const std::string marker = "node-name-3f9c1e";  // in the join request, and in status
+
+  // Without TLS the relay sees the node's name (the check below can fail).
+  {
+    auto plain = engine::engine::start(coordinator_config(log));
+    const auto wire = wire_of_one_job(plain, worker_config(0, "", log), marker);
+    REQUIRE(wire.find(marker) != std::string::npos);
+  }
+
+  auto cc = coordinator_config(log);
+  certs.use(cc, "coord");
+  auto coord = engine::engine::start(cc);
+  auto wc = worker_config(0, "", log);
+  certs.use(wc, "worker");
+  const auto wire = wire_of_one_job(coord, wc, marker);
+  REQUIRE(wire.size() > 4096);  // the job crossed it
+  REQUIRE(wire.find(marker) == std::string::npos);
+  REQUIRE(wire.find("sample") == std::string::npos);  // the circuit's name in the key offer
+  REQUIRE(wire.compare(0, 3, std::string("\x16\x03\x01", 3)) == 0);  // a TLS handshake record opens it
+
+  // A worker signed by another CA, and one without TLS, never join; a good one still does.
+  auto rc = worker_config(coord.cluster_port(), "rogue", log);
+  certs.use(rc, "rogue", "other");
+  auto rogue = engine::engine::start(rc);
+  auto bare = engine::engine::start(worker_config(coord.cluster_port(), "bare", log));
+  auto good_config = worker_config(coord.cluster_port(), "good", log);
+  certs.use(good_config, "worker");
+  auto good = engine::engine::start(good_config);
+  auto alive_in = [](engine::engine& e, const std::string& name) {
+    for (auto& n : e.status().registrar.nodes)
+      if (n.name == name && n.alive) return true;
+    return false;
+  };
+  auto alive = [&](const std::string& name) { return alive_in(coord, name); };
+  REQUIRE(eventually([&] { return alive("good"); }));
+  std::this_thread::sleep_for(1500ms);  // several of the others' dial attempts
+  CHECK_FALSE(alive("rogue"));
+  CHECK_FALSE(alive("bare"));
+  CHECK(rogue.status().coordinator->state != "joined");
+  CHECK(bare.status().coordinator->state != "joined");
+  INFO("rogue: " << rogue.status().coordinator->state << ": " << rogue.status().coordinator->detail);
+  INFO("bare: " << bare.status().coordinator->state << ": " << bare.status().coordinator->detail);
+  std::mt19937_64 rng(41);
+  test::direct_prover direct;
+  auto r = coord.await(coord.submit(test::sample_request(rng, 2)), 60s);
+  REQUIRE(r);
+  test::require_verifies(direct.key, *r, 2);
+  CHECK(good.status().coordinator->tasks == 2);
+  CHECK(good.status().coordinator->joins == 1);  // its link held while the others' handshakes failed
+
+  // A plain client gets no BASP handshake from the TLS door (a plain door sends one at once), and
+  // bytes that are not TLS close the connection.
+  int fd = connect_loopback(coord.cluster_port());
+  REQUIRE(fd >= 0);
+  timeval short_wait{0, 300000};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &short_wait, sizeof short_wait);
+  char hs[64];
+  REQUIRE(::recv(fd, hs, sizeof hs, 0) < 0);  // nothing within 300 ms
+  std::uint8_t basp[32] = {0x01};
+  REQUIRE(::send(fd, basp, sizeof basp, MSG_NOSIGNAL) == sizeof basp);
+  timeval long_wait{10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &long_wait, sizeof long_wait);
+  REQUIRE(closed_by_peer(fd));
+  ::close(fd);
+
+  // The coordinator restarts on the same port: the good worker dials again over TLS, joins, proves.
+  const auto port = coord.cluster_port();
+  coord.shutdown();
+  REQUIRE(eventually([&] { return good.status().coordinator->state != "joined"; }));
+  cc.cluster.listen = "127.0.0.1:" + std::to_string(port);
+  auto again = engine::engine::start(cc);
+  REQUIRE(eventually([&] { return alive_in(again, "good"); }, 20s));
+  auto r2 = again.await(again.submit(test::sample_request(rng, 2)), 60s);
+  REQUIRE(r2);
+  test::require_verifies(direct.key, *r2, 2);
+}

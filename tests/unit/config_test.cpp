@@ -229,6 +229,25 @@ node_timeout = "2s"
   CHECK(again.cluster.slots == 6);
 }
 
+TEST_CASE("cluster.tls_cert, tls_key, tls_ca: read, printed, and set together", "[config]") {
+  auto c = daemon_config::parse("[cluster]\njoin = \"10.0.0.1:7700\"\nsecret = \"s\"\ntls_cert = \"/etc/cuzk/n.pem\"\n"
+                                "tls_key = \"/etc/cuzk/n.key\"\ntls_ca = \"/etc/cuzk/ca.pem\"\n",
+                                "c.toml");
+  CHECK(c.cluster.tls_cert == "/etc/cuzk/n.pem");
+  CHECK(c.cluster.tls_key == "/etc/cuzk/n.key");
+  CHECK(c.cluster.tls_ca == "/etc/cuzk/ca.pem");
+  auto again = daemon_config::parse(c.to_toml(), "printed.toml");
+  CHECK(again.cluster.tls_cert == c.cluster.tls_cert);
+  CHECK(again.cluster.tls_key == c.cluster.tls_key);
+  CHECK(again.cluster.tls_ca == c.cluster.tls_ca);
+  try {
+    daemon_config::parse("[cluster]\ntls_cert = \"n.pem\"\ntls_ca = \"ca.pem\"\n", "half.toml");
+    FAIL("tls_cert without tls_key accepted");
+  } catch (const config_error& e) {
+    CHECK(std::string(e.what()) == "cluster.tls_key is unset: cluster.tls_cert, tls_key and tls_ca are set together");
+  }
+}
+
 TEST_CASE("cluster.handshake_timeout: read, printed, and bounded below", "[config]") {
   auto c = daemon_config::parse("[cluster]\nlisten = \"127.0.0.1:7700\"\nsecret = \"s\"\nhandshake_timeout = \"750ms\"\n", "c.toml");
   CHECK(c.cluster.handshake_timeout == std::chrono::milliseconds(750));
