@@ -56,7 +56,7 @@ class core {
   pb::SubmitProofResponse submit(const pb::SubmitProofRequest& req, witness_spool* spool = nullptr);
   // A request of `received` bytes, charged to the host budget before it is parsed: gRPC's buffer
   // and the message parsed from it (2x; witnesses go to files as they are read, so a circom
-  // request costs less). Held until the call ends (the token goes). A request larger than the
+  // request costs less). Held until it is submitted (the token goes). A request larger than the
   // budget is refused, one that does not fit now waits (request_wait): RESOURCE_EXHAUSTED.
   std::shared_ptr<const void> charge_request(std::uint64_t received);
   // Where requests' witnesses are spooled while they arrive (private; emptied at start).

@@ -184,7 +184,7 @@ class large_call final : public await_reactor<grpc::ServerGenericBidiReactor> {
     }
     if (!prove_) {
       auto st = s_.guarded(ctx_, method(), [&] {
-        charge_ = core_.charge_request(in_.Length());
+        auto charge = core_.charge_request(in_.Length());  // until the request is parsed and submitted
         witness_spool spool(core_.incoming_dir());  // the witnesses go to files as they arrive
         pb::SubmitProofRequest r;
         s_.parse_raw(&in_, r, spool);
@@ -198,7 +198,7 @@ class large_call final : public await_reactor<grpc::ServerGenericBidiReactor> {
     pb::SubmitProofResponse submitted;
     std::uint64_t timeout_ms = 0;
     auto st = s_.guarded(ctx_, method(), [&] {
-      charge_ = core_.charge_request(in_.Length());
+      auto charge = core_.charge_request(in_.Length());  // not held while the job runs: its partitions need the room
       witness_spool spool(core_.incoming_dir());
       pb::ProveRequest r;  // dropped once submitted: the witnesses are in the job's files by then
       s_.parse_raw(&in_, r, spool);
@@ -220,9 +220,6 @@ class large_call final : public await_reactor<grpc::ServerGenericBidiReactor> {
   grpc::CallbackServerContext* ctx_;
   bool prove_;
   grpc::ByteBuffer in_;
-  // The request's memory, charged to the host budget once it has arrived and before it is parsed:
-  // gRPC keeps its buffer until the call ends, and so the charge stays until then.
-  std::shared_ptr<const void> charge_;
 };
 
 grpc::ServerGenericBidiReactor* proving_service::large_requests::CreateReactor(grpc::GenericCallbackServerContext* ctx) {
