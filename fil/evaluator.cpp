@@ -49,7 +49,7 @@ class counting_sink : public zk::cs::parallel_sink {
                   const zk::cs::linear_combination& c) override {
     inner_.constraint(a, b, c);
   }
-  std::unique_ptr<zk::cs::constraint_sink> part() override { return inner_.part(); }
+  std::unique_ptr<zk::cs::constraint_sink> part(std::uint64_t first) override { return inner_.part(first); }
   void append_part(zk::cs::constraint_sink& part) override {
     inner_.append_part(part);
     if (progress_ && ++done_ < total_) progress_("recording the circuit", done_, total_);

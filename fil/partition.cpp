@@ -335,22 +335,26 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
   return in;
 }
 
-zk::io::r1cs record_circuit(const circuit_ref& c) {
+void synthesize_blank(zk::cs::constraint_system& cs, const circuit_ref& c, zk::thread_pool& pool) {
   require_implemented(c);
-  zk::cs::constraint_system cs(zk::cs::mode::record);
   if (c.update) {
     circuit::empty_sector_update(cs, circuit::blank_update_partition(update::from_sector_size(c.update->sector_size)));
-    return zk::cs::to_r1cs(cs, c.describe());
+    return;
   }
   if (c.seal) {
-    circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(*c.seal)));
-    return zk::cs::to_r1cs(cs, c.describe());
+    circuit::stacked_circuit(cs, circuit::blank_porep_partition(circuit::porep_shape_of(*c.seal)), pool);
+    return;
   }
   const auto& p = *c.post;
   const auto shape = arities(p.tree);
   std::vector<circuit::post_sector> sectors(
       p.circuit_sector_count(), circuit::blank_post_sector(shape, p.sector_size / node_size, p.circuit_challenge_count()));
   circuit::fallback_post(cs, shape, sectors);
+}
+
+zk::io::r1cs record_circuit(const circuit_ref& c) {
+  zk::cs::constraint_system cs(zk::cs::mode::record);
+  synthesize_blank(cs, c, zk::default_pool());
   return zk::cs::to_r1cs(cs, c.describe());
 }
 

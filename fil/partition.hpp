@@ -80,6 +80,9 @@ circuit_ref resolve_update_circuit(std::string_view registered_proof);
 // nullopt when the name is none of the registered proofs'.
 std::optional<circuit_ref> circuit_for_params(std::string_view path);
 
+// The circuit synthesized blank (no witness, as bellperson's parameter generation synthesizes it)
+// into `cs` of any mode; PoRep's challenges on `pool` where the mode runs them in parts.
+void synthesize_blank(zk::cs::constraint_system& cs, const circuit_ref& c, zk::thread_pool& pool);
 // The circuit's R1CS (blank, record mode).
 zk::io::r1cs record_circuit(const circuit_ref& c);
 // The proving key of a .params file for its circuit (throws input_error naming the file when the

@@ -7,17 +7,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 
+#include "zk/cs/constraint_system.hpp"
 #include "zk/error.hpp"
+#include "zk/util/parallel.hpp"
 
 namespace cuzk::fil {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-constexpr std::uint64_t GiB = std::uint64_t{1} << 30;
 
 bool is_param_file(const std::string& name) {
   for (const char* ext : {".params", ".vk", ".meta"})
@@ -86,20 +87,22 @@ std::string first_real_param_file(const std::string& dir) {
   return real.empty() ? std::string() : real.front();
 }
 
-std::string cpu_setup_refusal(const circuit_ref& c) {
-  const bool big = c.sector_size() >= 32 * GiB;
-  if (big && (c.seal || c.update || (c.post && c.post->type == post_type::window)))
-    return c.describe() + ": CPU setup of a " + std::to_string(c.sector_size() / GiB) +
-           " GiB circuit is not supported yet (production-size PoRep, SnapDeals and WindowPoSt need the GPU setup, not built yet)";
-  return {};
-}
-
 zk::io::zkey test_setup(const circuit_ref& c, std::uint64_t seed, const zk::groth16::setup_progress& progress) {
-  if (const auto why = cpu_setup_refusal(c); !why.empty()) throw zk::input_error(why);
   if (progress) progress("record the circuit", 0, 1);
   const auto cs = record_circuit(c);
   if (progress) progress("record the circuit", 1, 1);
   return zk::groth16::setup(cs, zk::groth16::toxic_waste_from_seed(seed), zk::io::key_convention::bellperson, progress);
+}
+
+zk::groth16::streamed_setup stream_test_setup(const circuit_ref& c, std::uint64_t seed, const std::string& params_path,
+                                              const std::string& vk_path, const zk::groth16::setup_progress& progress,
+                                              unsigned threads, zk::groth16::point_multiplier* device) {
+  std::unique_ptr<zk::thread_pool> own;
+  if (threads != 0) own = std::make_unique<zk::thread_pool>(threads);
+  zk::thread_pool& pool = own ? *own : zk::default_pool();
+  // Counted, then recorded into the accumulator: PoRep's challenges on the pool both times.
+  return zk::groth16::stream_setup([&](zk::cs::constraint_system& cs) { synthesize_blank(cs, c, pool); },
+                                   zk::groth16::toxic_waste_from_seed(seed), params_path, vk_path, progress, device);
 }
 
 }  // namespace cuzk::fil

@@ -1,8 +1,8 @@
-// TEST-ONLY Groth16 parameters for Filecoin's circuits (`cuzk fil setup`): the circuit recorded blank
-// as filecoin-proofs' parameter generation synthesizes it, a setup from toxic waste derived from a
-// seed (zk/groth16/setup.hpp, bellperson's convention), written under the circuit's parameters.json
-// name so that filecoin-proofs and cuzk load them as they load the real files. Whoever knows the seed
-// can forge proofs: the files are for tests and demonstrations only.
+// TEST-ONLY Groth16 parameters for Filecoin's circuits (`cuzk fil setup`): the circuit synthesized
+// blank as filecoin-proofs' parameter generation synthesizes it, a setup from toxic waste derived
+// from a seed (zk/groth16/setup.hpp, bellperson's convention), written under the circuit's
+// parameters.json name so that filecoin-proofs and cuzk load them as they load the real files.
+// Whoever knows the seed can forge proofs: the files are for tests and demonstrations only.
 //
 // A directory of test files carries a marker beside them, DIR/CUZK-TEST-ONLY (text): '#' lines that
 // say what the files are, then one line per file cuzk made, "NAME SEED REGISTERED_PROOF"
@@ -17,6 +17,7 @@
 
 #include "fil/partition.hpp"
 #include "zk/groth16/setup.hpp"
+#include "zk/groth16/streaming_setup.hpp"
 #include "zk/io/zkey.hpp"
 
 namespace cuzk::fil {
@@ -35,13 +36,18 @@ void write_test_only_marker(const std::string& dir, const std::vector<test_only_
 // The first Filecoin parameter file in DIR (by name) that the marker does not list, or "".
 std::string first_real_param_file(const std::string& dir);
 
-// Why the circuit cannot be set up on the CPU ("" when it can): the production-size PoRep and
-// WindowPoSt circuits (32 and 64 GiB, ~130M constraints a PoRep partition) need a setup on the GPU.
-std::string cpu_setup_refusal(const circuit_ref& c);
-
-// The circuit recorded blank (progress stage "record the circuit", 0 then 1 of 1) and set up with
-// the toxic waste of `seed` in bellperson's convention. Throws input_error when cpu_setup_refusal
-// refuses the circuit.
+// The circuit recorded blank (progress stage "record the circuit", 0 then 1 of 1) and set up in
+// memory with the toxic waste of `seed` in bellperson's convention: the r1cs and the key are held
+// whole (small circuits; the reference the streamed setup is compared with).
 zk::io::zkey test_setup(const circuit_ref& c, std::uint64_t seed, const zk::groth16::setup_progress& progress = {});
+
+// The same parameters streamed (zk/groth16/streaming_setup.hpp) straight into `params_path` and
+// `vk_path`, byte for byte what test_setup's key writes: any size, the 32 GiB PoRep included, in
+// ~100 B a variable. Stages: "count the circuit" (0 then 1 of 1), "evaluate the QAP at tau"
+// (constraints), then the points' stages. PoRep's parts record on `threads` threads (0: all); the
+// points are made on `device` when given (zk::groth16::make_point_multiplier), else on the host.
+zk::groth16::streamed_setup stream_test_setup(const circuit_ref& c, std::uint64_t seed, const std::string& params_path,
+                                      const std::string& vk_path, const zk::groth16::setup_progress& progress = {},
+                                      unsigned threads = 0, zk::groth16::point_multiplier* device = nullptr);
 
 }  // namespace cuzk::fil

@@ -1,6 +1,6 @@
 // `cuzk fil setup --proof-type NAME --params-dir DIR [--seed N] [--force]`: TEST-ONLY Groth16
-// parameters of a Filecoin circuit (fil/test_setup.hpp) as DIR/<parameters.json name>.params and
-// .vk, which filecoin-proofs (FIL_PROOFS_PARAMETER_CACHE=DIR) and cuzk load as the real files. Beside
+// parameters of a Filecoin circuit (fil/test_setup.hpp, streamed: any size, the 32 GiB PoRep in
+// ~13 GB of memory) as DIR/<parameters.json name>.params and .vk, which filecoin-proofs (FIL_PROOFS_PARAMETER_CACHE=DIR) and cuzk load as the real files. Beside
 // them: the marker DIR/CUZK-TEST-ONLY listing what cuzk made, and DIR/parameters.json with their
 // digests, so that `cuzk params check DIR DIR/parameters.json` and the daemon's [filecoin]
 // verify_params accept them. A directory holding any parameter file the marker does not list (real
@@ -11,6 +11,7 @@
 #include <fcntl.h>
 
 #include <cerrno>
+#include <ctime>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -26,6 +27,7 @@
 #include "fil/test_setup.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/random.hpp"
+#include "zk/groth16/streaming_setup.hpp"
 #include "zk/io/bellperson.hpp"
 #include "zk/io/zkey.hpp"
 
@@ -49,7 +51,7 @@ std::string registered_name(const fil::circuit_ref& c) {
 }
 
 struct fil_setup_options {
-  std::string proof_type, dir;
+  std::string proof_type, dir, backend = "cpu";
   std::uint64_t seed = 0;
   bool seed_given = false, force = false;
 };
@@ -109,7 +111,6 @@ void write_parameters_json(const std::string& dir, const std::vector<std::pair<s
 
 int fil_setup(const fil_setup_options& o) {
   const auto c = resolve(o.proof_type);
-  if (const auto why = fil::cpu_setup_refusal(c); !why.empty()) throw zk::input_error(why);
   require_writable_dir(o.dir);
   if (const auto real = fil::first_real_param_file(o.dir); !real.empty())
     throw zk::input_error("--params-dir " + o.dir + " holds real parameters (" + real + " is not listed in its " +
@@ -118,6 +119,10 @@ int fil_setup(const fil_setup_options& o) {
   std::error_code ec;
   for (const auto& f : {params, vk})
     if (!o.force && fs::exists(f, ec)) throw zk::input_error(f + ": exists (give --force to replace it)");
+
+  // The device, if one was asked for, before anything is written.
+  std::unique_ptr<zk::groth16::point_multiplier> device;
+  if (o.backend != "cpu") device = zk::groth16::make_point_multiplier(o.backend);
 
   std::uint64_t seed = o.seed;
   if (!o.seed_given) zk::groth16::detail::os_random_bytes(&seed, sizeof(seed));
@@ -134,38 +139,59 @@ int fil_setup(const fil_setup_options& o) {
   }
   fil::write_test_only_marker(o.dir, marked);
 
-  auto t0 = now_ns();
+  // Written under temporary names, renamed over the files once both are whole: a run stopped
+  // half-way leaves the earlier files (or none).
+  const std::string suffix = ".tmp." + std::to_string(::getpid());
+  struct temporaries {
+    std::vector<std::string> paths;
+    ~temporaries() {
+      for (const auto& p : paths) ::unlink(p.c_str());
+    }
+  } tmp{{params + suffix, vk + suffix}};
+  // Each stage's wall and CPU seconds (the process's, all threads), printed at the end.
+  struct stage_time {
+    std::string name;
+    double wall = 0, cpu = 0;
+  };
+  std::vector<stage_time> stages;
+  const auto cpu_now = [] { return double(std::clock()) / CLOCKS_PER_SEC; };
+  auto t_stage = now_ns();
+  double cpu_stage = cpu_now();
+  auto close_stage = [&] {
+    if (stages.empty()) return;
+    stages.back().wall = seconds_since(t_stage);
+    stages.back().cpu = cpu_now() - cpu_stage;
+    t_stage = now_ns();
+    cpu_stage = cpu_now();
+  };
   std::unique_ptr<progress_bar> bar;
   std::string stage;
-  double t_record = 0;
-  const auto key = fil::test_setup(c, seed, [&](std::string_view s, std::size_t done, std::size_t total) {
-    if (s != stage) {
-      if (stage == "record the circuit") t_record = seconds_since(t0);
-      stage = s;
-      bar = std::make_unique<progress_bar>("setup " + registered_name(c) + ": " + stage, false);
-    }
-    bar->update(done, total);
-  });
+  const auto made = fil::stream_test_setup(
+      c, seed, tmp.paths[0], tmp.paths[1],
+      [&](std::string_view s, std::size_t done, std::size_t total) {
+        if (s != stage) {
+          close_stage();
+          stages.push_back({std::string(s)});
+          stage = s;
+          bar = std::make_unique<progress_bar>("setup " + registered_name(c) + ": " + stage, false);
+        }
+        bar->update(done, total);
+      },
+      0, device.get());
   bar.reset();
-  const double t_setup = seconds_since(t0) - t_record;
-  t0 = now_ns();
-  bar = std::make_unique<progress_bar>("write " + c.params_file(), false);
-  bar->update(0, 2);
-  const auto params_bytes = zk::io::bellperson_params_bytes(key);
-  const auto vk_bytes = zk::io::bellperson_vk_bytes(key.vk);
-  write_file_atomically(params, std::span<const std::uint8_t>(params_bytes));
-  write_file_atomically(vk, std::span<const std::uint8_t>(vk_bytes));
-  bar->update(1, 2);
-  write_parameters_json(o.dir,
-                        {{c.params_file(), zk::io::parameters_json_digest(params_bytes)},
-                         {c.vk_file(), zk::io::parameters_json_digest(vk_bytes)}},
+  close_stage();
+  for (std::size_t i = 0; i < 2; ++i)
+    if (std::rename(tmp.paths[i].c_str(), (i == 0 ? params : vk).c_str()) != 0)
+      throw zk::input_error((i == 0 ? params : vk) + ": cannot write: " + std::strerror(errno));
+  tmp.paths.clear();
+  write_parameters_json(o.dir, {{c.params_file(), made.files.params_digest}, {c.vk_file(), made.files.vk_digest}},
                         c.sector_size());
-  bar.reset();
-  const double t_write = seconds_since(t0);
-  std::printf("wrote %s (%zu bytes) and %s: TEST-ONLY parameters of %s, seed %llu (%u constraints, domain 2^%u); "
-              "record %.1f s, setup %.1f s, write %.1f s\n",
-              params.c_str(), params_bytes.size(), c.vk_file().c_str(), c.describe().c_str(),
-              (unsigned long long)seed, key.n_rows - key.n_public - 1, key.log_domain, t_record, t_setup, t_write);
+  std::printf("wrote %s (%llu bytes) and %s: TEST-ONLY parameters of %s, seed %llu (%llu constraints, domain 2^%u); "
+              "stages (wall / CPU s):",
+              params.c_str(), (unsigned long long)made.files.params_bytes, c.vk_file().c_str(), c.describe().c_str(),
+              (unsigned long long)seed, (unsigned long long)made.counts.constraints, made.log_domain);
+  for (const auto& st : stages) std::printf(" %s %.1f / %.1f;", st.name.c_str(), st.wall, st.cpu);
+  std::printf("\n");
   return exit_ok;
 }
 
@@ -182,6 +208,10 @@ void register_fil_setup(CLI::App* fil) {
   sub->add_option("--params-dir", o->dir, "where to write them (made if absent; never a directory of real parameters)")
       ->required();
   sub->add_option("--seed", o->seed, "seed of the toxic waste (default: random, printed)");
+  sub->add_option("--backend", o->backend,
+                  "where the points are made: cpu (all cores) or cuda (the first GPU; the circuit is still "
+                  "evaluated on the host)")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
   sub->add_flag("--force", o->force, "replace the circuit's files when they exist (cuzk's test files only)");
   sub->callback([o, sub] {
     o->seed_given = sub->count("--seed") > 0;

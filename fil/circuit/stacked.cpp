@@ -350,7 +350,7 @@ void parallel_record(constraint_system& cs, zk::cs::parallel_sink& sink, const p
   const std::size_t n = p.challenges.size();
   const challenge_layout& layout = layout_of(p.challenges[0], p.tree, replica_id_bits, pool);
   const std::size_t layers = layout.parts.size() - 2, parts = layers + 2;
-  const std::uint64_t in0 = cs.num_inputs(), aux0 = cs.num_aux();
+  const std::uint64_t in0 = cs.num_inputs(), aux0 = cs.num_aux(), con0 = cs.num_constraints();
   std::vector<prefix_out> pre(n);
   std::vector<allocated_num> labels(n * layers);
   std::vector<std::unique_ptr<zk::cs::constraint_sink>> buffers(n * parts);  // serial order
@@ -397,7 +397,7 @@ void parallel_record(constraint_system& cs, zk::cs::parallel_sink& sink, const p
     try {
       const part_count& want = layout.parts[part];
       const part_count& at = layout.offsets[part];
-      auto buf = sink.part();
+      auto buf = sink.part(con0 + c * layout.total.constraints + at.constraints);
       constraint_system pcs = constraint_system::part_of(*buf, in0 + c * layout.total.inputs + at.inputs,
                                                          aux0 + c * layout.total.aux + at.aux);
       const part_count start = count_of(pcs);

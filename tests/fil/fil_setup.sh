@@ -6,8 +6,7 @@
 #  - the same seed gives the same bytes; --force with another seed replaces them;
 #  - refusals, exit 2 with one line and nothing written or changed: an existing file without
 #    --force, a directory holding a parameter file the marker does not list (real parameters), an
-#    unknown proof type, a directory that cannot be created or written, a 32 GiB PoRep (CPU setup of
-#    that size is not supported).
+#    unknown proof type, a directory that cannot be created or written.
 # Proofs made with such parameters are judged by filecoin-proofs in tests/fil/oracle_setup.sh (and by
 # `cuzk fil verify-seal` in run.sh).
 source "$(dirname "$0")/../interop/lib.sh"
@@ -40,9 +39,6 @@ unchanged() {  # unchanged WHAT
 expect_exit 2 "an existing file without --force" setup "$P" --proof-type $W --seed 8
 unchanged "without --force"
 expect_exit 2 "an unknown proof type" setup "$P" --proof-type StackedDrgWindow3KiBV1 --force
-expect_exit 2 "a 32 GiB PoRep (CPU setup not supported)" setup "$P" --proof-type StackedDrg32GiBV1_1 --force
-msg=$("$CUZK" fil setup --params-dir "$P" --proof-type StackedDrg32GiBV1_1 2>&1 >/dev/null || true)
-[[ $msg == *"not supported yet"* ]] && ok "the 32 GiB line says not supported yet" || not_ok "32 GiB: '$msg'"
 cp "$vk" "$P/v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-sha256_hasher-real.vk"
 before=$(cd "$P" && sha256sum ./* | sha256sum)
 expect_exit 2 "a directory holding an unlisted parameter file (real parameters)" setup "$P" --proof-type $W --force

@@ -297,12 +297,12 @@ TEST_CASE("compact evaluator: parts appended in order number coefficients as one
     constraint_system cs(rec);
     // The second part is recorded first (its table meets 5, 3, 7, 9), then the first (3): appended in
     // order, the file's table must still read +1, -1, 3, 5, 7, 9.
-    auto second = rec.part();
+    auto second = rec.part(1);
     {
       constraint_system p = constraint_system::part_of(*second, 2, 3);
       c1(p, {zk::cs::variable::aux(0), zk::cs::variable::aux(1), zk::cs::variable::aux(2), zk::cs::variable::input(1)});
     }
-    auto first = rec.part();
+    auto first = rec.part(0);
     std::array<zk::cs::variable, 4> v;
     {
       constraint_system p = constraint_system::part_of(*first, 1, 0);

@@ -39,15 +39,18 @@ class constraint_sink {
 };
 
 // A sink that can take a system's constraints in parts recorded on several threads: each part goes
-// to its own buffer (part()), filled by a streaming record of that part (constraint_system::part_of),
+// to its own buffer (part(), told the index in the system of the part's first constraint, which a
+// sink that weighs rows by their index needs), filled by a streaming record of that part
+// (constraint_system::part_of),
 // and the buffers are appended in the system's order (append_part), which leaves the sink exactly as
 // if every constraint had come to constraint() one after the other. A circuit whose constraints fall
 // into blocks that need only earlier blocks' variables records on all cores this way
 // (fil/circuit/stacked: one part per challenge's prefix, labeling and suffix).
 class parallel_sink : public constraint_sink {
  public:
-  // An empty buffer for one part; filled on any thread.
-  virtual std::unique_ptr<constraint_sink> part() = 0;
+  // An empty buffer for one part whose first constraint is the system's `first_constraint`; filled
+  // on any thread.
+  virtual std::unique_ptr<constraint_sink> part(std::uint64_t first_constraint) = 0;
   // Appends a buffer from part() as if its constraints had come here in turn. One call at a time, in
   // the system's order of the parts (and after the constraints sent here before them).
   virtual void append_part(constraint_sink& part) = 0;

@@ -239,7 +239,7 @@ void pce_recorder::flush_own() {
   append_part(*own);
 }
 
-std::unique_ptr<cs::constraint_sink> pce_recorder::part() { return std::make_unique<pce_part>(path_); }
+std::unique_ptr<cs::constraint_sink> pce_recorder::part(std::uint64_t) { return std::make_unique<pce_part>(path_); }
 
 void pce_recorder::append_part(cs::constraint_sink& sink) {
   auto* p = dynamic_cast<pce_part*>(&sink);

@@ -63,7 +63,7 @@ class pce_recorder : public cs::parallel_sink {
 
   void constraint(const cs::linear_combination& a, const cs::linear_combination& b,
                   const cs::linear_combination& c) override;
-  std::unique_ptr<cs::constraint_sink> part() override;
+  std::unique_ptr<cs::constraint_sink> part(std::uint64_t first_constraint) override;
   void append_part(cs::constraint_sink& part) override;  // a part() of this recorder
   // Writes the file for a system of `n_inputs` inputs (ONE included) and `n_aux` aux. Throws
   // std::runtime_error on an I/O failure, std::length_error when the circuit does not fit the form

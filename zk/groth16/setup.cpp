@@ -10,6 +10,7 @@
 #include "zk/error.hpp"
 #include "zk/groth16/bellperson_key.hpp"
 #include "zk/groth16/point_spans.hpp"
+#include "zk/groth16/setup_detail.hpp"
 #include "zk/ntt/domain.hpp"
 #include "zk/util/parallel.hpp"
 
@@ -32,7 +33,16 @@ fr draw_nonzero(std::mt19937_64& rng) {
   }
 }
 
-// Montgomery's trick over a vector of nonzero elements, in place.
+// What the in-memory key's spans point into.
+struct key_storage {
+  std::vector<g1_affine> a, b1, c, h;
+  std::vector<g2_affine> b2;
+};
+
+}  // namespace
+
+namespace detail {
+
 void batch_invert(std::vector<fr>& v) {
   parallel_blocks(v.size(), 1024, [&](std::size_t lo, std::size_t hi) {
     if (lo == hi) return;
@@ -51,8 +61,6 @@ void batch_invert(std::vector<fr>& v) {
   });
 }
 
-// out[i] = num * x_i / (tau - x_i) with x_i = first * step^i: the Lagrange basis evaluations
-// L_i(tau) of a multiplicative coset when num = (tau^N - c^N) / N.
 std::vector<fr> lagrange_at(const fr& tau, const fr& first, const fr& step, std::size_t count, const fr& num) {
   std::vector<fr> x(count), den(count);
   parallel_blocks(count, 1024, [&](std::size_t lo, std::size_t hi) {
@@ -70,142 +78,30 @@ std::vector<fr> lagrange_at(const fr& tau, const fr& first, const fr& step, std:
   return x;
 }
 
-// A field element's lowest limb (of c0 in Fp2): equal coordinates are rare, so this settles almost
-// every comparison before a whole one.
-template <class F>
-std::uint64_t low_limb(const F& x) {
-  if constexpr (requires { x.c0; }) return x.c0.m.limb[0];
-  else return x.m.limb[0];
+void bellperson_h_scalars(const fr& tau, const fr& z, std::size_t lo, std::size_t hi, fr* out) {
+  parallel_for(hi - lo, [&](std::size_t a, std::size_t b) {
+    fr x = z * tau.pow(std::uint64_t(lo + a));
+    for (std::size_t i = a; i < b; ++i, x *= tau) out[i] = x;
+  }, 1024);
 }
 
-// Fixed-base scalar multiplication: table[j][d] = d * 2^(w j) * G, so that k * G is one mixed
-// addition per w-bit window of k. The key's points are all multiples of one generator with known
-// scalars, so this replaces MSMs entirely.
-template <class Curve>
-class fixed_base {
- public:
-  fixed_base(const affine_t<Curve>& g, unsigned window) : w_(window), windows_((fr::bits + window - 1) / window) {
-    const std::size_t row = std::size_t{1} << w_;
-    table_.resize(windows_ * row);
-    std::vector<jacobian_t<Curve>> bases(windows_);
-    jacobian_t<Curve> b(g);
-    for (std::size_t j = 0; j < windows_; ++j) {
-      bases[j] = b;
-      for (unsigned i = 0; i < w_; ++i) b = b.dbl();
-    }
-    parallel_blocks(windows_, 1, [&](std::size_t lo, std::size_t hi) {
-      std::vector<jacobian_t<Curve>> rowpts(row);
-      for (std::size_t j = lo; j < hi; ++j) {
-        rowpts[0] = jacobian_t<Curve>::identity();
-        for (std::size_t d = 1; d < row; ++d) rowpts[d] = rowpts[d - 1] + bases[j];
-        auto aff = batch_normalize(rowpts);
-        std::copy(aff.begin(), aff.end(), table_.begin() + j * row);
-      }
-    });
-  }
-
-  jacobian_t<Curve> mul(const bigint<4>& k) const {
-    jacobian_t<Curve> acc = jacobian_t<Curve>::identity();
-    const std::size_t row = std::size_t{1} << w_;
-    for (std::size_t j = 0; j < windows_; ++j) {
-      std::uint32_t d = k.window(j * w_, w_);
-      if (d) acc += table_[j * row + d];
-    }
-    return acc;
-  }
-
-  // out[i] = scalars[i] * G. Accumulators stay affine: per window, one batched inversion (Montgomery's
-  // trick) serves a whole block of additions, so an addition costs about 6 multiplications instead
-  // of the 11 of a mixed Jacobian one. The rare x1 == x2 cases (doubling, or a sum at infinity) go
-  // through Jacobian arithmetic.
-  // `done(n)` is called after each block of n points, from the worker that made them.
-  std::vector<affine_t<Curve>> mul_all(const std::vector<fr>& scalars,
-                                       const std::function<void(std::size_t)>& done = {}) const {
-    using F = typename Curve::field;
-    using affine = affine_t<Curve>;
-    std::vector<affine> out(scalars.size());
-    constexpr std::size_t block = 1024;
-    const std::size_t row = std::size_t{1} << w_;
-    parallel_blocks(scalars.size(), block, [&](std::size_t lo, std::size_t hi) {
-      std::vector<bigint<4>> k(block);
-      std::vector<std::uint32_t> digit(block), todo(block);  // todo: indices (in the block) that add here
-      std::vector<F> den(block), prefix(block);
-      for (std::size_t b = lo; b < hi; b += block) {
-        const std::size_t m = std::min(hi, b + block) - b;
-        affine* acc = out.data() + b;  // identity (all zero) to start
-        for (std::size_t i = 0; i < m; ++i) k[i] = scalars[b + i].to_canonical();
-        for (std::size_t j = 0; j < windows_; ++j) {
-          const affine* t = table_.data() + j * row;
-          for (std::size_t i = 0; i < m; ++i) digit[i] = k[i].window(j * w_, w_);
-          // The table is far bigger than the caches: each entry's two lines are asked for a few
-          // points ahead, so that the misses overlap instead of stalling one after the other.
-          constexpr std::size_t ahead = 8;
-          auto fetch = [&](std::size_t i) {
-            const char* e = reinterpret_cast<const char*>(t + digit[i]);
-            __builtin_prefetch(e);
-            __builtin_prefetch(e + sizeof(affine) - 1);
-          };
-          for (std::size_t i = 0; i < std::min(ahead, m); ++i) fetch(i);
-          std::size_t n_todo = 0;
-          for (std::size_t i = 0; i < m; ++i) {
-            if (i + ahead < m) fetch(i + ahead);
-            const std::uint32_t d = digit[i];
-            if (!d) continue;
-            const affine& q = t[d];
-            if (acc[i].is_identity()) {
-              acc[i] = q;
-            } else if (low_limb(acc[i].x) == low_limb(q.x) && acc[i].x == q.x) {
-              acc[i] = (jacobian_t<Curve>(acc[i]) + q).to_affine();  // doubling or infinity: rare
-            } else {
-              todo[n_todo++] = std::uint32_t(i);
-            }
-          }
-          if (n_todo == 0) continue;
-          F run = F::one();
-          for (std::size_t u = 0; u < n_todo; ++u) {
-            std::size_t i = todo[u];
-            den[u] = t[digit[i]].x - acc[i].x;
-            prefix[u] = run;
-            run *= den[u];
-          }
-          F inv = run.inverse();
-          for (std::size_t u = n_todo; u-- > 0;) {
-            std::size_t i = todo[u];
-            const affine& q = t[digit[i]];
-            F inv_u = inv * prefix[u];
-            inv *= den[u];
-            F lambda = (q.y - acc[i].y) * inv_u;
-            F x3 = lambda.sqr() - acc[i].x - q.x;
-            F y3 = lambda * (acc[i].x - x3) - acc[i].y;
-            acc[i] = affine::of(x3, y3);
-          }
-        }
-        if (done) done(m);
-      }
-    });
-    return out;
-  }
-
- private:
-  unsigned w_;
-  std::size_t windows_;
-  std::vector<affine_t<Curve>> table_;
-};
-
-// Window width that keeps the table (windows * 2^w additions) well below the work it saves.
-unsigned window_for(std::size_t points, unsigned max_w) {
-  unsigned w = 4;
-  while (w < max_w && (std::size_t{1} << (w + 4)) <= points) ++w;
-  return w;
+verifying_key fixed_vk_points(const toxic_waste& tw, const fixed_base<g1_curve>& g1, const fixed_base<g2_curve>& g2) {
+  auto g1m = [&](const fr& x) { return g1.mul(x.to_canonical()).to_affine(); };
+  auto g2m = [&](const fr& x) { return g2.mul(x.to_canonical()).to_affine(); };
+  verifying_key vk;
+  vk.alpha1 = g1m(tw.alpha);
+  vk.beta1 = g1m(tw.beta);
+  vk.delta1 = g1m(tw.delta);
+  vk.beta2 = g2m(tw.beta);
+  vk.gamma2 = g2m(tw.gamma);
+  vk.delta2 = g2m(tw.delta);
+  return vk;
 }
 
-// What the in-memory key's spans point into.
-struct key_storage {
-  std::vector<g1_affine> a, b1, c, h;
-  std::vector<g2_affine> b2;
-};
+}  // namespace detail
 
-}  // namespace
+using detail::fixed_base;
+using detail::lagrange_at;
 
 toxic_waste toxic_waste_from_seed(std::uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -374,7 +270,7 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
   const fr gamma_inv = tw.gamma.inverse(), delta_inv = tw.delta.inverse();
   std::vector<fr> ic_s(n_public + 1), c_s(n_vars - n_public - 1);
   for (std::uint32_t s = 0; s < n_vars; ++s) {
-    fr z = tw.beta * u[s] + tw.alpha * v[s] + w[s];
+    fr z = detail::qap_combination(tw, u[s], v[s], w[s]);
     if (s <= n_public) ic_s[s] = z * gamma_inv;
     else c_s[s - n_public - 1] = z * delta_inv;
   }
@@ -386,11 +282,7 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
   std::vector<fr> h_s;
   if (bp) {
     h_s.resize(n - 1);
-    const fr z = (tau_n - fr::one()) * delta_inv;
-    parallel_blocks(n - 1, 1024, [&](std::size_t lo, std::size_t hi) {
-      fr x = z * tw.tau.pow(std::uint64_t(lo));
-      for (std::size_t i = lo; i < hi; ++i, x *= tw.tau) h_s[i] = x;
-    });
+    detail::bellperson_h_scalars(tw.tau, (tau_n - fr::one()) * delta_inv, 0, n - 1, h_s.data());
   } else {
     const fr h_num = (tau_2n - fr::one()) * fr::from_u64(2 * std::uint64_t{n}).inverse() * delta_inv;
     h_s = lagrange_at(tw.tau, mu, omega, n, h_num);
@@ -414,9 +306,8 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
     v = std::move(vb);
   }
 
-  const std::size_t g1_points = std::size_t{n_vars} * 3 + n;
-  fixed_base<g1_curve> g1(g1_curve::generator(), window_for(g1_points, 16));
-  fixed_base<g2_curve> g2(g2_curve::generator(), window_for(n_vars, 14));
+  fixed_base<g1_curve> g1(g1_curve::generator(), detail::g1_window(n_vars, n));
+  fixed_base<g2_curve> g2(g2_curve::generator(), detail::g2_window(n_vars));
 
   if (progress) progress("QAP at tau", 1, 1);
 
@@ -448,14 +339,7 @@ io::zkey setup(const io::r1cs& cs, const toxic_waste& tw, io::key_convention con
   key.convention = convention;
   key.a_wires = std::move(a_wires);
   key.b_wires = std::move(b_wires);
-  auto g1m = [&](const fr& x) { return g1.mul(x.to_canonical()).to_affine(); };
-  auto g2m = [&](const fr& x) { return g2.mul(x.to_canonical()).to_affine(); };
-  key.vk.alpha1 = g1m(tw.alpha);
-  key.vk.beta1 = g1m(tw.beta);
-  key.vk.delta1 = g1m(tw.delta);
-  key.vk.beta2 = g2m(tw.beta);
-  key.vk.gamma2 = g2m(tw.gamma);
-  key.vk.delta2 = g2m(tw.delta);
+  key.vk = detail::fixed_vk_points(tw, g1, g2);
   key.vk.ic = g1.mul_all(ic_s);
   key.coefficients = std::move(coefs);
   adopt_points(key, std::move(store));

@@ -4,7 +4,8 @@
 // make keys of any size in seconds (snarkjs needs a powers-of-tau ceremony file and hours at 2^20).
 // The key is bit-compatible with snarkjs's `groth16 setup` output (section 4 order and values, the
 // extra nPublic + 1 A rows, gamma = 1, H = L^{(2n)}_{2i+1}(tau) / delta), so snarkjs proves and
-// verifies with it.
+// verifies with it. A circuit too big to hold as an r1cs or a zkey: streaming_setup.hpp (the same
+// bytes in bellperson's convention).
 #pragma once
 
 #include <cstdint>

@@ -338,28 +338,37 @@ namespace {
 // BLAKE2b-512 fed by `feed(update)`; the first 16 bytes as hex (parameters.json's digest).
 template <class Feed>
 std::string blake2b_prefix_hex(Feed&& feed) {
+  parameters_json_hasher h;
+  feed([&](const void* p, std::size_t n) { h.update({static_cast<const std::uint8_t*>(p), n}); });
+  return h.hex();
+}
+
+}  // namespace
+
+parameters_json_hasher::parameters_json_hasher() {
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
   if (!ctx || EVP_DigestInit_ex(ctx, EVP_blake2b512(), nullptr) != 1) {
     EVP_MD_CTX_free(ctx);
     throw std::runtime_error("OpenSSL: BLAKE2b-512 unavailable");
   }
-  try {
-    feed([&](const void* p, std::size_t n) { EVP_DigestUpdate(ctx, p, n); });
-  } catch (...) {
-    EVP_MD_CTX_free(ctx);
-    throw;
-  }
+  ctx_ = ctx;
+}
+
+parameters_json_hasher::~parameters_json_hasher() { EVP_MD_CTX_free(static_cast<EVP_MD_CTX*>(ctx_)); }
+
+void parameters_json_hasher::update(std::span<const std::uint8_t> bytes) {
+  EVP_DigestUpdate(static_cast<EVP_MD_CTX*>(ctx_), bytes.data(), bytes.size());
+}
+
+std::string parameters_json_hasher::hex() {
   unsigned char md[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
-  EVP_DigestFinal_ex(ctx, md, &len);
-  EVP_MD_CTX_free(ctx);
+  EVP_DigestFinal_ex(static_cast<EVP_MD_CTX*>(ctx_), md, &len);
   static const char* hexd = "0123456789abcdef";
   std::string hex;
   for (unsigned i = 0; i < 16 && i < len; ++i) hex += hexd[md[i] >> 4], hex += hexd[md[i] & 15];
   return hex;
 }
-
-}  // namespace
 
 std::string parameters_json_digest(const std::string& path,
                                    const std::function<void(std::uint64_t, std::uint64_t)>& progress) {

@@ -104,5 +104,18 @@ std::string parameters_json_digest(const std::string& path,
                                    const std::function<void(std::uint64_t, std::uint64_t)>& progress = {});
 // The same digest of bytes in memory (a file about to be written).
 std::string parameters_json_digest(std::span<const std::uint8_t> bytes);
+// The same digest fed piece by piece (a file hashed as it is written).
+class parameters_json_hasher {
+ public:
+  parameters_json_hasher();
+  ~parameters_json_hasher();
+  parameters_json_hasher(const parameters_json_hasher&) = delete;
+  parameters_json_hasher& operator=(const parameters_json_hasher&) = delete;
+  void update(std::span<const std::uint8_t> bytes);
+  std::string hex();  // the digest of everything fed; call once
+
+ private:
+  void* ctx_ = nullptr;
+};
 
 }  // namespace cuzk::zk::io
