@@ -8,6 +8,8 @@
 #    proves it with cuzk's parameters and fil-oracle verify-seal accepts that proof; `cuzk fil c2`
 #    proves it with the same parameters and fil-oracle verify-seal (and cuzk fil verify-seal) accepts
 #    that proof, and rejects it for miner 1001;
+#  - PoRep of a sector never sealed: `cuzk fil c2` of a `cuzk fil synth-c1` C1 is accepted by
+#    fil-oracle verify-seal;
 #  - PoSt, a 2 KiB sector sealed by fil-oracle: fil-oracle proves its WindowPoSt and WinningPoSt with
 #    cuzk's parameters and verifies them; `cuzk fil post` proves the same vanilla proofs and
 #    fil-oracle verify-post accepts them, and rejects a flipped bit;
@@ -55,6 +57,14 @@ expect_exit 0 "fil-oracle verify-seal accepts cuzk's proof" \
   "$ORACLE" verify-seal --c1 "$C1" --miner-id $MINER --proof "$T/cuzk.bin" --cache "$P"
 expect_exit 1 "fil-oracle verify-seal rejects cuzk's proof for miner 1001" \
   "$ORACLE" verify-seal --c1 "$C1" --miner-id 1001 --proof "$T/cuzk.bin" --cache "$P"
+# A C1 of a sector never sealed (`cuzk fil synth-c1`, what the 32 GiB runs prove): filecoin-proofs
+# accepts cuzk's proof of it.
+expect_exit 0 "cuzk fil synth-c1 --sector-size 2KiB" "$CUZK" fil synth-c1 --sector-size 2KiB --seed 3 --miner-id $MINER \
+  --sector-id 5 --out "$T/synth.json"
+expect_exit 0 "cuzk fil c2 of the synthetic C1" "$CUZK" fil c2 --c1 "$T/synth.json" --miner-id $MINER --params-dir "$P" \
+  --backend cpu --out "$T/synth.bin"
+expect_exit 0 "fil-oracle verify-seal accepts the proof of a synthetic C1" \
+  "$ORACLE" verify-seal --c1 "$T/synth.json" --miner-id $MINER --proof "$T/synth.bin" --cache "$P"
 
 # PoSt: a sector sealed by fil-oracle, proved by both with cuzk's parameters.
 expect_exit 0 "fil-oracle seal (2 KiB, sector 7)" "$ORACLE" seal --sector-size 2KiB --seed 5 --miner-id $MINER \
