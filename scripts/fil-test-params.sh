@@ -5,7 +5,7 @@
 # Prints the directory that holds the parameters of every TYPE (a `cuzk fil setup --proof-type`)
 # made with --seed SEED: ${CUZK_CACHE:-~/.cache/cuzk}/fil-test-params/<key>-s<SEED>, key = a hash of
 # fil/ and zk/ (the circuits, the setup, the field and curve code) and apps/cuzk/cmd_fil_setup.cpp, so
-# a change there makes them again. Directories of older keys are removed. --remake: made again even
+# a change there makes them again. Directories of other keys unused for two days are removed. --remake: made again even
 # when cached. Concurrent callers wait for each other (flock). Progress goes to stderr.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,8 +24,9 @@ DIR=$CACHE/$key-s$SEED
 mkdir -p "$CACHE"
 exec 9>"$CACHE/.lock"
 flock 9
-find "$CACHE" -mindepth 1 -maxdepth 1 -type d ! -name "$key-s*" -exec rm -rf {} +
+find "$CACHE" -mindepth 1 -maxdepth 1 -type d ! -name "$key-s*" -mtime +1 -exec rm -rf {} +
 mkdir -p "$DIR"
+touch "$DIR"  # in use: kept
 for t in "${TYPES[@]}"; do
   if ((REMAKE)) || [[ ! -f $DIR/.complete-$t ]]; then
     rm -f "$DIR/.complete-$t"
