@@ -107,33 +107,35 @@ circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_o
     if (got != it->second)
       throw zk::input_error(path + ": digest " + got + " differs from parameters.json's " + it->second);
   }
-  if (!circuit->seal) {
+  if (!circuit->seal && !circuit->update) {  // PoSt: the R1CS in memory, the CSR evaluator
     ck.zkey = std::make_shared<const zk::io::zkey>(fil::proving_key(path, *circuit));
     return ck;
   }
+  // PoRep and SnapDeals: the compact recorded evaluator, cached beside the params (or in evaluator_dir).
   const auto file = fil::porep_evaluator_path(path, options.evaluator_dir);
   std::chrono::steady_clock::time_point started;
-  auto ev = fil::open_porep_evaluator(
-      *circuit->seal, file,
-      [&](std::string_view, std::size_t done, std::size_t total) {
-        if (!options.on_event) return;
-        if (done == 0) {
-          started = std::chrono::steady_clock::now();
-          options.on_event("key store: recording the compact evaluator of " + std::string(circuit->seal->name) +
-                           " into " + file + " (once per sector size; " +
-                           (options.record_threads ? std::to_string(options.record_threads) : std::string("all")) +
-                           " threads)");
-        } else if (done == total) {
-          char secs[32];
-          std::snprintf(secs, sizeof secs, "%.1f",
-                        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-          options.on_event("key store: recorded " + file + " in " + secs + " s");
-        }
-      },
-      options.record_threads);
+  const auto progress = [&](std::string_view, std::size_t done, std::size_t total) {
+    if (!options.on_event) return;
+    if (done == 0) {
+      started = std::chrono::steady_clock::now();
+      options.on_event("key store: recording the compact evaluator of " + circuit->describe() + " into " + file +
+                       " (once per sector size; " +
+                       (!circuit->seal ? std::string("1")
+                        : options.record_threads ? std::to_string(options.record_threads)
+                                                 : std::string("all")) +
+                       " threads)");
+    } else if (done == total) {
+      char secs[32];
+      std::snprintf(secs, sizeof secs, "%.1f",
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
+      options.on_event("key store: recorded " + file + " in " + secs + " s");
+    }
+  };
+  auto ev = circuit->seal ? fil::open_porep_evaluator(*circuit->seal, file, progress, options.record_threads)
+                          : fil::open_update_evaluator(*circuit->update, file, progress);
   if (recorded) *recorded = ev.recorded;
   // The witness's per-part counts, once per shape and process, now rather than in the first partition.
-  fil::circuit::prepare_porep_layout(fil::circuit::porep_shape_of(*circuit->seal), zk::default_pool());
+  if (circuit->seal) fil::circuit::prepare_porep_layout(fil::circuit::porep_shape_of(*circuit->seal), zk::default_pool());
   auto key = zk::groth16::bellperson_proving_key(zk::io::bellperson_params::open(path), *ev.compact);
   key.path = path;
   ck.zkey = std::make_shared<const zk::io::zkey>(std::move(key));

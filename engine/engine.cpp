@@ -87,7 +87,7 @@ std::string default_node_name() {
 void forget_logger() { caf::logger::set_current_actor_system(nullptr); }
 
 // Nodes of another wire protocol cannot understand each other: the default build string.
-constexpr const char* wire_protocol = "cuzk-wire/1";
+constexpr const char* wire_protocol = "cuzk-wire/2";  // 2: SnapDeals commitments in a Filecoin job
 
 struct engine::impl {
   caf::actor_system_config cfg;
@@ -255,7 +255,7 @@ struct engine::impl {
       std::sort(files.begin(), files.end());
       for (auto& path : files) {
         auto circuit = fil::circuit_for_params(path);
-        if (!circuit || !circuit->implemented() || circuit->update) continue;  // SnapDeals: no engine jobs yet
+        if (!circuit || !circuit->implemented()) continue;
         try {
           auto digest = params_digest(path);
           ns.keys.push_back(msg::key_offer{std::filesystem::path(path).filename().string(), digest,

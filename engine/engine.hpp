@@ -195,8 +195,9 @@ struct request {
 };
 
 // A Filecoin job, as Curio's SubmitProofRequest describes one (fil/partition.hpp): PoRep C2 = all
-// partitions of a sector (the C1 output in input.c1), one
-// WindowPoSt partition, or a WinningPoSt. Each partition's witness is synthesized from the vanilla
+// partitions of a sector (the C1 output in input.c1), SnapDeals = all partitions of an update (one
+// PartitionProof each in input.vanilla_proofs, the three commitments), one WindowPoSt partition, or
+// a WinningPoSt. Each partition's witness is synthesized from the vanilla
 // proofs by a synthesizer, under the host budget; every partition proof is verified before the
 // job succeeds, and job_outcome::compressed holds them concatenated (192 B each).
 struct filecoin_request {
@@ -218,7 +219,7 @@ struct filecoin_request {
   // and returned when the job lets go of it (its last partition done, or the job dropped).
   std::shared_ptr<const void> charge;
 };
-// Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 normal.
+// Deadlines decide: WinningPoSt critical (seconds), WindowPoSt high, PoRep C2 and SnapDeals normal.
 priority default_priority(fil::proof_kind kind);
 
 // status(): each actor's own report as it answered, and what only the facade knows (the cluster
@@ -268,7 +269,7 @@ class engine {
   // A Filecoin job. Checked before it is accepted (cheap: counts, shapes, challenges; the Merkle
   // paths are recomputed by the synthesizer); throws engine_error whose message starts with
   //   "bad_input: "            a field of the request or a vanilla proof (named) is unusable
-  //   "unimplemented: "        SnapDeals
+  //   "unimplemented: "        a proof kind the engine has no circuit for
   //   "not_found: "            the params file (its full path) is not in the parameter cache
   //   "failed_precondition: "  no [filecoin] param_cache configured
   // or, like submit(request), "invalid_request: " / "queue_full: " / "shutting_down: ".

@@ -7,7 +7,10 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 
+#include "fil/circuit/empty_sector_update.hpp"
+#include "fil/circuit/fallback_post.hpp"
 #include "fil/circuit/stacked.hpp"
 #include "fil/parameter_cache.hpp"
 #include "zk/cs/constraint_system.hpp"
@@ -117,6 +120,91 @@ porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::str
   }
   record_porep_evaluator(info, file, threads, progress);
   return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), true};
+}
+
+namespace {
+
+// "cuzk KIND NAME partition" <-> NAME
+std::string kind_key(std::string_view kind, std::string_view name) {
+  return "cuzk " + std::string(kind) + " " + std::string(name) + " partition";
+}
+std::string_view name_of_key(std::string_view kind, std::string_view key) {
+  const std::string head = "cuzk " + std::string(kind) + " ";
+  constexpr std::string_view tail = " partition";
+  if (!key.starts_with(head) || !key.ends_with(tail) || key.size() < head.size() + tail.size()) return {};
+  return key.substr(head.size(), key.size() - head.size() - tail.size());
+}
+
+// A serial circuit recorded into `file` under `key` (progress: 0 of 1, then 1 of 1).
+void record_serial(const std::string& file, const std::string& key, const evaluator_progress& progress,
+                   const std::function<void(zk::cs::constraint_system&)>& circuit) {
+  check_cache_dir(file);
+  zk::groth16::pce_recorder rec(file, key);
+  if (progress) progress("recording the circuit", 0, 1);
+  zk::cs::constraint_system cs(rec);
+  circuit(cs);
+  rec.finish(cs.num_inputs(), cs.num_aux());
+  if (progress) progress("recording the circuit", 1, 1);
+}
+
+// The evaluator in `file` under `key`, or recorded first by record() when absent, of another
+// version or circuit, or damaged.
+porep_evaluator open_or_record(const std::string& file, const std::string& key, const std::function<void()>& record) {
+  namespace g16 = zk::groth16;
+  check_cache_dir(file);
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(file, ec)) {
+    try {
+      return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), false};
+    } catch (const zk::input_error&) {
+      // another version, circuit or a damaged file: recorded again below, replacing it
+    }
+  }
+  record();
+  return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), true};
+}
+
+}  // namespace
+
+std::string update_evaluator_key(const update::update_proof_info& info) { return kind_key("update", info.name); }
+
+const update::update_proof_info* update_of_evaluator_key(std::string_view key) {
+  const auto name = name_of_key("update", key);
+  return name.empty() ? nullptr : update::find_update_proof(name);
+}
+
+void record_update_evaluator(const update::update_proof_info& info, const std::string& file,
+                             const evaluator_progress& progress) {
+  record_serial(file, update_evaluator_key(info), progress, [&](zk::cs::constraint_system& cs) {
+    circuit::empty_sector_update(cs, circuit::blank_update_partition(update::from_sector_size(info.sector_size)));
+  });
+}
+
+porep_evaluator open_update_evaluator(const update::update_proof_info& info, const std::string& file,
+                                      const evaluator_progress& progress) {
+  return open_or_record(file, update_evaluator_key(info), [&] { record_update_evaluator(info, file, progress); });
+}
+
+std::string post_evaluator_key(const post_proof_info& info) {
+  // The API versions of a PoSt share a params file and a circuit: named by the first of them.
+  const auto file = parameter_cache_id(info);
+  for (const auto& p : post_proofs())
+    if (parameter_cache_id(p) == file) return kind_key("post", p.name);
+  return kind_key("post", info.name);
+}
+
+porep_evaluator open_post_evaluator(const post_proof_info& info, const std::string& file,
+                                    const evaluator_progress& progress) {
+  const auto key = post_evaluator_key(info);
+  return open_or_record(file, key, [&] {
+    record_serial(file, key, progress, [&](zk::cs::constraint_system& cs) {
+      const circuit::tree_arities shape{info.tree.base, info.tree.sub, info.tree.top};
+      std::vector<circuit::post_sector> sectors(
+          info.circuit_sector_count(),
+          circuit::blank_post_sector(shape, info.sector_size / node_size, info.circuit_challenge_count()));
+      circuit::fallback_post(cs, shape, sectors);
+    });
+  });
 }
 
 }  // namespace cuzk::fil

@@ -1,4 +1,4 @@
-// A PoRep circuit's compact recorded evaluator (zk/groth16/pce_compact.hpp) as a cache file:
+// A PoRep (or SnapDeals) circuit's compact recorded evaluator (zk/groth16/pce_compact.hpp) as a cache file:
 // <params file stem>.cuzk-pce in a directory (default: the params file's own), recorded there by
 // streaming the blank circuit when it is absent, of another format version or circuit, or damaged
 // (the recorder writes temporaries and renames: a reader never sees half a file; a file whose bytes
@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "fil/registered_proof.hpp"
+#include "fil/update/public_params.hpp"
 #include "zk/groth16/pce_compact.hpp"
 
 namespace cuzk::fil {
@@ -48,5 +49,20 @@ porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::str
 // threads as above, whether or not one is there.
 void record_porep_evaluator(const seal_proof_info& info, const std::string& file, unsigned threads = 0,
                             const evaluator_progress& progress = {});
+
+// The same for a SnapDeals (EmptySectorUpdate) partition circuit: one file per sector size, keyed
+// "cuzk update StackedDrg32GiBV1 partition" (recorded on one thread: the circuit is serial).
+std::string update_evaluator_key(const update::update_proof_info& info);
+const update::update_proof_info* update_of_evaluator_key(std::string_view key);
+porep_evaluator open_update_evaluator(const update::update_proof_info& info, const std::string& file,
+                                      const evaluator_progress& progress = {});
+void record_update_evaluator(const update::update_proof_info& info, const std::string& file,
+                             const evaluator_progress& progress = {});
+// And a PoSt partition circuit's (its API versions share one file: keyed by the first's name).
+// Benchmarks of a synthetic key (`cuzk bench fil --shape wpost-32GiB`) use it; the engine proves
+// PoSt with the R1CS in memory.
+std::string post_evaluator_key(const post_proof_info& info);
+porep_evaluator open_post_evaluator(const post_proof_info& info, const std::string& file,
+                                    const evaluator_progress& progress = {});
 
 }  // namespace cuzk::fil

@@ -9,6 +9,7 @@
 #include "fil/ids.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
+#include "fil/io/update_bincode.hpp"
 #include "fil/merkle/verify.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
@@ -34,8 +35,10 @@ std::string_view registered_proof_name(proof_kind kind, std::uint64_t n) {
   // Both tables are in abi order (fil/registered_proof.cpp): the index is the abi number.
   switch (kind) {
     case proof_kind::porep_seal_commit:
-    case proof_kind::snap_deals_update:
       if (n < seal_proofs().size()) return seal_proofs()[n].name;
+      break;
+    case proof_kind::snap_deals_update:
+      if (n < update::update_proofs().size()) return update::update_proofs()[n].name;
       break;
     case proof_kind::window_post_partition:
     case proof_kind::winning_post:
@@ -81,7 +84,9 @@ circuit_ref resolve_circuit(proof_kind kind, std::string_view name, std::uint64_
   c.kind = kind;
   switch (kind) {
     case proof_kind::snap_deals_update:
-      throw not_implemented("SnapDeals jobs are not implemented by the engine yet (the CLI proves them: cuzk fil snap)");
+      c.update = update::find_update_proof(name);
+      if (!c.update) throw zk::input_error("registered_proof: '" + std::string(name) + "' is not a registered update proof");
+      break;
     case proof_kind::porep_seal_commit:
       c.seal = find_seal_proof(name);
       if (!c.seal) throw zk::input_error("registered_proof: '" + std::string(name) + "' is not a registered seal proof");
@@ -126,13 +131,6 @@ circuit::tree_arities arities(const tree_shape& t) { return {t.base, t.sub, t.to
 
 void require_implemented(const circuit_ref& c) {
   if (!c.implemented()) throw not_implemented(c.describe() + ": not implemented");
-}
-
-// SnapDeals jobs carry commitments job_input has no fields for yet: the CLI proves them
-// (fil/prove), the engine does not.
-void require_engine_kind(const circuit_ref& c) {
-  require_implemented(c);
-  if (c.update) throw not_implemented(c.describe() + ": SnapDeals jobs are not implemented by the engine yet");
 }
 
 }  // namespace
@@ -258,6 +256,54 @@ checked_post check_post(const post_proof_info& p, const job_input& in, bool veri
 
 namespace {
 
+std::string partition_origin(std::uint32_t k) {
+  return "vanilla_proofs[" + std::to_string(k) + "] (partition " + std::to_string(k) + ")";
+}
+
+// The commitments as Curio sends them: field elements (update::public_inputs would refuse them
+// later, naming no field).
+update::commitments checked_commitments(const job_input& in) {
+  domain_to_fr(in.comm_r_old, "comm_r_old");
+  domain_to_fr(in.comm_r_new, "comm_r_new");
+  domain_to_fr(in.comm_d_new, "comm_d_new");
+  return in.commitments();
+}
+
+void check_update(const update::update_proof_info& info, const job_input& in) {
+  if (!in.c1.empty()) throw zk::input_error("vanilla_proof: SnapDeals sends one PartitionProof per partition in vanilla_proofs");
+  const auto pp = update::from_sector_size(info.sector_size);
+  if (in.vanilla_proofs.size() != pp.partition_count)
+    throw zk::input_error("vanilla_proofs: " + std::to_string(in.vanilla_proofs.size()) + " PartitionProofs, a " +
+                          std::string(info.name) + " update has " + std::to_string(pp.partition_count) + " partitions");
+  const auto comms = checked_commitments(in);
+  for (std::uint32_t k = 0; k < pp.partition_count; ++k) {
+    const auto origin = partition_origin(k);
+    update::check_partition_proof(pp, k, comms, io::read_partition_proof(in.vanilla_proofs[k], origin), origin);
+  }
+}
+
+void synthesize_update(zk::cs::constraint_system& cs, const update::update_proof_info& info, const job_input& in,
+                       std::uint32_t k) {
+  const auto pp = update::from_sector_size(info.sector_size);
+  if (k >= pp.partition_count || k >= in.vanilla_proofs.size())
+    throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(info.name) + " has " +
+                          std::to_string(pp.partition_count) + " partitions, " +
+                          std::to_string(in.vanilla_proofs.size()) + " PartitionProofs given");
+  const auto comms = checked_commitments(in);
+  const auto origin = partition_origin(k);
+  // update_partition_from checks the proof whole (paths, encoding, comm_d_new) before the circuit runs.
+  circuit::empty_sector_update(
+      cs, circuit::update_partition_from(pp, k, comms, io::read_partition_proof(in.vanilla_proofs[k], origin), origin));
+  const auto expected = update::public_inputs(pp, k, comms);
+  const auto& got = cs.inputs();
+  if (got.size() != expected.size() + 1)
+    throw zk::input_error(origin + ": the circuit has " + std::to_string(got.size() - 1) +
+                          " public inputs, the verifier expects " + std::to_string(expected.size()));
+  for (std::size_t i = 0; i < expected.size(); ++i)
+    if (got[i + 1] != expected[i])
+      throw zk::input_error(origin + ": public input " + std::to_string(i) + " differs from the verifier's");
+}
+
 constexpr char job_magic[8] = {'C', 'U', 'Z', 'K', 'F', 'I', 'L', 'J'};
 
 void put_u64(std::vector<std::uint8_t>& o, std::uint64_t v, int bytes = 8) {
@@ -289,7 +335,7 @@ struct job_reader {
 
 std::vector<std::uint8_t> encode(const job_input& in) {
   std::vector<std::uint8_t> o(job_magic, job_magic + 8);
-  put_u64(o, 1, 4);
+  put_u64(o, 2, 4);
   put_u64(o, std::uint8_t(in.kind), 1);
   put_u64(o, in.registered_proof.size(), 4);
   put_bytes(o, {reinterpret_cast<const std::uint8_t*>(in.registered_proof.data()), in.registered_proof.size()});
@@ -304,6 +350,7 @@ std::vector<std::uint8_t> encode(const job_input& in) {
   }
   put_u64(o, in.c1.size());
   put_bytes(o, in.c1);
+  for (const auto* d : {&in.comm_r_old, &in.comm_r_new, &in.comm_d_new}) put_bytes(o, *d);
   return o;
 }
 
@@ -311,7 +358,9 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
   job_reader r{bytes, origin};
   auto magic = r.take(8, "magic");
   if (!std::equal(magic.begin(), magic.end(), job_magic)) throw zk::input_error(origin + ": not a cuzk Filecoin job (magic)");
-  if (auto v = r.u(4, "version"); v != 1) throw zk::input_error(origin + ": version " + std::to_string(v) + ", expected 1");
+  const auto version = r.u(4, "version");
+  if (version != 1 && version != 2)
+    throw zk::input_error(origin + ": version " + std::to_string(version) + ", expected 1 or 2");
   job_input in;
   const auto kind = r.u(1, "kind");
   if (kind < 1 || kind > 4) throw zk::input_error(origin + ": kind: " + std::to_string(kind) + " is not a proof kind");
@@ -330,6 +379,14 @@ job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::strin
   }
   auto c1 = r.take(r.u(8, "c1 length"), "c1");
   in.c1.assign(c1.begin(), c1.end());
+  if (version >= 2) {
+    const std::pair<domain*, const char*> comms[] = {
+        {&in.comm_r_old, "comm_r_old"}, {&in.comm_r_new, "comm_r_new"}, {&in.comm_d_new, "comm_d_new"}};
+    for (auto [d, field] : comms) {
+      auto b = r.take(32, field);
+      std::copy(b.begin(), b.end(), d->begin());
+    }
+  }
   if (r.at != bytes.size())
     throw zk::input_error(origin + ": " + std::to_string(bytes.size() - r.at) + " bytes after the job");
   return in;
@@ -369,13 +426,17 @@ zk::io::zkey proving_key(const std::string& params_path, const circuit_ref& c) {
 
 std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job_input& in,
                                                  std::shared_ptr<const c1_output> parsed) {
-  require_engine_kind(c);
+  require_implemented(c);
   if (c.seal) {
     if (!in.vanilla_proofs.empty()) throw zk::input_error("vanilla_proofs: PoRep sends one C1 output in vanilla_proof");
     if (!parsed) return std::make_shared<const c1_output>(read_porep_c1(c, in));
     if (in.c1.empty()) throw zk::input_error("vanilla_proof: empty (PoRep needs Curio's C1 wrapper JSON)");
     check_porep_c1(c, in, *parsed);
     return parsed;
+  }
+  if (c.update) {
+    check_update(*c.update, in);
+    return nullptr;
   }
   if (!in.c1.empty()) throw zk::input_error("vanilla_proof: PoSt sends its sector proofs in vanilla_proofs");
   check_post(*c.post, in, false);
@@ -384,8 +445,9 @@ std::shared_ptr<const c1_output> check_job_input(const circuit_ref& c, const job
 
 void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in,
                                std::uint32_t partition, zk::thread_pool& pool, const c1_output* c1) {
-  require_engine_kind(c);
+  require_implemented(c);
   if (c.seal) return synthesize_porep(cs, c, in, partition, pool, c1);
+  if (c.update) return synthesize_update(cs, *c.update, in, partition);
   const auto& p = *c.post;
   if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
   auto checked = check_post(p, in, true);
@@ -406,7 +468,7 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
 }
 
 std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition) {
-  return c.describe() + " partition " + std::to_string(c.seal ? partition : in.partition_index);
+  return c.describe() + " partition " + std::to_string(c.post ? in.partition_index : partition);
 }
 
 zk::io::witness synthesize_partition(const circuit_ref& c, const job_input& in, std::uint32_t partition,

@@ -32,6 +32,7 @@
 #include "fil/seal_commit_phase1_output.hpp"
 #include "fil/types.hpp"
 #include "fil/update/public_params.hpp"
+#include "fil/update/vanilla_verify.hpp"
 #include "zk/cs/constraint_system.hpp"
 #include "zk/io/r1cs.hpp"
 #include "zk/io/wtns.hpp"
@@ -44,7 +45,7 @@ namespace cuzk::fil {
 enum class proof_kind : std::uint8_t { porep_seal_commit = 1, snap_deals_update = 2, window_post_partition = 3, winning_post = 4 };
 const char* to_string(proof_kind k);  // "PoRep C2", "SnapDeals", "WindowPoSt", "WinningPoSt"
 
-// What cannot be proven yet (SnapDeals): the engine answers "unimplemented: ..." for it.
+// What cannot be proven (a kind the engine has no circuit for): the engine answers "unimplemented: ...".
 class not_implemented : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
@@ -52,7 +53,8 @@ class not_implemented : public std::runtime_error {
 
 // The serde name of a registered proof from its abi number (go-state-types abi.RegisteredSealProof
 // for PoRep, abi.RegisteredPoStProof for PoSt: Winning 0-4, Window V1 5-9, Window V1_1 = the
-// proofs API's V1_2 10-14). Throws zk::input_error naming the number.
+// proofs API's V1_2 10-14, abi.RegisteredUpdateProof for SnapDeals: 2 KiB .. 64 GiB 0-4). Throws
+// zk::input_error naming the number.
 std::string_view registered_proof_name(proof_kind kind, std::uint64_t abi_number);
 
 // A registered proof of one kind: its circuit and its parameter file.
@@ -66,15 +68,15 @@ struct circuit_ref {
   std::string vk_file() const;      // "v28-...vk"
   unsigned partitions() const;      // one job's partitions: PoRep the proof's (10 at 32 GiB), PoSt 1, SnapDeals 1..16
   std::uint64_t sector_size() const;
-  bool implemented() const;         // PoSt, PoRep and SnapDeals (whose jobs the engine does not take yet)
+  bool implemented() const;         // PoSt, PoRep and SnapDeals
   std::string describe() const;     // "WindowPoSt StackedDrgWindow2KiBV1_2"
 };
 
 // Throws zk::input_error for an unknown name, a name of another kind, or a sector size that does
-// not match `sector_size` (when non-zero); not_implemented for SnapDeals.
+// not match `sector_size` (when non-zero).
 circuit_ref resolve_circuit(proof_kind kind, std::string_view registered_proof, std::uint64_t sector_size = 0);
-// The SnapDeals circuit of a RegisteredUpdateProof name ("StackedDrg2KiBV1"; the CLI's, the engine
-// still refuses SnapDeals jobs); throws zk::input_error for another name.
+// The SnapDeals circuit of a RegisteredUpdateProof name ("StackedDrg2KiBV1"); throws
+// zk::input_error for another name.
 circuit_ref resolve_update_circuit(std::string_view registered_proof);
 // The circuit a parameter file is for, by its file name (any directory; ".params" or ".vk"), or
 // nullopt when the name is none of the registered proofs'.
@@ -102,23 +104,31 @@ struct job_input {
   domain randomness{};              // PoSt: 32 bytes, an Fr element (lotus/Curio clear its top bits)
   std::uint32_t partition_index = 0;  // WindowPoSt: this partition's index in the deadline's proof
   // PoSt: one bincode FallbackPoStSectorProof per sector of the partition (WinningPoSt: exactly 1).
+  // SnapDeals: one bincode PartitionProof per partition, in partition order.
   std::vector<std::vector<std::uint8_t>> vanilla_proofs;
   // PoRep: Curio's C1 wrapper JSON {"SectorNum","Phase1Out","SectorSize"}.
   std::vector<std::uint8_t> c1;
+  // SnapDeals: the sector's commitments (32 bytes each, field elements).
+  domain comm_r_old{}, comm_r_new{}, comm_d_new{};
+  update::commitments commitments() const { return {comm_r_old, comm_d_new, comm_r_new}; }
   bool operator==(const job_input&) const = default;
 };
 
 // A job's inputs as bytes and back (what a daemon journals so that an accepted Filecoin job
-// survives a restart): "CUZKFILJ", u32 version 1, u8 kind, u32 length + registered proof name,
+// survives a restart): "CUZKFILJ", u32 version 2, u8 kind, u32 length + registered proof name,
 // u64 miner_id, u64 sector_number, 32 B randomness, u32 partition_index, u32 count + (u64 length +
-// bytes) per vanilla proof, u64 length + C1 bytes; little-endian. decode throws zk::input_error
-// naming `origin` and the field.
+// bytes) per vanilla proof, u64 length + C1 bytes, then comm_r_old, comm_r_new, comm_d_new (32 B
+// each; version 1 ends before them: zero); little-endian. decode throws zk::input_error naming
+// `origin` and the field.
 std::vector<std::uint8_t> encode(const job_input& in);
 job_input decode_job_input(std::span<const std::uint8_t> bytes, const std::string& origin);
 
 // Reads and checks the job's vanilla proofs without synthesizing or hashing (cheap: what a service
 // does before it accepts a job): counts, shapes, comm_r, leaf indices against the challenges.
-// PoRep: the C1 is parsed and its claims checked (not its paths). Throws zk::input_error naming the field.
+// PoRep: the C1 is parsed and its claims checked (not its paths). SnapDeals: every PartitionProof
+// parsed and checked whole (update::check_partition_proof, paths included: a few thousand hashes a
+// partition, less than parsing a PoRep C1), the commitments field elements. Throws zk::input_error
+// naming the field.
 // PoRep: returns the C1 output it read (the synthesizers of the job need not read it again), PoSt: null.
 // `parsed`: PoRep's in.c1 as io::read_c1 read it already (the daemon's request check): its claims
 // are checked against the request and it is returned, in.c1 is not read again (same errors).

@@ -200,26 +200,33 @@ typename Inspector::result_type inspect(Inspector& f, fil_input_handle& x) {
   bool present = false;
   fil::job_input in;
   std::uint8_t kind = 0;
-  std::vector<std::uint8_t> randomness;
+  std::vector<std::uint8_t> randomness, comms;  // comms: SnapDeals' comm_r_old, comm_r_new, comm_d_new
   if constexpr (Inspector::reads_state) {
     present = bool(x.ptr);
     if (x.ptr) in = *x.ptr;
     kind = static_cast<std::uint8_t>(in.kind);
     randomness.assign(in.randomness.begin(), in.randomness.end());
+    for (const auto* d : {&in.comm_r_old, &in.comm_r_new, &in.comm_d_new}) comms.insert(comms.end(), d->begin(), d->end());
   }
   auto load = caf::meta::load_callback([&]() -> caf::error {
     if (!present) {
       x.ptr.reset();
       return caf::none;
     }
-    if (randomness.size() != in.randomness.size()) return caf::make_error(caf::sec::invalid_argument);
+    if (randomness.size() != in.randomness.size() || comms.size() != 3 * in.comm_r_old.size())
+      return caf::make_error(caf::sec::invalid_argument);
     in.kind = static_cast<fil::proof_kind>(kind);
     std::copy(randomness.begin(), randomness.end(), in.randomness.begin());
+    auto at = comms.begin();
+    for (auto* d : {&in.comm_r_old, &in.comm_r_new, &in.comm_d_new}) {
+      std::copy(at, at + std::ptrdiff_t(d->size()), d->begin());
+      at += std::ptrdiff_t(d->size());
+    }
     x.ptr = std::make_shared<const fil::job_input>(std::move(in));
     return caf::none;
   });
   return f(caf::meta::type_name("fil_input_handle"), present, kind, in.registered_proof, in.miner_id,
-           in.sector_number, randomness, in.partition_index, in.vanilla_proofs, in.c1, x.partition, load);
+           in.sector_number, randomness, in.partition_index, in.vanilla_proofs, in.c1, comms, x.partition, load);
 }
 
 // A partition's witness: a file to load, values already in memory, or Filecoin vanilla proofs.

@@ -20,6 +20,7 @@
 #include "cuzk/commands.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "fil/registered_proof.hpp"
+#include "fil/update/public_params.hpp"
 #include "zk/error.hpp"
 #include "zk/io/json_bounded.hpp"
 #include "zk/io/binfile.hpp"
@@ -70,6 +71,28 @@ pb::SubmitProofRequest fil_post_request(const std::string& dir) {
   auto rnd = hex_bytes(p.value("randomness", ""), path + ": randomness");
   r.set_randomness(std::string(rnd.begin(), rnd.end()));
   for (auto& s : p.at("sectors")) r.add_vanilla_proofs(slurp((fs::path(dir) / s.at("vanilla").get<std::string>()).string()));
+  return r;
+}
+
+pb::SubmitProofRequest fil_snap_request(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "update.json").string();
+  const json u = zk::io::parse_ordered_json_bounded(slurp(path), path);
+  const auto name = u.value("registered_proof", "");
+  const auto* info = fil::update::find_update_proof(name);
+  if (!info) throw zk::input_error(path + ": registered_proof: unknown '" + name + "'");
+  pb::SubmitProofRequest r;
+  r.set_proof_kind(pb::SNAP_DEALS_UPDATE);
+  r.set_registered_proof(std::uint64_t(info - fil::update::update_proofs().data()));  // abi order
+  r.set_sector_size(info->sector_size);
+  const std::pair<const char*, void (pb::SubmitProofRequest::*)(const std::string&)> comms[] = {
+      {"comm_r_old", &pb::SubmitProofRequest::set_comm_r_old},
+      {"comm_r_new", &pb::SubmitProofRequest::set_comm_r_new},
+      {"comm_d_new", &pb::SubmitProofRequest::set_comm_d_new}};
+  for (auto [field, set] : comms) {
+    const auto b = hex_bytes(u.value(field, ""), path + ": " + field);
+    (r.*set)(std::string(b.begin(), b.end()));
+  }
+  for (auto& v : u.at("vanilla")) r.add_vanilla_proofs(slurp((fs::path(dir) / v.get<std::string>()).string()));
   return r;
 }
 

@@ -232,21 +232,29 @@ int run_remote_prove(const remote_prove_options& r) {
 
 void register_fil_submit(CLI::App* fil) {
   auto* cmd = fil->add_subcommand("submit",
-                                  "Send a Filecoin job to a daemon as Curio does (PoRep C2 from a C1 output, or a PoSt "
-                                  "from fil-oracle's post.json) and wait for its proof");
+                                  "Send a Filecoin job to a daemon as Curio does (PoRep C2 from a C1 output, a PoSt "
+                                  "from fil-oracle's post.json, a SnapDeals update from its update.json) and wait "
+                                  "for its proof");
   auto o = std::make_shared<client_options>();
   auto c1 = std::make_shared<std::string>(), post = std::make_shared<std::string>(), out = std::make_shared<std::string>();
+  auto update = std::make_shared<std::string>();
   auto miner = std::make_shared<std::uint64_t>(0);
   add_client_options(cmd, *o);
   cmd->add_option("--c1", *c1, "PoRep: Curio's C1 wrapper JSON {SectorNum, Phase1Out, SectorSize}");
   cmd->add_option("--miner-id", *miner, "PoRep: miner actor id (f0... without the prefix)");
   cmd->add_option("--post-dir", *post, "WindowPoSt / WinningPoSt: a directory with post.json and its vanilla-*.bin");
+  cmd->add_option("--update-dir", *update,
+                  "SnapDeals: a directory with update.json (registered_proof, comm_r_old, comm_r_new, comm_d_new in "
+                  "hex, vanilla: the PartitionProof files)");
   cmd->add_option("--out", *out, "directory for proof.bin (192 bytes per partition)")->required();
   cmd->callback([=] {
     run_command([&] {
-      if (c1->empty() == post->empty()) throw zk::input_error("give one of --c1 (PoRep) and --post-dir (PoSt)");
+      if (int(!c1->empty()) + int(!post->empty()) + int(!update->empty()) != 1)
+        throw zk::input_error("give one of --c1 (PoRep), --post-dir (PoSt) and --update-dir (SnapDeals)");
       if (!c1->empty() && cmd->count("--miner-id") == 0) throw zk::input_error("--c1 needs --miner-id");
-      const auto req = c1->empty() ? fil_post_request(*post) : fil_porep_request(*c1, *miner);
+      const auto req = !update->empty() ? fil_snap_request(*update)
+                       : c1->empty()    ? fil_post_request(*post)
+                                        : fil_porep_request(*c1, *miner);
       auto stub = connect(*o);
       grpc::ClientContext ctx;
       prepare(ctx, *o);

@@ -14,5 +14,8 @@ namespace cuzk::cli {
 ::cuzk::v1::SubmitProofRequest fil_porep_request(const std::string& c1, std::uint64_t miner);
 // WindowPoSt / WinningPoSt from fil-oracle's DIR/post.json and the vanilla-*.bin it names.
 ::cuzk::v1::SubmitProofRequest fil_post_request(const std::string& dir);
+// SnapDeals from fil-oracle's DIR/update.json (registered_proof, the three commitments in hex) and
+// the PartitionProof files it names, in partition order.
+::cuzk::v1::SubmitProofRequest fil_snap_request(const std::string& dir);
 
 }  // namespace cuzk::cli

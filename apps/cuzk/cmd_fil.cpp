@@ -485,6 +485,7 @@ int fil_prove_and_write(const fil_prove_target& t, const fil::circuit_ref& c, st
                         const std::function<zk::io::witness(std::size_t)>& synthesize, const std::string& what) {
   fil_options o;
   o.params_dir = t.params_dir, o.backend = t.backend, o.out = t.out, o.timings = t.timings;
+  o.evaluator_dir = t.evaluator_dir;
   return prove_and_write(o, c, partitions, synthesize, what);
 }
 

@@ -22,6 +22,7 @@ namespace cuzk::cli {
 
 struct fil_prove_target {
   std::string params_dir, backend = "auto", out;
+  std::string evaluator_dir;  // where a compact evaluator is cached ("": params_dir)
   bool timings = false;
 };
 // Loads c's key from params_dir, proves `partitions` partitions (synthesize(k)), verifies them in one

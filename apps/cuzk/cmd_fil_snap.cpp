@@ -123,6 +123,8 @@ void register_fil_snap(CLI::App& fil) {
   snap->add_option("--params-dir", o->target.params_dir, "parameter cache (FIL_PROOFS_PARAMETER_CACHE): the .params is found by name")
       ->required();
   snap->add_option("--out", o->target.out, "proof: 192 bytes per partition, concatenated")->required();
+  snap->add_option("--evaluator-dir", o->target.evaluator_dir,
+                   "where the update circuit's compact evaluator is cached (default: --params-dir; recorded once per size)");
   snap->add_option("--backend", o->target.backend, "auto | cpu | cuda (auto: cuda when built and a device is present)");
   snap->add_flag("--timings", o->target.timings, "the stage split on stderr");
   snap->callback([o] { run_command([&] { return prove_snap(*o); }); });

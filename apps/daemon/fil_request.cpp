@@ -28,12 +28,6 @@ std::string size_name(std::uint64_t s) {  // "2k", "32g": Curio's circuit-id suf
 
 [[noreturn]] void refuse(const std::string& what) { throw request_error(StatusCode::INVALID_ARGUMENT, what); }
 
-[[noreturn]] void snap_unimplemented(const std::string& field) {
-  throw request_error(StatusCode::UNIMPLEMENTED,
-                      field + ": SNAP_DEALS_UPDATE is not implemented by cuzk yet (no SnapDeals circuit); "
-                              "prove SnapDeals updates with the Rust engine or filecoin-ffi");
-}
-
 std::string params_path(const std::string& file, const std::string& param_cache) {
   return fs::absolute(fs::path(param_cache) / file).lexically_normal().string();
 }
@@ -76,7 +70,6 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
     refuse("proof_kind: " + std::to_string(kind) +
            " is not a proof kind (POREP_SEAL_COMMIT 1, SNAP_DEALS_UPDATE 2, WINDOW_POST_PARTITION 3, WINNING_POST 4)");
   out.kind = v1::ProofKind(kind);
-  if (out.kind == v1::SNAP_DEALS_UPDATE) snap_unimplemented("proof_kind");
   if (!req.circuit().empty() || req.partitions_size() != 0)
     refuse("circuit/partitions: a Filecoin request (proof_kind " + v1::ProofKind_Name(out.kind) +
            ") carries vanilla proofs, not a circom circuit and witnesses");
@@ -123,6 +116,22 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
              std::to_string(req.sector_number()));
     in.sector_number = c1.sector_num;
     in.c1.assign(req.vanilla_proof().begin(), req.vanilla_proof().end());
+  } else if (out.kind == v1::SNAP_DEALS_UPDATE) {
+    if (!req.vanilla_proof().empty())
+      refuse("vanilla_proof: SnapDeals sends one bincode PartitionProof per partition in vanilla_proofs");
+    const std::pair<const std::string*, fil::domain*> comms[] = {{&req.comm_r_old(), &in.comm_r_old},
+                                                                  {&req.comm_r_new(), &in.comm_r_new},
+                                                                  {&req.comm_d_new(), &in.comm_d_new}};
+    const char* names[] = {"comm_r_old", "comm_r_new", "comm_d_new"};
+    for (int i = 0; i < 3; ++i) {
+      const auto& [bytes, d] = comms[i];
+      if (bytes->size() != d->size())
+        refuse(std::string(names[i]) + ": " + std::to_string(bytes->size()) + " bytes, a commitment is 32");
+      std::copy(bytes->begin(), bytes->end(), d->begin());
+    }
+    if (req.vanilla_proofs_size() == 0)
+      refuse("vanilla_proofs: empty (one bincode PartitionProof per partition of the update)");
+    for (const auto& b : req.vanilla_proofs()) in.vanilla_proofs.emplace_back(b.begin(), b.end());
   } else {
     if (!req.vanilla_proof().empty()) refuse("vanilla_proof: PoSt sends one vanilla proof per sector in vanilla_proofs");
     if (req.randomness().size() != 32)
@@ -133,7 +142,8 @@ fil_request check_fil_request(const v1::SubmitProofRequest& req, const std::stri
       refuse("vanilla_proofs: empty (one bincode FallbackPoStSectorProof per challenged sector)");
     for (const auto& b : req.vanilla_proofs()) in.vanilla_proofs.emplace_back(b.begin(), b.end());
   }
-  // Counts, shapes, comm_r and the challenged leaves, as the engine checks them (cheap: no hashing).
+  // Counts, shapes, comm_r and the challenged leaves, as the engine checks them (PoSt and PoRep: no
+  // hashing; SnapDeals: each PartitionProof's paths too).
   fil_checked([&] {
     fil::check_job_input(out.circuit, in, out.c1);  // PoRep: the C1 read above, not read again
     return 0;
@@ -154,9 +164,11 @@ std::optional<std::string> fil_params_for_circuit_id(const std::string& id, cons
   if (dash == std::string::npos) return std::nullopt;
   const std::string kind = id.substr(0, dash), size = id.substr(dash + 1);
   if (kind != "porep" && kind != "wpost" && kind != "winning" && kind != "snap") return std::nullopt;
-  if (kind == "snap") snap_unimplemented("circuit_id " + id);
   std::string file;
-  if (kind == "porep") {
+  if (kind == "snap") {
+    for (const auto& p : fil::update::update_proofs())
+      if (size_name(p.sector_size) == size) file = fil::resolve_update_circuit(p.name).params_file();
+  } else if (kind == "porep") {
     for (const auto& p : fil::seal_proofs())
       if (p.version == fil::api_version::v1_1_0 && size_name(p.sector_size) == size)
         file = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, p.name).params_file();

@@ -1,7 +1,7 @@
 // Curio's Filecoin requests (SubmitProofRequest with proof_kind set), checked before anything is
 // queued or journaled. Each refusal is a request_error carrying the gRPC code and one line naming
 // the field:
-//   proof_kind        not one of the four kinds: INVALID_ARGUMENT; SNAP_DEALS_UPDATE: UNIMPLEMENTED
+//   proof_kind        not one of the four kinds: INVALID_ARGUMENT
 //   registered_proof  no such abi number for the kind, or a proof for another sector_size:
 //                     INVALID_ARGUMENT (fil/partition.hpp resolves it, as the engine does)
 //   parameters        the .params file parameters.json names for the proof is not in the cache
@@ -10,6 +10,10 @@
 //                     output is shaped for the registered proof; a bare C1 output is refused
 //   vanilla_proofs    PoSt: one bincode FallbackPoStSectorProof per challenged sector, shaped for
 //                     the proof, proving the challenges the randomness gives (fil::check_job_input)
+//                     SnapDeals: one bincode PartitionProof per partition of the sector size,
+//                     each parsed and checked whole (paths to comm_r_old / comm_r_new, encoding,
+//                     comm_d_new: update::check_partition_proof)
+//   comm_r_old, comm_r_new, comm_d_new  SnapDeals: exactly 32 bytes each, field elements
 //   randomness        PoSt: exactly 32 bytes, a field element
 // The result is what the engine's filecoin_request needs; the raw request is what the journal keeps.
 #pragma once
@@ -45,7 +49,7 @@ fil_request check_fil_request(const ::cuzk::v1::SubmitProofRequest& req, const s
 // Curio's circuit ids ("porep-32g", "wpost-2k", "winning-32g", ...: kind, '-', size as
 // 2k|8m|512m|32g|64g) and parameter file names ("v28-...", with or without .params) to the absolute
 // .params path in the cache; nullopt when `id` is neither (then it is a circom circuit name).
-// SnapDeals ids are refused with UNIMPLEMENTED; a known id whose file is missing with NOT_FOUND.
+// ("snap-32g": the update circuit's); a known id whose file is missing with NOT_FOUND.
 std::optional<std::string> fil_params_for_circuit_id(const std::string& id, const std::string& param_cache);
 
 }  // namespace cuzk::daemon

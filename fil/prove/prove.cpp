@@ -58,6 +58,15 @@ circuit_key load_key(const std::string& params_path, const circuit_ref& c, const
     k.pce = zk::groth16::constraint_evaluator::from_compact(evaluator);
     return k;
   }
+  if (c.update) {
+    const auto evaluator =
+        open_update_evaluator(*c.update, porep_evaluator_path(params_path, evaluator_dir), progress).compact;
+    const auto p = zk::io::bellperson_params::open(params_path);
+    k.key = zk::groth16::bellperson_proving_key(p, *evaluator);
+    k.key.path = params_path;
+    k.pce = zk::groth16::constraint_evaluator::from_compact(evaluator);
+    return k;
+  }
   k.key = proving_key(params_path, c);
   k.pce = zk::groth16::constraint_evaluator::build(k.key);
   return k;

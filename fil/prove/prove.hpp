@@ -54,8 +54,9 @@ using progress_fn = std::function<void(std::string_view stage, std::size_t done,
 // The key of circuit c from its .params file. PoRep: the circuit's compact recorded evaluator
 // (fil/evaluator.hpp) is read from evaluator_dir (default: the params' directory) as
 // <params file stem>.cuzk-pce, recorded there first when absent or not this circuit's (once per
-// sector size: a streaming record, no R1CS held); the key's density comes from it. PoSt: the R1CS
-// recorded in memory (fil/partition proving_key) and the CSR evaluator.
+// sector size: a streaming record, no R1CS held); the key's density comes from it. SnapDeals the same
+// (fil::open_update_evaluator). PoSt: the R1CS recorded in memory (fil/partition proving_key) and the
+// CSR evaluator.
 circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir = "",
                      const progress_fn& progress = {});
 // The compact recorded evaluator of info's circuit in `file`: opened, or first recorded there (a

@@ -125,7 +125,7 @@ done
 check "PreloadSRS wpost-2k (Curio's circuit id)" "$BUILD/bin/cuzk" preload --addr "$ADDR" wpost-2k
 check "the WindowPoSt parameters are hot in GetStatus" bash -c "'$CLIENT' -addr '$ADDR' status | grep -q 'key v28-proof-of-spacetime.*: HOT'"
 check "EvictSRS wpost-2k" "$BUILD/bin/cuzk" evict --addr "$ADDR" wpost-2k
-check "PreloadSRS snap-32g is UNIMPLEMENTED" bash -c "'$BUILD/bin/cuzk' preload --addr '$ADDR' snap-32g 2>&1 | grep -q 'SNAP_DEALS_UPDATE is not implemented'"
+check "PreloadSRS snap-32g names the 32 GiB update params it does not find" bash -c "'$BUILD/bin/cuzk' preload --addr '$ADDR' snap-32g 2>&1 | grep -q 'v28-empty-sector-update-merkletree-poseidon_hasher-8-8-0-3b7f44a9.*not found'"
 check "cancel a PoRep mid-job: cancelled, then idle, the host budget holding only keys" \
   "$CLIENT" -addr "$ADDR" cancel -c1 "$FIX/sector-1/c1.json" -idle 10m
 

@@ -7,6 +7,8 @@
 //	curio-client -addr A status                GetStatus: queues (Curio's back-pressure sum), devices, keys
 //	curio-client -addr A post -dir D -out F    WindowPoSt / WinningPoSt from fil-oracle's post.json + vanilla-*.bin
 //	curio-client -addr A porep -c1 F -miner M -out F   PoRep C2 from Curio's C1 wrapper JSON
+//	curio-client -addr A snap -dir D -out F    a SnapDeals update from fil-oracle's update.json + vanilla-*.bin, and
+//	                                           each malformed SnapDeals field refused while it is in flight
 //	curio-client -addr A bad-inputs -sample D  each malformed request gets its gRPC code and a one-line message
 //	curio-client -addr A cancel -dir D         submit a WindowPoSt, cancel it, await: CANCELLED (or done first)
 //	curio-client -addr A submit -dir D         SubmitProof only; prints the job id
@@ -33,7 +35,7 @@ import (
 )
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: curio-client [-addr HOST:PORT|unix:PATH] contract|status|post|porep|bad-inputs|cancel|submit|await|overtake [flags]")
+	fmt.Fprintln(os.Stderr, "usage: curio-client [-addr HOST:PORT|unix:PATH] contract|status|post|porep|snap|bad-inputs|cancel|submit|await|overtake [flags]")
 	os.Exit(2)
 }
 
@@ -88,7 +90,7 @@ func parseFlags(fs *flag.FlagSet, args []string, required ...string) {
 // The subcommands that talk to a daemon.
 var commands = map[string]func(context.Context, pb.ProvingEngineClient, []string) int{
 	"status": func(ctx context.Context, c pb.ProvingEngineClient, _ []string) int { return runStatus(ctx, c) },
-	"post":   runPost, "porep": runPoRep, "bad-inputs": runBadInputs, "cancel": runCancel,
+	"post":   runPost, "porep": runPoRep, "snap": runSnap, "bad-inputs": runBadInputs, "cancel": runCancel,
 	"submit": runSubmit, "await": runAwait, "overtake": runOvertake,
 }
 

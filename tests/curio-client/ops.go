@@ -351,8 +351,9 @@ func runBadInputs(ctx context.Context, c pb.ProvingEngineClient, args []string) 
 	cases = append(cases, badCase{"a circom request with a priority outside the enum",
 		&pb.SubmitProofRequest{Circuit: "sample", Priority: 9}, codes.InvalidArgument, []string{"priority", "9"}})
 	r = window()
-	r.ProofKind = pb.ProofKind_SNAP_DEALS_UPDATE
-	cases = append(cases, badCase{"SNAP_DEALS_UPDATE", r, codes.Unimplemented, []string{"SNAP_DEALS_UPDATE", "not implemented"}})
+	r.ProofKind = pb.ProofKind_SNAP_DEALS_UPDATE // a WindowPoSt's registered_proof (10) is no update proof
+	cases = append(cases, badCase{"SNAP_DEALS_UPDATE with a PoSt's registered_proof", r, codes.InvalidArgument,
+		[]string{"registered_proof", "10", "SnapDeals"}})
 
 	before, err := c.GetStatus(ctx, &pb.GetStatusRequest{})
 	if err != nil {

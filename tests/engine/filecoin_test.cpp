@@ -340,7 +340,7 @@ TEST_CASE("Filecoin: bad input is refused with one line naming the field, never 
     r.sector_size = 8 << 20;
     REQUIRE(submit_error(e, r).starts_with("bad_input: sector_size"));
   }
-  SECTION("PoRep without a C1, a C1 of another miner; SnapDeals is refused as unimplemented") {
+  SECTION("PoRep without a C1, a C1 of another miner; SnapDeals naming a seal proof") {
     auto r = window;
     r.input.kind = fil::proof_kind::porep_seal_commit;
     r.input.registered_proof = "StackedDrg2KiBV1_1";
@@ -355,7 +355,7 @@ TEST_CASE("Filecoin: bad input is refused with one line naming the field, never 
     p.input.c1.resize(p.input.c1.size() / 2);
     REQUIRE(submit_error(e, p).starts_with("bad_input: vanilla_proof"));
     r.input.kind = fil::proof_kind::snap_deals_update;
-    REQUIRE(submit_error(e, r).starts_with("unimplemented: "));
+    REQUIRE(submit_error(e, r).starts_with("bad_input: registered_proof: 'StackedDrg2KiBV1_1' is not a registered update proof"));
   }
   SECTION("a parameter cache without the file: the error names the path it looked for") {
     auto dir = std::filesystem::temp_directory_path() / "cuzk-empty-param-cache";

@@ -7,8 +7,10 @@
 #include <iterator>
 
 #include "fil/evaluator.hpp"
+#include "fil/io/update_bincode.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/partition.hpp"
+#include "fil/synthetic.hpp"
 #include "zk/cs/export.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/partition_buffers.hpp"
@@ -84,6 +86,11 @@ TEST_CASE("fil partition: registered proofs by Curio's abi numbers", "[fil]") {
   REQUIRE(fil::registered_proof_name(fil::proof_kind::window_post_partition, 13) == "StackedDrgWindow32GiBV1_2");
   REQUIRE_THROWS_WITH(fil::registered_proof_name(fil::proof_kind::winning_post, 15),
                       Catch::StartsWith("registered_proof: 15 is not"));
+  // SnapDeals: abi.RegisteredUpdateProof, 2 KiB .. 64 GiB = 0 .. 4.
+  REQUIRE(fil::registered_proof_name(fil::proof_kind::snap_deals_update, 0) == "StackedDrg2KiBV1");
+  REQUIRE(fil::registered_proof_name(fil::proof_kind::snap_deals_update, 3) == "StackedDrg32GiBV1");
+  REQUIRE_THROWS_WITH(fil::registered_proof_name(fil::proof_kind::snap_deals_update, 5),
+                      "registered_proof: 5 is not a registered SnapDeals proof number");
 }
 
 TEST_CASE("fil partition: refusals name the field", "[fil]") {
@@ -92,7 +99,10 @@ TEST_CASE("fil partition: refusals name the field", "[fil]") {
                       Catch::StartsWith("registered_proof: 'StackedDrgWindow2KiBV1_2' is not a registered WinningPoSt"));
   REQUIRE_THROWS_WITH(fil::resolve_circuit(proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2", 2 << 20),
                       Catch::StartsWith("sector_size: 2097152 does not match"));
-  REQUIRE_THROWS_AS(fil::resolve_circuit(proof_kind::snap_deals_update, "StackedDrg2KiBV1_1"), fil::not_implemented);
+  REQUIRE_THROWS_WITH(fil::resolve_circuit(proof_kind::snap_deals_update, "StackedDrg2KiBV1_1"),
+                      Catch::StartsWith("registered_proof: 'StackedDrg2KiBV1_1' is not a registered update proof"));
+  REQUIRE_THROWS_WITH(fil::resolve_circuit(proof_kind::snap_deals_update, "StackedDrg32GiBV1", 2048),
+                      Catch::StartsWith("sector_size: 2048 does not match"));
   auto porep = fil::resolve_circuit(proof_kind::porep_seal_commit, "StackedDrg2KiBV1_1", 2048);
   fil::job_input in;
   in.kind = proof_kind::porep_seal_commit;
@@ -116,8 +126,17 @@ TEST_CASE("fil partition: the journaled job encoding round-trips and refuses tru
   in.partition_index = 3;
   in.vanilla_proofs = {{1, 2, 3}, {}, std::vector<std::uint8_t>(300, 9)};
   in.c1 = {'{', '}'};
+  for (std::size_t i = 0; i < 32; ++i)
+    in.comm_r_old[i] = std::uint8_t(i + 1), in.comm_r_new[i] = std::uint8_t(i + 2), in.comm_d_new[i] = std::uint8_t(i + 3);
   const auto bytes = fil::encode(in);
   REQUIRE(fil::decode_job_input(bytes, "job.bin") == in);
+  // A version 1 job (journaled before SnapDeals) has no commitments: they read as zero.
+  auto v1 = bytes;
+  v1[8] = 1;
+  v1.resize(v1.size() - 96);
+  auto old = in;
+  old.comm_r_old = old.comm_r_new = old.comm_d_new = fil::domain{};
+  REQUIRE(fil::decode_job_input(v1, "job.bin") == old);
   for (std::size_t n = 0; n < bytes.size(); n += 7)
     REQUIRE_THROWS_AS(fil::decode_job_input(std::span(bytes).first(n), "job.bin"), zk::input_error);
   auto longer = bytes;
@@ -199,4 +218,39 @@ TEST_CASE("fil partition: a partition synthesized into kept buffers, the C1 read
   bufs.give_witness(std::vector<zk::bigint<4>>(8));
   REQUIRE(bufs.take_witness().size() == 8);
   REQUIRE(bufs.take_witness().empty());
+}
+
+TEST_CASE("fil partition: a SnapDeals job checks its PartitionProofs and synthesizes each partition", "[fil]") {
+  const auto syn = fil::synthetic_update_proofs(2048, 5);
+  fil::job_input in;
+  in.kind = fil::proof_kind::snap_deals_update;
+  in.registered_proof = "StackedDrg2KiBV1";
+  in.comm_r_old = syn.comms.comm_r_old, in.comm_r_new = syn.comms.comm_r_new, in.comm_d_new = syn.comms.comm_d_new;
+  for (const auto& p : syn.partitions) in.vanilla_proofs.push_back(fil::io::to_bincode(p));
+  const auto c = fil::resolve_circuit(in.kind, in.registered_proof, 2048);
+  REQUIRE(c.partitions() == 1);
+  REQUIRE(fil::check_job_input(c, in) == nullptr);
+  const auto w = fil::synthesize_partition(c, in, 0, 1);
+  const auto want = fil::update::public_inputs(fil::update::from_sector_size(2048), 0, in.commitments());
+  REQUIRE(w.values.size() > want.size());
+  for (std::size_t i = 0; i < want.size(); ++i) REQUIRE(w.values[i + 1] == want[i].to_canonical());
+  REQUIRE(fil::partition_name(c, in, 0) == "SnapDeals StackedDrg2KiBV1 partition 0");
+
+  auto bad = in;
+  bad.vanilla_proofs.push_back(bad.vanilla_proofs[0]);
+  REQUIRE_THROWS_WITH(fil::check_job_input(c, bad), Catch::StartsWith("vanilla_proofs: 2 PartitionProofs, a StackedDrg2KiBV1 update has 1"));
+  bad = in;
+  bad.vanilla_proofs[0].resize(bad.vanilla_proofs[0].size() / 2);
+  REQUIRE_THROWS_WITH(fil::check_job_input(c, bad), Catch::StartsWith("vanilla_proofs[0] (partition 0)"));
+  bad = in;
+  bad.comm_r_old[0] ^= 1;  // paths that do not open to it
+  REQUIRE_THROWS_WITH(fil::check_job_input(c, bad), Catch::StartsWith("vanilla_proofs[0] (partition 0)") &&
+                                                        Catch::Contains("comm_r_old"));
+  REQUIRE_THROWS_WITH(fil::synthesize_partition(c, bad, 0, 1), Catch::StartsWith("vanilla_proofs[0] (partition 0)"));
+  bad = in;
+  bad.comm_d_new[31] = 0xff;
+  REQUIRE_THROWS_WITH(fil::check_job_input(c, bad), Catch::StartsWith("comm_d_new"));
+  bad = in;
+  bad.c1 = {'{', '}'};
+  REQUIRE_THROWS_WITH(fil::check_job_input(c, bad), Catch::StartsWith("vanilla_proof: SnapDeals sends"));
 }
