@@ -30,6 +30,15 @@ seal_commit_phase1_output synthetic_c1(const seal_proof_info& proof, std::uint64
 post::fallback_post_sector_proof synthetic_post_proof(const post_proof_info& proof, std::uint64_t sector_id,
                                                       const domain& randomness, std::uint64_t sector_index,
                                                       std::uint64_t rng_seed);
+// PoSt sector proofs that verify: `count` sectors (ids first_sector_id, +1, ...) of partition
+// `partition_index`, each proving the challenges `randomness` gives it, through one periodic TreeR
+// (synthetic_update's trick; every sector has the same comm_c and comm_r). Benchmarks
+// (`cuzk bench fil --shape wpost-32GiB`) and tests.
+std::vector<post::fallback_post_sector_proof> synthetic_valid_post_proofs(const post_proof_info& proof,
+                                                                          const domain& randomness,
+                                                                          std::uint32_t partition_index, std::size_t count,
+                                                                          std::uint64_t first_sector_id,
+                                                                          std::uint64_t seed);
 // A Merkle proof of node `index` in a tree of `nodes` leaves and this shape (tree_shape{2,0,0}: the
 // binary comm_d tree), with random siblings.
 merkle::merkle_proof synthetic_merkle_proof(std::uint64_t nodes, tree_shape t, std::uint64_t index, std::uint64_t& rng);

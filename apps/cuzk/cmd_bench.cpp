@@ -200,9 +200,9 @@ void register_fil_bench(CLI::App* bench) {
   fil->add_option("--duration", o->duration_s, "stress: seconds")->capture_default_str();
   fil->add_option("--out", o->out, "results JSON (the SVG goes next to it)")->capture_default_str();
   fil->add_option("--shape", o->shape,
-                  "porep-2KiB|porep-8MiB|porep-512MiB|porep-32GiB|porep-64GiB: no daemon, an in-process engine on a "
-                  "synthetic SRS of that shape generated on the GPU (NOT A SETUP: proofs do not verify) and a synthetic "
-                  "C1 (or --c1)");
+                  "porep-2KiB|...|porep-64GiB, snap-2KiB|...|snap-64GiB, wpost-2KiB|...|wpost-64GiB: no daemon, an in-process engine "
+                  "on a synthetic SRS of that shape generated on the GPU (NOT A SETUP: proofs do not verify) and a "
+                  "synthetic C1 (or --c1) / synthetic SnapDeals PartitionProofs / synthetic PoSt sector proofs");
   fil->add_option("--partitions", o->partitions, "--shape: partitions per sector (must be the proof's: 10 at 32 GiB)");
   fil->add_option("--sectors", o->sectors, "--shape: sectors, all submitted at once")->capture_default_str();
   fil->add_option("--seed", o->seed, "--shape: seed of the synthetic C1 and SRS")->capture_default_str();

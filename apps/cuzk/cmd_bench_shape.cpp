@@ -1,5 +1,7 @@
 // `cuzk bench fil --shape porep-32GiB --partitions 10 [--sectors N] [--seed S]`: the PoRep C2
-// workload at full scale with no daemon and no parameter file. An engine runs in this process (the
+// workload at full scale with no daemon and no parameter file; `--shape snap-32GiB` the SnapDeals
+// update's (16 partitions of the update circuit from synthetic PartitionProofs that verify),
+// `--shape wpost-32GiB` one WindowPoSt partition's (2349 synthetic sector proofs that verify). An engine runs in this process (the
 // same actors and the same Filecoin path as the daemon's: C1 -> synthesizer -> stager -> device ->
 // assembler), fed a synthetic C1 (fil/synthetic, or --c1) and a synthetic SRS of the circuit's real
 // shape (zk/groth16/synthetic_srs: counts and densities from the compact recorded evaluator, points
@@ -23,6 +25,7 @@
 #include <map>
 #include <mutex>
 #include <numeric>
+#include <random>
 #include <sstream>
 #include <thread>
 
@@ -33,7 +36,10 @@
 #include "bench_shape.hpp"
 #include "commands.hpp"
 #include "engine/engine.hpp"
+#include "fil/evaluator.hpp"
 #include "fil/io/c1_json.hpp"
+#include "fil/io/post_bincode.hpp"
+#include "fil/io/update_bincode.hpp"
 #include "fil/partition.hpp"
 #include "fil/prove/prove.hpp"
 #include "fil/synthetic.hpp"
@@ -56,6 +62,18 @@ const fil::seal_proof_info* shape_proof(const std::string& shape) {
   if (!p)
     throw zk::input_error("--shape: '" + shape + "' is not porep-2KiB, porep-8MiB, porep-512MiB, porep-32GiB or porep-64GiB");
   return p;
+}
+
+fil::circuit_ref snap_circuit_of(const std::string& shape) {
+  const auto* p = shape.rfind("snap-", 0) == 0 ? fil::update::find_update_proof("StackedDrg" + shape.substr(5) + "V1") : nullptr;
+  if (!p) throw zk::input_error("--shape: '" + shape + "' is not snap-2KiB, snap-8MiB, snap-512MiB, snap-32GiB or snap-64GiB");
+  return fil::resolve_update_circuit(p->name);
+}
+
+fil::circuit_ref wpost_circuit_of(const std::string& shape) {
+  const auto* p = shape.rfind("wpost-", 0) == 0 ? fil::find_post_proof("StackedDrgWindow" + shape.substr(6) + "V1_2") : nullptr;
+  if (!p) throw zk::input_error("--shape: '" + shape + "' is not wpost-2KiB, wpost-8MiB, wpost-512MiB, wpost-32GiB or wpost-64GiB");
+  return fil::resolve_circuit(fil::proof_kind::window_post_partition, p->name);
 }
 
 std::string default_evaluator_dir() {
@@ -147,10 +165,18 @@ std::string fmt(double v, int prec = 2) {
 }  // namespace
 
 int run_bench_fil_shape(const bench_fil_options& o) {
-  const auto* proof = shape_proof(o.shape);
-  if (o.partitions && o.partitions != proof->partitions)
-    throw zk::input_error("--partitions " + std::to_string(o.partitions) + ": a " + std::string(proof->name) +
-                          " sector has " + std::to_string(proof->partitions) + " partitions");
+  // snap-SIZE: the SnapDeals update of a sector (its PartitionProofs synthetic, fil/synthetic_update);
+  // wpost-SIZE: one full WindowPoSt partition (synthetic sector proofs that verify); porep-SIZE: PoRep C2.
+  const bool snap = o.shape.rfind("snap-", 0) == 0, wpost = o.shape.rfind("wpost-", 0) == 0;
+  const fil::circuit_ref circuit = snap    ? snap_circuit_of(o.shape)
+                                   : wpost ? wpost_circuit_of(o.shape)
+                                           : fil::resolve_circuit(fil::proof_kind::porep_seal_commit, shape_proof(o.shape)->name);
+  const std::string proof_name(snap ? circuit.update->name : wpost ? circuit.post->name : circuit.seal->name);
+  const unsigned parts = circuit.partitions();
+  if (o.partitions && o.partitions != parts)
+    throw zk::input_error("--partitions " + std::to_string(o.partitions) + ": a " + proof_name + " sector has " +
+                          std::to_string(parts) + " partitions");
+  if ((snap || wpost) && !o.c1.empty()) throw zk::input_error("--c1: only a porep shape proves a C1");
   if (o.sectors == 0) throw zk::input_error("--sectors: at least 1");
   if (o.device != "cuda" && o.device != "cpu") throw zk::input_error("--device: '" + o.device + "' is not cuda or cpu");
   const auto names = zk::groth16::registered_backends();
@@ -163,11 +189,9 @@ int run_bench_fil_shape(const bench_fil_options& o) {
     std::cerr << "error: cuzk bench fil --shape: no CUDA device on this machine (the synthetic SRS is generated on a GPU)\n";
     return exit_bad_input;
   }
-  const auto circuit = fil::resolve_circuit(fil::proof_kind::porep_seal_commit, proof->name);
-  const unsigned parts = proof->partitions;
   // The engine evaluates a, b, c on the device only when every device is a GPU (engine.cpp).
   const bool abc_on_device = o.device_synthesis && o.device == "cuda";
-  std::cout << "bench fil --shape " << o.shape << ": " << proof->name << ", " << parts << (parts == 1 ? " partition x " : " partitions x ")
+  std::cout << "bench fil --shape " << o.shape << ": " << circuit.describe() << ", " << parts << (parts == 1 ? " partition x " : " partitions x ")
             << o.sectors << (o.sectors == 1 ? " sector on " : " sectors on ") << o.device << " (a, b, c " << (abc_on_device ? "on the device from the witness" : "on the host")
             << ")\n"
             << "NOT A SETUP: synthetic SRS (random points of the real shape); the proofs do NOT verify and are released "
@@ -178,30 +202,62 @@ int run_bench_fil_shape(const bench_fil_options& o) {
 
   // The C1 output: synthetic (never sealed, its witness satisfies the circuit) or the caller's.
   std::string c1;
-  {
+  fil::job_input input;
+  if (snap) {  // PartitionProofs that verify for a sector never sealed
+    auto t = clock_type::now();
+    progress_bar bar("synthetic PartitionProofs (" + o.shape + ")", false);
+    bar.update(0, 1);
+    const auto syn = fil::synthetic_update_proofs(circuit.sector_size(), o.seed);
+    bar.done();
+    input.kind = fil::proof_kind::snap_deals_update;
+    input.registered_proof = proof_name;
+    input.comm_r_old = syn.comms.comm_r_old, input.comm_r_new = syn.comms.comm_r_new, input.comm_d_new = syn.comms.comm_d_new;
+    for (const auto& p : syn.partitions) input.vanilla_proofs.push_back(fil::io::to_bincode(p));
+    stages["vanilla_make_s"] = secs(t);
+    t = clock_type::now();
+    fil::check_job_input(circuit, input);
+    stages["vanilla_check_s"] = secs(t);
+  } else if (wpost) {  // a full partition of sector proofs that verify
+    auto t = clock_type::now();
+    const auto& p = *circuit.post;
+    progress_bar bar("synthetic sector proofs (" + o.shape + ", " + std::to_string(p.sector_count) + " sectors)", false);
+    bar.update(0, 1);
+    std::mt19937_64 rng(o.seed);
+    input.kind = fil::proof_kind::window_post_partition;
+    input.registered_proof = proof_name;
+    input.miner_id = o.miner;
+    for (auto& b : input.randomness) b = std::uint8_t(rng());
+    input.randomness[31] &= 0x3f;
+    for (const auto& s : fil::synthetic_valid_post_proofs(p, input.randomness, 0, p.sector_count, o.sector, o.seed))
+      input.vanilla_proofs.push_back(fil::io::to_bincode(s));
+    bar.done();
+    stages["vanilla_make_s"] = secs(t);
+    t = clock_type::now();
+    fil::check_job_input(circuit, input);
+    stages["vanilla_check_s"] = secs(t);
+  } else {
     auto t = clock_type::now();
     if (!o.c1.empty()) {
       c1 = zk::io::read_file_capped(o.c1, (std::uint64_t{2} << 30) - 1, "C1 output");
     } else {
       progress_bar bar("synthetic C1 (" + o.shape + ")", false);
       bar.update(0, 1);
-      c1 = fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*proof, o.sector, o.miner, o.seed)), o.sector,
-                            proof->sector_size);
+      c1 = fil::io::wrap_c1(fil::io::to_json(fil::synthetic_c1(*circuit.seal, o.sector, o.miner, o.seed)), o.sector,
+                            circuit.sector_size());
       bar.done();
     }
     stages["c1_make_s"] = secs(t);
+    input.kind = fil::proof_kind::porep_seal_commit;
+    input.registered_proof = proof_name;
+    input.miner_id = o.miner;
+    input.sector_number = o.sector;
+    input.c1.assign(c1.begin(), c1.end());
   }
-  fil::job_input input;
-  input.kind = fil::proof_kind::porep_seal_commit;
-  input.registered_proof = std::string(proof->name);
-  input.miner_id = o.miner;
-  input.sector_number = o.sector;
-  input.c1.assign(c1.begin(), c1.end());
   // Read (errors name --c1's file) and checked before anything is made. The timed sectors do not
   // use this read: each one's submit reads its C1 as the daemon reads each request's (once, inside
   // the first sector's time, its partitions sharing it), so c1_reads is 1 + sectors.
   const std::uint64_t c1_reads0 = fil::io::c1_reads();
-  {
+  if (!snap && !wpost) {
     auto t = clock_type::now();
     auto parsed = std::make_shared<const fil::c1_output>(
         fil::io::read_c1(input.c1, o.c1.empty() ? "synthetic C1" : o.c1, zk::default_pool()));
@@ -219,7 +275,10 @@ int run_bench_fil_shape(const bench_fil_options& o) {
     auto t = clock_type::now();
     const bool cached = fs::exists(pce_file);
     progress_bar bar(cached ? "loading the recorded circuit" : "recording the circuit (once per shape)", false);
-    pce = fil::prove::porep_evaluator(*proof, pce_file, [&](std::string_view, std::size_t d, std::size_t n) { bar.update(d, n); });
+    const auto progress = [&](std::string_view, std::size_t d, std::size_t n) { bar.update(d, n); };
+    pce = snap    ? fil::open_update_evaluator(*circuit.update, pce_file, progress).compact
+          : wpost ? fil::open_post_evaluator(*circuit.post, pce_file, progress).compact
+                  : fil::prove::porep_evaluator(*circuit.seal, pce_file, progress);
     bar.done();
     stages[cached ? "evaluator_load_s" : "evaluator_record_s"] = secs(t);
   }
@@ -494,7 +553,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   const std::string svg_path = fs::path(o.out).replace_extension(".svg").string();
   json out{{"command", "cuzk bench fil --shape " + o.shape},
            {"not_a_setup", "synthetic SRS: the proofs do NOT verify; timings and memory are real"},
-           {"registered_proof", proof->name},
+           {"registered_proof", proof_name},
            {"device", o.device},
            {"sectors", o.sectors},
            {"partitions_per_sector", parts},
