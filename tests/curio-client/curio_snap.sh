@@ -9,7 +9,8 @@
 #     another size or none) is refused with INVALID_ARGUMENT naming the field, in one line;
 #   - the update completes; `fil-oracle verify-update` accepts its proof and rejects it with one bit
 #     flipped; nothing is left queued;
-#   - PreloadSRS by Curio's circuit id snap-2k.
+#   - PreloadSRS by Curio's circuit id snap-2k; `cuzk fil submit --update-dir` with a commitment cut
+#     short: exit 2, the daemon's line naming it.
 # Exit 77 (skip, said on stdout) without go/protoc or fil-oracle.
 set -euo pipefail
 SRC=$(cd "${1:?usage: curio_snap.sh SOURCE_DIR BUILD_DIR}" && pwd)
@@ -72,6 +73,16 @@ if [[ -s $T/snap.bin ]]; then
 fi
 check "nothing queued after the refusals" bash -c "'$CLIENT' -addr '$ADDR' status | grep -q ' 0 jobs pending'"
 check "PreloadSRS snap-2k (Curio's circuit id)" "$BUILD/bin/cuzk" preload --addr "$ADDR" snap-2k
+# cuzk's own client sends the same request from update.json: a commitment cut short is refused by
+# the daemon, exit 2 with its one line.
+mkdir -p "$T/short"
+cp "$U"/vanilla-*.bin "$T/short/"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['comm_r_old']=d['comm_r_old'][:62]; json.dump(d,open(sys.argv[2],'w'))" \
+  "$U/update.json" "$T/short/update.json"
+rc=0
+"$BUILD/bin/cuzk" fil submit --addr "$ADDR" --update-dir "$T/short" --out "$T/short-out" >"$T/short.out" 2>&1 || rc=$?
+check "cuzk fil submit --update-dir: a 31-byte comm_r_old is refused, exit 2, naming it ($rc: $(head -c 200 "$T/short.out"))" \
+  bash -c "[[ $rc == 2 ]] && grep -q 'comm_r_old: 31 bytes' '$T/short.out' && [[ \$(wc -l <'$T/short.out') == 1 ]]"
 stop
 if ((FAILURES > 0)); then
   echo "$FAILURES check(s) failed; daemon log:"

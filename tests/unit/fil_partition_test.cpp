@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "fil/evaluator.hpp"
+#include "fil/io/post_bincode.hpp"
 #include "fil/io/update_bincode.hpp"
 #include "fil/parameter_cache.hpp"
 #include "fil/partition.hpp"
@@ -74,10 +75,11 @@ TEST_CASE("fil partition: SnapDeals circuits and their parameter files", "[fil]"
   }
   REQUIRE_THROWS_WITH(fil::resolve_update_circuit("StackedDrg2KiBV1_1"),
                       Catch::StartsWith("registered_proof: 'StackedDrg2KiBV1_1' is not a registered update proof"));
-  // The engine does not take SnapDeals jobs yet: refused as unimplemented, not as bad input.
+  // A SnapDeals job without its PartitionProofs: bad input naming the field.
   fil::job_input in;
   in.kind = fil::proof_kind::snap_deals_update;
-  REQUIRE_THROWS_AS(fil::check_job_input(fil::resolve_update_circuit("StackedDrg2KiBV1"), in), fil::not_implemented);
+  REQUIRE_THROWS_WITH(fil::check_job_input(fil::resolve_update_circuit("StackedDrg2KiBV1"), in),
+                      "vanilla_proofs: 0 PartitionProofs, a StackedDrg2KiBV1 update has 1 partitions");
 }
 
 TEST_CASE("fil partition: registered proofs by Curio's abi numbers", "[fil]") {
@@ -253,4 +255,26 @@ TEST_CASE("fil partition: a SnapDeals job checks its PartitionProofs and synthes
   bad = in;
   bad.c1 = {'{', '}'};
   REQUIRE_THROWS_WITH(fil::check_job_input(c, bad), Catch::StartsWith("vanilla_proof: SnapDeals sends"));
+}
+
+TEST_CASE("fil partition: synthetic PoSt sector proofs that verify (bench fil --shape wpost-SIZE)", "[fil]") {
+  const auto* info = fil::find_post_proof("StackedDrgWindow2KiBV1_2");
+  REQUIRE(info);
+  fil::job_input in;
+  in.kind = fil::proof_kind::window_post_partition;
+  in.registered_proof = std::string(info->name);
+  in.miner_id = 1000;
+  in.partition_index = 1;
+  for (std::size_t i = 0; i < 32; ++i) in.randomness[i] = std::uint8_t(3 * i);
+  in.randomness[31] &= 0x3f;
+  for (const auto& p : fil::synthetic_valid_post_proofs(*info, in.randomness, 1, info->sector_count, 40, 9))
+    in.vanilla_proofs.push_back(fil::io::to_bincode(p));
+  const auto c = fil::resolve_circuit(in.kind, in.registered_proof);
+  REQUIRE(fil::check_job_input(c, in) == nullptr);
+  // Synthesis recomputes every path to comm_r_last and compares the circuit's public inputs with the verifier's.
+  const auto w = fil::synthesize_partition(c, in, 0, 1);
+  REQUIRE(w.values.size() > 1);
+  // Another randomness's challenges are not these proofs' leaves.
+  in.randomness[0] ^= 1;
+  REQUIRE_THROWS_AS(fil::check_job_input(c, in), zk::input_error);
 }
