@@ -797,7 +797,7 @@ TEST_CASE("ordered synthesis: partitions started side by side on the shared pool
   CHECK(test::budgets_drain(e));
 }
 
-TEST_CASE("a request's charge to the host budget: held while its job is queued and running, back after; "
+TEST_CASE("a request's charge to the host budget: held while its job is queued and running, back after, "
           "one larger than the budget refused, one that does not fit now waits",
           "[engine][synthetic][fil][budget]") {
   porep_2k setup("cuzk-request-charge");
