@@ -105,10 +105,12 @@ void record_porep_evaluator(const seal_proof_info& info, const std::string& file
   if (progress) progress("recording the circuit", parts + 1, parts + 1);
 }
 
-porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::string& file,
-                                     const evaluator_progress& progress, unsigned threads) {
+namespace {
+
+// The evaluator in `file` under `key`, or recorded first by record() when absent, of another
+// version or circuit, or damaged.
+porep_evaluator open_or_record(const std::string& file, const std::string& key, const std::function<void()>& record) {
   namespace g16 = zk::groth16;
-  const std::string key = porep_evaluator_key(info);
   check_cache_dir(file);
   std::error_code ec;
   if (std::filesystem::is_regular_file(file, ec)) {
@@ -118,8 +120,16 @@ porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::str
       // another version, circuit or a damaged file: recorded again below, replacing it
     }
   }
-  record_porep_evaluator(info, file, threads, progress);
+  record();
   return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), true};
+}
+
+}  // namespace
+
+porep_evaluator open_porep_evaluator(const seal_proof_info& info, const std::string& file,
+                                     const evaluator_progress& progress, unsigned threads) {
+  return open_or_record(file, porep_evaluator_key(info),
+                        [&] { record_porep_evaluator(info, file, threads, progress); });
 }
 
 namespace {
@@ -145,23 +155,6 @@ void record_serial(const std::string& file, const std::string& key, const evalua
   circuit(cs);
   rec.finish(cs.num_inputs(), cs.num_aux());
   if (progress) progress("recording the circuit", 1, 1);
-}
-
-// The evaluator in `file` under `key`, or recorded first by record() when absent, of another
-// version or circuit, or damaged.
-porep_evaluator open_or_record(const std::string& file, const std::string& key, const std::function<void()>& record) {
-  namespace g16 = zk::groth16;
-  check_cache_dir(file);
-  std::error_code ec;
-  if (std::filesystem::is_regular_file(file, ec)) {
-    try {
-      return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), false};
-    } catch (const zk::input_error&) {
-      // another version, circuit or a damaged file: recorded again below, replacing it
-    }
-  }
-  record();
-  return {std::make_shared<const g16::pce_compact>(g16::pce_compact::open(file, key)), true};
 }
 
 }  // namespace
