@@ -14,6 +14,7 @@
 #include "fil/stacked/challenges.hpp"
 #include "fil/stacked/graph.hpp"
 #include "fil/stacked/label.hpp"
+#include "fil/synthetic_tree.hpp"
 #include "zk/error.hpp"
 
 namespace cuzk::fil {
@@ -116,19 +117,8 @@ class sparse_tree {
   }
   // The path of leaf i, split into the proof's base / sub / top parts by the level counts.
   merkle::inclusion_path path(std::uint64_t i, std::size_t from, std::size_t to) const {
-    std::uint64_t idx = i;
-    for (std::size_t l = 0; l < from; ++l) idx /= arities_[l];
-    merkle::inclusion_path p;
-    for (std::size_t l = from; l < to; ++l) {
-      const unsigned a = arities_[l];
-      merkle::path_element e;
-      e.index = idx % a;
-      for (unsigned j = 0; j < a; ++j)
-        if (j != e.index) e.hashes.push_back(node(l, idx - e.index + j));
-      p.path.push_back(std::move(e));
-      idx /= a;
-    }
-    return p;
+    return synthetic_detail::tree_path(arities_, [this](std::size_t l, std::uint64_t k) { return node(l, k); }, i,
+                                       from, to);
   }
 
  private:

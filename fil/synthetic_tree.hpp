@@ -15,6 +15,25 @@
 
 namespace cuzk::fil::synthetic_detail {
 
+// The path of leaf i from level `from` to level `to` of a tree of per-level `arities`, its siblings
+// from node_at(level, index): split into a proof's base / sub / top parts by the level counts.
+template <class NodeAt>
+merkle::inclusion_path tree_path(const std::vector<unsigned>& arities, const NodeAt& node_at, std::uint64_t i,
+                                 std::size_t from, std::size_t to) {
+  for (std::size_t l = 0; l < from; ++l) i /= arities[l];
+  merkle::inclusion_path p;
+  for (std::size_t l = from; l < to; ++l) {
+    const unsigned a = arities[l];
+    merkle::path_element e;
+    e.index = i % a;
+    for (unsigned j = 0; j < a; ++j)
+      if (j != e.index) e.hashes.push_back(node_at(l, i - e.index + j));
+    p.path.push_back(std::move(e));
+    i /= a;
+  }
+  return p;
+}
+
 // A tree of per-level arities whose leaves repeat a block spanning the lowest `block_levels` levels:
 // below them every node is computed from the block, above them a level has a single value.
 class periodic_tree {
@@ -41,18 +60,7 @@ class periodic_tree {
   }
   domain root() const { return high_.back(); }
   merkle::inclusion_path path(std::uint64_t i, std::size_t from, std::size_t to) const {
-    for (std::size_t l = 0; l < from; ++l) i /= arities_[l];
-    merkle::inclusion_path p;
-    for (std::size_t l = from; l < to; ++l) {
-      const unsigned a = arities_[l];
-      merkle::path_element e;
-      e.index = i % a;
-      for (unsigned j = 0; j < a; ++j)
-        if (j != e.index) e.hashes.push_back(node(l, i - e.index + j));
-      p.path.push_back(std::move(e));
-      i /= a;
-    }
-    return p;
+    return tree_path(arities_, [this](std::size_t l, std::uint64_t k) { return node(l, k); }, i, from, to);
   }
 
  private:
