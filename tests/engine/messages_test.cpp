@@ -190,6 +190,25 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, jrep) == jrep);
   node_task nt{tr, "fp", wh, true, {random_fr(rng), random_fr(rng)}};
   REQUIRE(roundtrip(sys, nt) == nt);
+  // A Filecoin partition with its job's inputs: a SnapDeals update's PartitionProofs and its three
+  // commitments (each its own bytes, so that a swapped or dropped one does not compare equal).
+  fil::job_input snap;
+  snap.kind = fil::proof_kind::snap_deals_update;
+  snap.registered_proof = "StackedDrg32GiBV1";
+  snap.vanilla_proofs = {std::vector<std::uint8_t>(300, 7), std::vector<std::uint8_t>(200, 9)};
+  for (std::size_t i = 0; i < snap.comm_r_old.size(); ++i) {
+    snap.comm_r_old[i] = std::uint8_t(i);
+    snap.comm_r_new[i] = std::uint8_t(64 + i);
+    snap.comm_d_new[i] = std::uint8_t(128 + i);
+  }
+  node_task ft{tr, "params-digest", {}, false, {}, fil_input_handle{std::make_shared<const fil::job_input>(snap), 1}};
+  auto ft_back = roundtrip(sys, ft);
+  REQUIRE(ft_back == ft);
+  REQUIRE(ft_back.fil.ptr);
+  REQUIRE(ft_back.fil.ptr != ft.fil.ptr);  // a copy, as on another node
+  REQUIRE(ft_back.fil.partition == 1);
+  ft.fil.ptr.reset();  // the job's next partition on that node: its index only
+  REQUIRE(roundtrip(sys, ft) == ft);
   node_result nres{tr, out, rng(), rng()};
   REQUIRE(roundtrip(sys, nres) == nres);
   node_info ni{rng(), "n", "b", true, "", 2, {"cpu"}, {ko}, rng(), rng()};
