@@ -5,8 +5,10 @@
 #   filecoin_engine.sh SOURCE_DIR BUILD_DIR [porep|cluster]
 # The [filecoin] cases include PoRep C2 of both sealed 2 KiB sectors (the compact evaluator recorded
 # once for both jobs), their proofs handed to `fil-oracle verify-seal`. With `porep`: only that case;
-# with `cluster`: [filecoin-cluster], the PoRep and PoSt jobs proved by two worker engines of a
-# coordinator_only one (one stopped mid-way), the proofs handed to the oracle the same way.
+# with `cluster`: [filecoin-cluster], the PoRep, PoSt and SnapDeals jobs proved by two worker engines
+# of a coordinator_only one (one stopped mid-way), the proofs handed to the oracle the same way (the
+# updates to `fil-oracle verify-update`, fixtures from tests/oracle/snap_fixtures.sh), and a SnapDeals
+# job refused at submit by a coordinator whose node lacks the update params.
 # Fixtures: $CUZK_FIL_FIXTURES (a tests/oracle/fixtures.sh OUTDIR), else made by that script with
 # BUILD_DIR/bin/fil-oracle (cached under ~/.cache/cuzk); fil-oracle: $FIL_ORACLE or
 # BUILD_DIR/bin/fil-oracle. Skipped (exit 77, saying why) without them.
@@ -41,8 +43,30 @@ verify_porep() {  # verify_porep NAME...: the PoRep C2 proofs porep-NAME.bin ([f
   done
 }
 if [[ $MODE == cluster ]]; then  # [filecoin-cluster]: the same jobs proved by worker nodes of a coordinator
-  CUZK_FIL_FIXTURES=$FIX CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-cluster]" || fail=1
+  SNAP=$BUILD/tests/engine/snap-fixtures
+  rc=0
+  bash "$SRC/tests/oracle/snap_fixtures.sh" "$BUILD" "$SNAP" >/dev/null || rc=$?
+  if ((rc == 77)); then echo "SKIPPED: tests/oracle/snap_fixtures.sh could not make the fixtures"; exit 77; fi
+  if ((rc != 0)); then echo "FAIL - tests/oracle/snap_fixtures.sh exit $rc"; exit 1; fi
+  CUZK_FIL_FIXTURES=$FIX CUZK_FIL_SNAP_FIXTURES=$SNAP CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-cluster]" ||
+    fail=1
   verify_porep 1 2
+  for n in 1 2; do
+    if [[ ! -s $OUT/snap-$n.bin ]]; then echo "not ok - no SnapDeals proof $n from the cluster"; fail=1; continue; fi
+    if "$ORACLE" verify-update --update "$SNAP/update/update.json" --proof "$OUT/snap-$n.bin" --cache "$SNAP/params"; then
+      echo "ok - fil-oracle verify-update accepts the cluster's 2 KiB SnapDeals proof $n"
+    else
+      echo "not ok - fil-oracle verify-update rejects the cluster's SnapDeals proof $n"; fail=1
+    fi
+  done
+  if [[ -s $OUT/snap-1.bin ]]; then  # the oracle really checks: one bit flipped is rejected
+    python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[100]^=1; open(sys.argv[2],'wb').write(b)" \
+      "$OUT/snap-1.bin" "$OUT/bad.bin"
+    if "$ORACLE" verify-update --update "$SNAP/update/update.json" --proof "$OUT/bad.bin" --cache "$SNAP/params" \
+      >/dev/null 2>&1; then
+      echo "not ok - fil-oracle accepted a SnapDeals proof with a bit flipped"; fail=1
+    fi
+  fi
   for kind in window winning; do
     if [[ ! -s $OUT/$kind.bin ]]; then echo "not ok - no $kind proof from the cluster"; fail=1
     elif "$ORACLE" verify-post --post "$FIX/$kind/post.json" --proof "$OUT/$kind.bin" --cache "$FIX/params"; then

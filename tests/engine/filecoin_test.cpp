@@ -2,8 +2,10 @@
 // WinningPoSt and PoRep C2 proofs (written to $CUZK_FIL_OUT for tests/engine/filecoin_engine.sh to
 // hand to `fil-oracle verify-post` / `verify-seal`), a WinningPoSt overtaking queued WindowPoSt jobs (from the jobs' device
 // start times), cancel and evict returning every budget to zero, and bad input (one line naming the
-// field, never a proof). Hidden ([.]): they need $CUZK_FIL_FIXTURES (tests/oracle/fixtures.sh's
-// OUTDIR: params/, window/, winning/), which that script provides.
+// field, never a proof); [filecoin-cluster]: those jobs and SnapDeals updates proved by worker
+// nodes, and a SnapDeals job refused where no node offers the update params. Hidden ([.]): they
+// need $CUZK_FIL_FIXTURES (tests/oracle/fixtures.sh's OUTDIR: params/, window/, winning/) and, for
+// SnapDeals, $CUZK_FIL_SNAP_FIXTURES (tests/oracle/snap_fixtures.sh's), which that script provides.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 #include <unistd.h>
 
@@ -86,6 +89,26 @@ void flip_a_signal(const std::filesystem::path& file) {
     return;
   }
   FAIL("no aux signal to flip");
+}
+
+// fil-oracle's 2 KiB SnapDeals update (tests/oracle/snap_fixtures.sh's OUTDIR/update: update.json, the
+// bincode PartitionProof Curio sends) from $CUZK_FIL_SNAP_FIXTURES, or nullopt where it is unset.
+std::optional<engine::filecoin_request> snap_request() {
+  const char* d = std::getenv("CUZK_FIL_SNAP_FIXTURES");
+  if (!d || !*d) return std::nullopt;
+  const auto dir = std::filesystem::path(d) / "update";
+  std::ifstream f(dir / "update.json");
+  REQUIRE(f);
+  const auto j = nlohmann::json::parse(f);
+  engine::filecoin_request r;
+  r.input.kind = fil::proof_kind::snap_deals_update;
+  r.input.registered_proof = j.at("registered_proof").get<std::string>();
+  r.input.comm_r_old = fil::domain_from_hex(j.at("comm_r_old").get<std::string>(), "comm_r_old");
+  r.input.comm_r_new = fil::domain_from_hex(j.at("comm_r_new").get<std::string>(), "comm_r_new");
+  r.input.comm_d_new = fil::domain_from_hex(j.at("comm_d_new").get<std::string>(), "comm_d_new");
+  for (const auto& v : j.at("vanilla")) r.input.vanilla_proofs.push_back(read_bytes(dir / v.get<std::string>()));
+  r.sector_size = j.at("sector_size").get<std::uint64_t>();
+  return r;
 }
 
 engine::filecoin_request porep_request(int sector) {
@@ -438,19 +461,29 @@ TEST_CASE("Filecoin jobs through a cluster: nodes offer their params, prove part
     CHECK(window_offered);
   }
 
-  // Two PoRep sectors, three WindowPoSt and a WinningPoSt; w1 stops once it holds a partition.
+  // Two SnapDeals updates of the sector (where the fixtures were given) first, one to each node;
+  // once w1 holds one, two PoRep sectors, three WindowPoSt and a WinningPoSt, and w1 stops: its
+  // update partition is proved again on w2 (its inputs sent there with it).
   std::vector<std::pair<engine::job_id, std::string>> jobs;
-  jobs.emplace_back(coord.submit(porep_request(1)), "porep-1");
-  jobs.emplace_back(coord.submit(porep_request(2)), "porep-2");
-  for (int i = 0; i < 3; ++i) jobs.emplace_back(coord.submit(window), i == 0 ? "window" : "");
-  jobs.emplace_back(coord.submit(winning), "winning");
-  REQUIRE(test::eventually([&] {
+  const auto snap = snap_request();
+  if (snap) {
+    REQUIRE(in_cache >= 4);  // the update params, beside PoRep's and PoSt's
+    for (int i = 1; i <= 2; ++i) jobs.emplace_back(coord.submit(*snap), "snap-" + std::to_string(i));
+  }
+  auto w1_busy = [&] {
     auto s = coord.status();
     for (auto& n : s.registrar.nodes)
       if (auto* load = s.load_of(n.id); n.name == "w1" && load && load->busy > 0) return true;
     return false;
-  }, 120s));
+  };
+  if (snap) REQUIRE(test::eventually(w1_busy, 120s));
+  jobs.emplace_back(coord.submit(porep_request(1)), "porep-1");
+  jobs.emplace_back(coord.submit(porep_request(2)), "porep-2");
+  for (int i = 0; i < 3; ++i) jobs.emplace_back(coord.submit(window), i == 0 ? "window" : "");
+  jobs.emplace_back(coord.submit(winning), "winning");
+  REQUIRE(test::eventually(w1_busy, 120s));
   w1->shutdown();
+  bool snap_requeued = false;
   for (auto& [id, name] : jobs) {
     auto r = coord.await(id, 20min);
     REQUIRE(r);
@@ -458,7 +491,10 @@ TEST_CASE("Filecoin jobs through a cluster: nodes offer their params, prove part
     REQUIRE(r->state == engine::job_state::succeeded);
     REQUIRE(r->compressed.size() == 192);
     if (!name.empty()) write_out(name + ".bin", r->compressed);
+    if (name.starts_with("snap-"))
+      for (auto& why : r->reasons) snap_requeued |= why.find("node w1") != std::string::npos;
   }
+  if (snap) CHECK(snap_requeued);  // the update partition w1 held when it stopped
   auto s = coord.status();
   REQUIRE(s.registrar.lost >= 1);         // w1
   REQUIRE(s.scheduler.devices.empty());  // every partition was proved on a node
@@ -469,4 +505,45 @@ TEST_CASE("Filecoin jobs through a cluster: nodes offer their params, prove part
   REQUIRE(test::eventually([&] { return w2.status().coordinator->payloads_held == 0; }));
   w1.reset();
   std::filesystem::remove_all(evaluators);
+}
+
+TEST_CASE("Filecoin: a coordinator whose nodes lack the update params refuses a SnapDeals job at submit, naming them",
+          "[.][filecoin-cluster]") {
+  const auto snap = snap_request();
+  if (!snap) FAIL("CUZK_FIL_SNAP_FIXTURES is not set (run tests/engine/filecoin_engine.sh ... cluster)");
+  const auto tmp = std::filesystem::temp_directory_path() / ("cuzk-fil-snap-missing-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(tmp);
+  // The worker's parameter cache: every file of the fixtures' but the update params and vk.
+  const auto circuit = fil::resolve_update_circuit(snap->input.registered_proof);
+  const auto params = std::filesystem::path(fixtures()) / "params";
+  std::filesystem::create_directories(tmp / "cache");
+  std::size_t linked = 0;
+  for (const auto& f : std::filesystem::directory_iterator(params)) {
+    const auto name = f.path().filename().string();
+    if (name == circuit.params_file() || name == circuit.vk_file() || name.starts_with(".")) continue;
+    std::filesystem::create_symlink(f.path(), tmp / "cache" / name);
+    ++linked;
+  }
+  REQUIRE(linked > 0);
+  auto coord = engine::engine::start(fil_cluster_config(0, "", tmp));
+  REQUIRE(std::filesystem::is_regular_file(params / circuit.params_file()));  // the coordinator has them
+  auto wc = fil_cluster_config(coord.cluster_port(), "w", tmp);
+  wc.filecoin.param_cache = (tmp / "cache").string();
+  auto w = engine::engine::start(wc);
+  REQUIRE(test::eventually([&] { return nodes_up(coord) == 1; }, 60s));
+  std::size_t offered = 0;
+  for (auto& n : coord.status().registrar.nodes)
+    for (auto& k : n.keys) offered += k.kind != "circom";
+  REQUIRE(offered > 0);  // it offers the PoRep and PoSt params, not the update's
+
+  const auto digest = zk::io::parameters_json_digest((params / circuit.params_file()).string());
+  REQUIRE(submit_error(coord, *snap) ==
+          "failed_precondition: no place can prove " + circuit.params_file() +
+              ": this engine has no local devices (cluster coordinator_only) and none of its 1 joined node(s) offers "
+              "that params file (parameters.json digest " + digest + ")");
+  CHECK(coord.status().intake.accepted == 0);
+  CHECK(coord.status().intake.rejected == 1);
+  w.shutdown();
+  coord.shutdown();
+  std::filesystem::remove_all(tmp);
 }
