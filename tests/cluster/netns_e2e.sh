@@ -4,8 +4,8 @@
 # notices within node_timeout (+ one heartbeat), the job completes on the other worker, proofs
 # verify; the link comes back: the worker rejoins and takes work. Then Filecoin over Curio's contract
 # (tests/curio-client) with fil-oracle's 2 KiB fixtures as every node's parameter cache: the
-# coordinator (coordinator_only) sends PoRep C2 and WindowPoSt / WinningPoSt partitions to the
-# workers, one worker is killed (-9) mid-way, every proof is accepted by fil-oracle. That part is
+# coordinator (coordinator_only) sends PoRep C2, WindowPoSt / WinningPoSt and SnapDeals partitions
+# to the workers, one worker is killed (-9) mid-way, every proof is accepted by fil-oracle. That part is
 # skipped, saying so, without fil-oracle or go/protoc. Skips (77) without root or ip.
 source "$(dirname "$0")/../daemon/lib.sh"
 source "$(dirname "$0")/lib.sh"
@@ -47,6 +47,8 @@ if [[ ! -x $BUILD/bin/fil-oracle ]]; then
   fil_skip="no fil-oracle ($BUILD/bin/fil-oracle)"
 elif ! bash "$SRC/tests/oracle/fixtures.sh" "$BUILD" "$T/fix" >/dev/null; then
   fil_skip="tests/oracle/fixtures.sh could not make the fixtures"
+elif ! bash "$SRC/tests/oracle/snap_fixtures.sh" "$BUILD" "$T/fix" >/dev/null; then
+  fil_skip="tests/oracle/snap_fixtures.sh could not make the fixtures"
 elif ! bash "$SRC/tests/curio-client/build.sh" "$SRC" "$BUILD/curio-client" >/dev/null; then
   fil_skip="the curio-client could not be built (go, protoc)"
 else
@@ -107,7 +109,7 @@ check "a job after the rejoin" "$CUZK" prove --addr "$C" --circuit chain "${args
 check "its proofs verify" verify_job "$T/j2" 16 "$K/vk.json"
 check "worker a took part of it" bash -c "(( $(worker_tasks wa) > $before ))"
 
-# ---- Filecoin: PoRep C2 and PoSt partitions proved by the workers, worker a killed mid-way ----
+# ---- Filecoin: PoRep C2, PoSt and SnapDeals partitions proved by the workers, worker a killed mid-way ----
 if [[ -z $FIX ]]; then
   echo "SKIP: the Filecoin part: $fil_skip"
   cluster_finish
@@ -118,6 +120,8 @@ O="$T/fil"
 mkdir -p "$O"
 check "the workers offer the 2 KiB params by parameters.json digest" bash -c \
   "[[ \$('$CUZK' status --addr '$C' | grep -c '^  params v28-proof-of-spacetime-fallback-.*: WindowPoSt, parameters.json digest ') == 2 ]]"
+check "and the update params" bash -c \
+  "[[ \$('$CUZK' status --addr '$C' | grep -c '^  params v28-empty-sector-update-.*: SnapDeals, parameters.json digest ') == 2 ]]"
 before_b=$(worker_tasks wb)
 pids=()
 for n in 1 2; do
@@ -126,6 +130,7 @@ for n in 1 2; do
 done
 declare -A post_job
 for kind in window winning; do post_job[$kind]=$("$CLIENT" -addr "$CA" submit -dir "$FIX/$kind"); done
+snap_job=$("$CLIENT" -addr "$CA" submit -dir "$FIX/update")
 check "worker a holds Filecoin partitions" wait_for 300 node_busy coord wa
 kill -9 "${NODE_PID[wa]}"
 wait "${NODE_PID[wa]}" 2>/dev/null || true
@@ -140,6 +145,9 @@ for kind in window winning; do
   check "fil-oracle verify-post accepts the $kind proof" \
     "$BUILD/bin/fil-oracle" verify-post --post "$FIX/$kind/post.json" --proof "$O/$kind.bin" --cache "$FIX/params"
 done
+check "the SnapDeals update completes" "$CLIENT" -addr "$CA" -timeout 20m await -job "$snap_job" -out "$O/snap.bin"
+check "fil-oracle verify-update accepts the update's proof" \
+  "$BUILD/bin/fil-oracle" verify-update --update "$FIX/update/update.json" --proof "$O/snap.bin" --cache "$FIX/params"
 check "worker a is reported lost" bash -c "'$CUZK' status --addr '$C' | grep -q '^node #[0-9]* wa: LOST'"
 check "worker b proved Filecoin partitions" bash -c "(( $(worker_tasks wb) > $before_b ))"
 cluster_finish

@@ -11,7 +11,7 @@
 //	                                           each malformed SnapDeals field refused while it is in flight
 //	curio-client -addr A bad-inputs -sample D  each malformed request gets its gRPC code and a one-line message
 //	curio-client -addr A cancel -dir D         submit a WindowPoSt, cancel it, await: CANCELLED (or done first)
-//	curio-client -addr A submit -dir D         SubmitProof only; prints the job id
+//	curio-client -addr A submit -dir D         SubmitProof only (a PoSt, or an update where D has update.json); prints the job id
 //	curio-client -addr A await -job J -out F   AwaitProof to the end; writes the proof
 //	curio-client -addr A overtake -fix D -out O   two PoReps then a WinningPoSt: it overtakes the queued
 //	                                           PoRep partitions (the daemon's timings); status names them

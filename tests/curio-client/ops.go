@@ -139,11 +139,17 @@ func runPost(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 }
 
 // submit: SubmitProof only, prints the job id (for the restart test: the daemon dies after this).
+// A directory with update.json is a SnapDeals update, else a PoSt.
 func runSubmit(ctx context.Context, c pb.ProvingEngineClient, args []string) int {
 	fs := flag.NewFlagSet("submit", flag.ExitOnError)
-	dir := fs.String("dir", "", "fil-oracle post output (post.json, vanilla-*.bin)")
+	dir := fs.String("dir", "", "fil-oracle post output (post.json, vanilla-*.bin) or update output (update.json, vanilla-*.bin)")
 	parseFlags(fs, args, "dir")
-	req := postRequest(*dir)
+	var req *pb.SubmitProofRequest
+	if _, err := os.Stat(filepath.Join(*dir, "update.json")); err == nil {
+		req = snapRequest(*dir)
+	} else {
+		req = postRequest(*dir)
+	}
 	req.RequestId = fmt.Sprintf("curio-client-%d", time.Now().UnixNano())
 	r, err := c.SubmitProof(ctx, req)
 	if err != nil {
