@@ -70,8 +70,19 @@ void domain::transform(std::span<fr> a, const fr& w, const std::vector<fr>& powe
     }
   }, 1 << 14);
 
-  if (vectorized_ && n >= 64 && !powers.empty() && cpu_has_avx512_ifma()) {
-    dit_stages_ifma(a, powers, pool);
+  if (vectorized_ && n >= 64 && cpu_has_avx512_ifma()) {
+    if (!powers.empty()) {
+      dit_stages_ifma(a, powers, pool);
+      return;
+    }
+    // Above max_table_log the twiddles are made for this transform: n/2 products, a small
+    // fraction of the (n/2) log n butterflies the vector stages save.
+    std::vector<fr> made(n / 2);
+    parallel_for(pool, made.size(), [&](std::size_t b, std::size_t e) {
+      fr p = w.pow(std::uint64_t(b));
+      for (std::size_t j = b; j < e; ++j, p *= w) made[j] = p;
+    }, 1 << 14);
+    dit_stages_ifma(a, made, pool);
     return;
   }
 

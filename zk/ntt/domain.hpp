@@ -62,7 +62,7 @@ class domain {
   bool vectorized_;
   fr omega_, omega_inv_, g_, n_inv_;
   // omega^j and omega^-j for j < n/2, the twiddles of the large stages (2^(k-1) x 32 bytes each;
-  // kept up to 2^max_table_log: 32 MB at 2^20; computed per transform above).
+  // kept up to 2^max_table_log: 32 MB at 2^20; above it made per transform).
   static constexpr unsigned max_table_log = 20;
   std::vector<fr> powers_, powers_inv_;
 };
