@@ -5,6 +5,8 @@
 
 #include "groth16_test_support.hpp"
 #include "zk/groth16/setup.hpp"
+#include "zk/groth16/setup_detail.hpp"
+#include "zk/util/cpu_features.hpp"
 
 using namespace cuzk::zk;
 using namespace cuzk::zk::bls12_381;
@@ -113,4 +115,35 @@ TEST_CASE("setup rejects wires outside nWires", "[setup]") {
   auto rc = test::make_random_circuit(rng, 1, 1, 3);
   rc.cs.constraints[1].b.push_back({rc.cs.n_wires + 5, fr::one()});
   CHECK_THROWS_AS(setup(rc.cs, toxic_waste_from_seed(1)), input_error);
+}
+
+TEST_CASE("fixed-base points on IFMA lanes equal the scalar path's and k G", "[setup][vector]") {
+  if (!cpu_has_avx512_ifma()) {
+    WARN("SKIPPED: this CPU has no AVX-512 IFMA; the vector fixed-base path is untested here");
+    return;
+  }
+  std::mt19937_64 rng(43);
+  // Edges (0, 1, -1, 2, -2, a top window only) and random scalars; 1003 is not a multiple of the
+  // eight lanes.
+  std::vector<fr> k = {fr::zero(), fr::one(), -fr::one(), fr::from_u64(2), -fr::from_u64(2)};
+  k.push_back(fr::from_u64(std::uint64_t{1} << 62).pow(4));
+  while (k.size() < 1003) k.push_back(fr::from_u64(rng()) * fr::from_u64(rng()) * fr::from_u64(rng()) * fr::from_u64(rng()));
+  auto both = [&](const auto& base) {
+    const auto vec = base.mul_all(k);
+    set_ifma_allowed(false);
+    const auto scal = base.mul_all(k);
+    set_ifma_allowed(true);
+    return std::pair(vec, scal);
+  };
+  for (unsigned w : {4u, 11u}) {
+    groth16::detail::fixed_base<g1_curve> g1(g1_curve::generator(), w);
+    const auto [vec, scal] = both(g1);
+    INFO("G1 window " << w);
+    CHECK(vec == scal);
+    for (std::size_t i = 0; i < 40; ++i) CHECK(vec[i] == g1_times(k[i]));
+  }
+  groth16::detail::fixed_base<g2_curve> g2(g2_curve::generator(), 7);
+  const auto [vec, scal] = both(g2);
+  CHECK(vec == scal);
+  for (std::size_t i = 0; i < 20; ++i) CHECK(vec[i] == g2_times(k[i]));
 }

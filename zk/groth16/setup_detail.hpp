@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <span>
 #include <vector>
 
 #include "zk/groth16/setup.hpp"
+#include "zk/msm/vector_buckets.hpp"
 #include "zk/util/parallel.hpp"
 
 namespace cuzk::zk::groth16::detail {
@@ -74,10 +77,11 @@ class fixed_base {
     return acc;
   }
 
-  // out[i] = scalars[i] * G. Accumulators stay affine: per window, one batched inversion (Montgomery's
-  // trick) serves a whole block of additions, so an addition costs about 6 multiplications instead
-  // of the 11 of a mixed Jacobian one. The rare x1 == x2 cases (doubling, or a sum at infinity) go
-  // through Jacobian arithmetic.
+  // out[i] = scalars[i] * G. On AVX-512 IFMA lanes where the CPU has them (msm_detail::
+  // vector_fixed_base, the table converted on first use). Otherwise accumulators stay affine: per
+  // window, one batched inversion (Montgomery's trick) serves a whole block of additions, so an
+  // addition costs about 6 multiplications instead of the 11 of a mixed Jacobian one. The rare
+  // x1 == x2 cases (doubling, or a sum at infinity) go through Jacobian arithmetic.
   // `done(n)` is called after each block of n points, from the worker that made them.
   // mul_into: the same into `out` (scalars.size() points), for a caller that reuses its buffers.
   std::vector<affine_t<Curve>> mul_all(std::span<const fr> scalars,
@@ -92,6 +96,18 @@ class fixed_base {
     using affine = affine_t<Curve>;
     constexpr std::size_t block = 1024;
     const std::size_t row = std::size_t{1} << w_;
+    if (const auto* vec = vector_form()) {
+      parallel_for(scalars.size(), [&](std::size_t lo, std::size_t hi) {
+        std::vector<bigint<4>> k(block);
+        for (std::size_t b = lo; b < hi; b += block) {
+          const std::size_t m = std::min(hi, b + block) - b;
+          for (std::size_t i = 0; i < m; ++i) k[i] = scalars[b + i].to_canonical();
+          vec->mul(std::span<const bigint<4>>(k.data(), m), out.subspan(b, m));
+          if (done) done(m);
+        }
+      }, block);
+      return;
+    }
     parallel_for(scalars.size(), [&](std::size_t lo, std::size_t hi) {
       std::vector<bigint<4>> k(block);
       std::vector<std::uint32_t> digit(block), todo(block);  // todo: indices (in the block) that add here
@@ -158,9 +174,28 @@ class fixed_base {
   std::span<const affine_t<Curve>> table() const { return table_; }
 
  private:
+  // The table in the vector form, made once by the first mul_into that can use it; null without
+  // IFMA (or when set_ifma_allowed(false) said so).
+  const msm_detail::vector_fixed_base<Curve>* vector_form() const {
+    if constexpr (!msm_detail::has_vector_msm<Curve>) {
+      return nullptr;
+    } else {
+      if (!msm_detail::vector_msm_available()) return nullptr;
+      std::call_once(vec_->once, [&] {
+        vec_->form = std::make_unique<msm_detail::vector_fixed_base<Curve>>(table_, w_, windows_, default_pool());
+      });
+      return vec_->form.get();
+    }
+  }
+  struct vector_table {
+    std::once_flag once;
+    std::unique_ptr<msm_detail::vector_fixed_base<Curve>> form;
+  };
+
   unsigned w_;
   std::size_t windows_;
   std::vector<affine_t<Curve>> table_;
+  std::unique_ptr<vector_table> vec_ = std::make_unique<vector_table>();
 };
 
 // Window width that keeps the table (windows * 2^w additions) well below the work it saves.

@@ -679,6 +679,100 @@ xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned w, unsigned c, std::size_t 
 template class vector_msm<bls12_381::g1_curve>;
 template class vector_msm<bls12_381::g2_curve>;
 
+template <class Curve>
+struct vector_fixed_base<Curve>::prepared {
+  std::unique_ptr<point52<Curve>[]> table;
+};
+
+template <class Curve>
+vector_fixed_base<Curve>::vector_fixed_base(std::span<const affine> table, unsigned window, std::size_t windows,
+                                            thread_pool& pool)
+    : w_(window), windows_(windows), prep_(std::make_unique<prepared>()) {
+  using VF = vfield<typename Curve::field>;
+  const std::size_t m = table.size();
+  if (m != windows << window) throw std::invalid_argument("vector_fixed_base: table size is not windows x 2^window");
+  prep_->table.reset(new point52<Curve>[m]);
+  point52<Curve>* pts = prep_->table.get();
+  const std::size_t chunks = std::max<std::size_t>(1, std::min<std::size_t>(m / 1024, 4 * std::size_t(pool.size())));
+  pool.run(chunks, [&](std::size_t c) {
+    for (std::size_t i = m * c / chunks, end = m * (c + 1) / chunks; i < end; ++i) {
+      VF::to_vec(table[i].x, pts[i].x);
+      VF::to_vec(table[i].y, pts[i].y);
+    }
+  });
+}
+
+template <class Curve>
+vector_fixed_base<Curve>::~vector_fixed_base() = default;
+
+template <class Curve>
+void vector_fixed_base<Curve>::mul(std::span<const bigint<4>> k, std::span<affine> out) const {
+  using F = typename Curve::field;
+  using VF = vfield<F>;
+  using xyzz = xyzz_t<Curve>;
+  using P52 = point52<Curve>;
+  const std::size_t n = k.size(), row = std::size_t{1} << w_;
+  const P52* table = prep_->table.get();
+  std::vector<xyzz> sums(n);
+  for (std::size_t i0 = 0; i0 < n; i0 += 8) {
+    const int m = int(std::min<std::size_t>(8, n - i0));
+    // Each window's entries are asked for one window ahead: the table is far bigger than the caches.
+    auto entries = [&](std::size_t j, const P52** e) {
+      __mmask8 mask = 0;
+      for (int l = 0; l < 8; ++l) {
+        const std::uint32_t d = l < m ? k[i0 + std::size_t(l)].window(j * w_, w_) : 0;
+        e[l] = table + j * row + d;
+        if (d) mask |= __mmask8(1u << l);
+      }
+      return mask;
+    };
+    lane_xyzz_t<Curve> acc;
+    const P52* cur[8];
+    const P52* next[8];
+    __mmask8 mask = entries(0, cur);
+    for (std::size_t j = 0; j < windows_; ++j) {
+      __mmask8 next_mask = 0;
+      if (j + 1 < windows_) {
+        next_mask = entries(j + 1, next);
+        for (int l = 0; l < 8; ++l)
+          if (next_mask >> l & 1)
+            for (std::size_t b = 0; b < sizeof(P52); b += 64) __builtin_prefetch(reinterpret_cast<const char*>(next[l]) + b);
+      }
+      if (mask) {
+        const fe52 *xs[8], *ys[8];
+        for (int l = 0; l < 8; ++l) xs[l] = cur[l]->x, ys[l] = cur[l]->y;
+        acc.add_affine(VF::load(xs), VF::load(ys), mask);
+      }
+      std::copy(next, next + 8, cur);
+      mask = next_mask;
+    }
+    for (int l = 0; l < m; ++l) sums[i0 + std::size_t(l)] = acc.lane(l);
+  }
+  // (X / ZZ, Y / ZZZ) = (X ZZZ, Y ZZ) / (ZZ ZZZ): one inversion for all (the points are public).
+  std::vector<F> den(n), prefix(n);
+  F run = F::one();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (sums[i].is_identity()) continue;
+    den[i] = sums[i].ZZ * sums[i].ZZZ;
+    prefix[i] = run;
+    run *= den[i];
+  }
+  F inv = run.inverse_vartime();
+  for (std::size_t i = n; i-- > 0;) {
+    const xyzz& p = sums[i];
+    if (p.is_identity()) {
+      out[i] = affine{};
+      continue;
+    }
+    const F d_inv = inv * prefix[i];
+    inv *= den[i];
+    out[i] = affine::of(p.X * p.ZZZ * d_inv, p.Y * p.ZZ * d_inv);
+  }
+}
+
+template class vector_fixed_base<bls12_381::g1_curve>;
+template class vector_fixed_base<bls12_381::g2_curve>;
+
 }  // namespace cuzk::zk::msm_detail
 
 CUZK_IFMA_TARGET_END
@@ -708,6 +802,21 @@ xyzz_t<Curve> vector_msm<Curve>::window_sum(unsigned, unsigned, std::size_t, std
 
 template class vector_msm<bls12_381::g1_curve>;
 template class vector_msm<bls12_381::g2_curve>;
+
+template <class Curve>
+struct vector_fixed_base<Curve>::prepared {};
+
+template <class Curve>
+vector_fixed_base<Curve>::vector_fixed_base(std::span<const affine>, unsigned, std::size_t, thread_pool&) {
+  throw std::logic_error("vector_fixed_base: built without AVX-512 IFMA");
+}
+template <class Curve>
+vector_fixed_base<Curve>::~vector_fixed_base() = default;
+template <class Curve>
+void vector_fixed_base<Curve>::mul(std::span<const bigint<4>>, std::span<affine>) const {}
+
+template class vector_fixed_base<bls12_381::g1_curve>;
+template class vector_fixed_base<bls12_381::g2_curve>;
 
 }  // namespace cuzk::zk::msm_detail
 

@@ -57,4 +57,32 @@ class vector_msm {
 extern template class vector_msm<bls12_381::g1_curve>;
 extern template class vector_msm<bls12_381::g2_curve>;
 
+// Fixed-base multiplication (zk/groth16/setup_detail.hpp's fixed_base) on IFMA lanes: eight
+// scalars at a time, each lane an XYZZ accumulator that takes one table entry per window, the
+// results made affine through one batched inversion per call.
+template <class Curve>
+class vector_fixed_base {
+ public:
+  using affine = affine_t<Curve>;
+
+  // table: `windows` rows of 2^window affine points, row j entry d = d 2^(window j) G (entry 0,
+  // the identity, never read). Converted to the vector form once, on `pool`.
+  vector_fixed_base(std::span<const affine> table, unsigned window, std::size_t windows, thread_pool& pool);
+  ~vector_fixed_base();
+  vector_fixed_base(const vector_fixed_base&) = delete;
+  vector_fixed_base& operator=(const vector_fixed_base&) = delete;
+
+  // out[i] = k[i] G for canonical k[i] (below r), on the calling thread.
+  void mul(std::span<const bigint<4>> k, std::span<affine> out) const;
+
+ private:
+  struct prepared;
+  unsigned w_;
+  std::size_t windows_;
+  std::unique_ptr<prepared> prep_;
+};
+
+extern template class vector_fixed_base<bls12_381::g1_curve>;
+extern template class vector_fixed_base<bls12_381::g2_curve>;
+
 }  // namespace cuzk::zk::msm_detail
