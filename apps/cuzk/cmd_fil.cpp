@@ -408,8 +408,8 @@ int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t
                                                   &times);
   bar.reset();
   if (o.timings)
-    std::fprintf(stderr, "stages (s): key %.3f, C1 %.3f, witness %.3f, a/b/c %.3f, prove %.3f, verify %.3f\n",
-                 key_seconds, o.c1_seconds, times.witness, times.abc, times.prove, times.verify);
+    std::fprintf(stderr, "stages (s): key %.3f, C1 %.3f, witness %.3f, a/b/c %.3f, prove %.3f (h %.3f, MSMs %.3f), verify %.3f\n",
+                 key_seconds, o.c1_seconds, times.witness, times.abc, times.prove, times.h, times.msm, times.verify);
   if (!proof.invalid.empty()) {
     std::cerr << "error: the computed proof of partition " << proof.invalid[0] << " does not verify; nothing written\n";
     return exit_proof_failed;

@@ -230,6 +230,8 @@ proof_result prove_partitions(const circuit_key& key, std::size_t partitions,
       const double all = since(t);
       times->abc += pt.synthesis;
       times->prove += all - pt.synthesis;
+      times->h += pt.h;
+      times->msm += pt.msm_a + pt.msm_b1 + pt.msm_b2 + pt.msm_c + pt.msm_h;
     }
     inputs.push_back(g16::public_inputs(key.key, w));
   }

@@ -115,6 +115,7 @@ struct proof_result {
 // evaluator), the rest of the proof (h and the MSMs), the batched verification.
 struct stage_seconds {
   double witness = 0, abc = 0, prove = 0, verify = 0;
+  double h = 0, msm = 0;  // prove's parts: h (the NTTs) and the five MSMs
 };
 // Each partition's witness from synthesize(k), proved on `be`; then all verified in one batch
 // against the witnesses' public inputs (wires 1 .. n_public).
