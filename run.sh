@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One command from a fresh clone to a running proving service: installs what is missing, builds cuzk
-# (Release, build/), then two self-checks with build/bin/cuzk:
+# and cuzk-daemon (Release, build/; the CUDA backend when the machine has an NVIDIA GPU or
+# CUZK_CUDA=AUTO|ON says so), then two self-checks with build/bin/cuzk:
 #  1. Filecoin, with nothing downloaded: a TEST-ONLY setup of the real 2 KiB PoRep circuit made by
 #     `cuzk fil setup` (cached outside the clone by scripts/fil-test-params.sh, remade when the circuit's
 #     sources change), the committed 2 KiB C1 (tests/fixtures/filecoin/oracle-2k, made by
@@ -18,8 +19,16 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT"
 
+# The CUDA backend (nvcc: minutes of compiling) only where a GPU can use it; CUZK_CUDA=AUTO or ON
+# builds it anyway.
+if [[ -z ${CUZK_CUDA:-} ]]; then
+  if compgen -G '/dev/nvidia[0-9]*' >/dev/null; then CUZK_CUDA=AUTO; else CUZK_CUDA=OFF; fi
+  [[ $CUZK_CUDA == OFF ]] && echo "run: no NVIDIA GPU (/dev/nvidia*): cuzk without the CUDA backend (CUZK_CUDA=AUTO ./run.sh builds it)"
+fi
+export CUZK_CUDA
 scripts/install-deps.sh
-scripts/build.sh "$ROOT/build"
+# Only what run.sh runs: the unit, engine and GPU tests are ./test.sh's.
+scripts/build.sh "$ROOT/build" cuzk cuzk-daemon
 
 CUZK="$ROOT/build/bin/cuzk"
 SAMPLE="$ROOT/tests/fixtures/sample"

@@ -2,7 +2,8 @@
 # Configures and builds cuzk with CMake + Ninja (+ ccache when installed).
 #   scripts/build.sh [BUILD_DIR] [TARGET...]       default: build/, every target, Release
 #   scripts/build.sh BUILD_DIR --configure-only
-# Environment: JOBS (default: the number of cores), BUILD_TYPE (default Release), CMAKE_ARGS (extra).
+# Environment: JOBS (default: the number of cores), BUILD_TYPE (default Release), CUZK_CUDA (AUTO,
+# the default: the CUDA backend when nvcc is found; ON; OFF), CMAKE_ARGS (extra, last).
 # CUDA: a system nvcc (PATH, /usr/local/cuda) is found by CMake itself; without one, the toolkit of
 # pinned wheels that scripts/install-deps.sh installed (scripts/cuda-toolkit.sh) is passed in as
 # CMAKE_CUDA_COMPILER and CUDAToolkit_ROOT.
@@ -10,9 +11,10 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/cuda-toolkit.sh
 . "$ROOT/scripts/cuda-toolkit.sh"
-CUDA_ARGS=()
-if ! cuda_system_nvcc >/dev/null && nvcc=$(cuda_wheel_nvcc); then
-  CUDA_ARGS=(-DCMAKE_CUDA_COMPILER="$nvcc" -DCUDAToolkit_ROOT="$(dirname "$(dirname "$nvcc")")")
+# Given on every configure: a build dir that one caller configured OFF is AUTO again for the next.
+CUDA_ARGS=(-DCUZK_CUDA="${CUZK_CUDA:-AUTO}")
+if [[ ${CUZK_CUDA:-AUTO} != OFF ]] && ! cuda_system_nvcc >/dev/null && nvcc=$(cuda_wheel_nvcc); then
+  CUDA_ARGS+=(-DCMAKE_CUDA_COMPILER="$nvcc" -DCUDAToolkit_ROOT="$(dirname "$(dirname "$nvcc")")")
 fi
 BUILD_DIR=${1:-$ROOT/build}
 shift || true

@@ -3,7 +3,8 @@
 # the Debian packages below (apt-get, as root or through sudo), the pinned npm tools (npm ci,
 # from package-lock.json, into ./node_modules) and, when no system nvcc exists, the CUDA 13.0
 # compiler from the pinned PyPI wheels of scripts/cuda-requirements.txt into
-# ~/.cache/cuzk/cuda-<hash>/ (outside the clone; docs/gpu.md). Safe to rerun; prints what it does.
+# ~/.cache/cuzk/cuda-<hash>/ (outside the clone; docs/gpu.md); CUZK_CUDA=OFF skips CUDA (a build
+# without the CUDA backend: run.sh on a machine with no NVIDIA GPU). Safe to rerun; prints what it does.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 # shellcheck source=scripts/cuda-toolkit.sh
@@ -26,7 +27,9 @@ done
 command -v node >/dev/null || missing+=(nodejs)
 command -v npm >/dev/null || missing+=(npm)
 # pip installs the CUDA wheels when there is no system nvcc
-if ! cuda_system_nvcc >/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then missing+=(python3-pip); fi
+if [[ ${CUZK_CUDA:-AUTO} != OFF ]] && ! cuda_system_nvcc >/dev/null && ! python3 -m pip --version >/dev/null 2>&1; then
+  missing+=(python3-pip)
+fi
 
 if ((${#missing[@]} > 0)); then
   echo "install-deps: apt-get install ${missing[*]}"
@@ -117,7 +120,9 @@ install_cuda_wheels() {
   echo "install-deps: CUDA toolkit ready in $((SECONDS - t0)) s: $dir/toolkit/bin/nvcc"
 }
 
-if n=$(cuda_system_nvcc); then
+if [[ ${CUZK_CUDA:-AUTO} == OFF ]]; then
+  echo "install-deps: CUDA: skipped (CUZK_CUDA=OFF)"
+elif n=$(cuda_system_nvcc); then
   echo "install-deps: CUDA: system nvcc $n"
 elif n=$(cuda_wheel_nvcc); then
   echo "install-deps: CUDA: pinned wheels already installed: $n"
