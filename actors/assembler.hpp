@@ -1,5 +1,6 @@
-// The assembler (actors/assembler.cpp): verifies each partition proof, collects a job's partitions
-// in order and answers with the job's proof once all are in.
+// The assembler (actors/assembler.cpp): verifies each partition proof (a cluster node's against the
+// public inputs it computes from the job's input), collects a job's partitions in order and answers
+// with the job's proof once all are in.
 #pragma once
 
 #include <cstdint>
@@ -20,12 +21,18 @@ struct assemble_request {
   // The proof was made on a synthetic key (NOT A SETUP: it never verifies). Accepted unverified only
   // when the job is a synthetic bench; refused (proof_invalid) otherwise.
   bool synthetic_key = false, synthetic_bench = false;
+  // A cluster node's proof: the partition's input as this engine holds it (a Filecoin job's input
+  // and partition, or the witness sent). The proof is verified against the public inputs computed
+  // here from it (fil::verifier_public_inputs; a witness's wires 1 .. n_public), never against any
+  // the node would claim, and output.publics becomes them. Empty: a local proof, whose publics come
+  // from this engine's own witness.
+  witness_source statement;
   bool operator==(const assemble_request&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, assemble_request& x) {
   return f(caf::meta::type_name("assemble_request"), x.task, x.n_partitions, x.vk, x.output,
-           x.synthetic_key, x.synthetic_bench);
+           x.synthetic_key, x.synthetic_bench, x.statement);
 }
 
 struct assembly_ack {

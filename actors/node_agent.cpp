@@ -257,8 +257,10 @@ node_agent_actor::behavior_type node_agent(agent_ptr self, node_agent_settings s
                               rp.deliver(make_error(errc::worker_failed, why));
                               return;
                             }
-                            rp.deliver(node_result{ref, std::move(out.partitions[0]), out.timings.synthesis_us,
-                                                   out.timings.device_us});
+                            node_result r{ref, std::move(out.partitions[0].proof), out.timings.synthesis_us,
+                                          out.timings.device_us};
+                            if (self->state.settings.on_answer) self->state.settings.on_answer(r);
+                            rp.deliver(std::move(r));
                           },
                           failed);
                 },

@@ -49,6 +49,8 @@ struct node_agent_settings {
   std::function<void(const std::string&)> on_refused;
   // Dial over TLS (actors/tls_link.hpp; CAF's OpenSSL manager loaded and configured in the system).
   bool tls = false;
+  // Test hook: each answer passes through it before it goes back (a test swaps in another proof).
+  std::function<void(node_result&)> on_answer;
 };
 
 node_agent_actor spawn_node_agent(caf::actor_system& sys, node_agent_settings settings, intake_actor intake);

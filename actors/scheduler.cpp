@@ -85,6 +85,7 @@ struct node_slot {
   std::set<std::string> keys;       // fingerprints it offered
   std::set<job_id> payloads;        // Filecoin jobs whose inputs it was sent (once per node and job)
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  std::uint64_t refused = 0;  // its proofs that did not verify against their partition's public inputs
   std::uint32_t free() const { return tickets.size() < slots ? slots - static_cast<std::uint32_t>(tickets.size()) : 0; }
 };
 
@@ -95,6 +96,8 @@ struct task_t {
   int synth = -1, device = -1;
   bool back_to_back = false;  // dispatched to its device the moment the previous partition ended
   std::uint64_t node = 0;  // stage::remote: the node proving it
+  std::uint64_t proved_by = 0;  // the node whose proof is being assembled (0: proved here)
+  std::set<std::uint64_t> refused_by;  // nodes whose proof of it was refused: it goes elsewhere
   key_handle key;
   resident_handle resident;  // the key's points on its device, leased until the device is done
   keepalive host_reservation;
@@ -277,7 +280,7 @@ void fail_attempt(sched_ptr self, job_t& j, task_t& t, const std::string& reason
   t.ticket = 0;
   ++t.step;
   t.synth = t.device = -1;
-  t.node = 0;
+  t.node = t.proved_by = 0;
   t.key = {};
   t.resident = {};
   t.host_reservation = {};
@@ -311,6 +314,33 @@ void step_failed(sched_ptr self, const step_ref& at, const char* what, const caf
   pump(self);
 }
 
+const std::string& fingerprint_of(const job_t& j);
+bool proves_locally(const scheduler_state& st);
+
+// A node's proof does not verify against the partition's public inputs computed here (it proved
+// another statement, or nothing valid): counted against the node, one line naming it, and the
+// partition goes to another place (never that node again), or the job fails when none is left.
+void refuse_node_proof(sched_ptr self, job_t& j, task_t& t, const std::string& why) {
+  auto& st = self->state;
+  const auto node_id = t.proved_by;
+  std::string name = std::to_string(node_id);
+  if (auto it = st.nodes.find(node_id); it != st.nodes.end()) {
+    ++it->second.refused;
+    ++it->second.failures;
+    name = it->second.name;
+  }
+  t.refused_by.insert(node_id);
+  bool elsewhere = proves_locally(st);
+  for (auto& [id, n] : st.nodes) elsewhere |= !t.refused_by.count(id) && n.keys.count(fingerprint_of(j));
+  const std::string nowhere = "no other place can prove it (every node offering its key was refused)";
+  if (st.settings.on_cluster_event)
+    st.settings.on_cluster_event("cluster: node " + name + " answered job " + std::to_string(j.id) + " partition " +
+                                 std::to_string(t.index) +
+                                 " with a proof that does not verify against its public inputs: refused, " +
+                                 (elsewhere ? "proved elsewhere" : nowhere));
+  fail_attempt(self, j, t, "node " + name + ": " + why + (elsewhere ? "" : "; " + nowhere), elsewhere);
+}
+
 void assemble(sched_ptr self, job_t& j, task_t& t) {
   auto& st = self->state;
   t.st = stage::proved;
@@ -322,6 +352,11 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
     vk.ptr = std::shared_ptr<const zk::groth16::verifying_key>(t.key.ptr, &t.key.ptr->zkey->vk);
   assemble_request req{task_ref{at.job, at.index, t.attempt, at.ticket}, static_cast<std::uint32_t>(j.tasks.size()),
                        std::move(vk), t.output};
+  if (t.proved_by) {  // a node's proof: checked against this partition's input as held here
+    const auto& src = j.spec.partitions[t.index];
+    req.statement.data = src.data;
+    req.statement.fil = src.fil;
+  }
   req.synthetic_key = t.key.ptr && t.key.ptr->zkey && t.key.ptr->zkey->synthetic;
   req.synthetic_bench = j.spec.synthetic_bench;
   const bool unverified = req.synthetic_key && req.synthetic_bench;
@@ -344,6 +379,16 @@ void assemble(sched_ptr self, job_t& j, task_t& t) {
             if (!t) return;
             auto& st = self->state;
             auto& j = st.jobs.at(at.job);
+            if (t->proved_by && e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::proof_invalid) {
+              refuse_node_proof(self, j, *t, describe(e));
+              pump(self);
+              return;
+            }
+            if (is_bad_input(e)) {  // the partition's public inputs cannot be computed from the job's input
+              fail_attempt(self, j, *t, "assembler: " + describe(e), false, true);
+              pump(self);
+              return;
+            }
             if (e.category() == caf::atom("cuzk") && static_cast<errc>(e.code()) == errc::proof_invalid) {
               // The key's mapped evaluator file first (failures only: a digest of the file): a
               // damaged one is the daemon's fault, never the request's. The key store drops the
@@ -842,8 +887,9 @@ void prove_remote(sched_ptr self, job_t& j, task_t& t, std::uint64_t node_id) {
             auto& j = st.jobs.at(at.job);
             j.timings.synthesis_us += r.synthesis_us;
             j.timings.device_us += r.device_us;
-            t->output = std::move(r.output);
+            t->output = partition_output{std::move(r.proof), {}};  // the assembler computes its public inputs
             t->node = 0;
+            t->proved_by = node_id;
             assemble(self, j, *t);
             pump(self);
           },
@@ -907,8 +953,9 @@ std::uint64_t best_node(sched_ptr self, const job_t& j, std::uint32_t index, std
   free = 0;
   if (j.described != job_t::described::yes || !travels(j.spec.partitions[index])) return 0;
   std::uint64_t best = 0;
+  const auto& refused = j.tasks[index].refused_by;
   for (auto& [id, n] : self->state.nodes)
-    if (n.free() > free && n.keys.count(fingerprint_of(j))) {
+    if (n.free() > free && n.keys.count(fingerprint_of(j)) && !refused.count(id)) {
       free = n.free();
       best = id;
     }
@@ -1241,7 +1288,8 @@ scheduler_actor::behavior_type scheduler(sched_ptr self, scheduler_setup setup) 
           for (auto& t : j.tasks)
             if (t.st != stage::queued && t.st != stage::assembled) ++s.tasks_running;
         for (auto& [id, n] : st.nodes)
-          s.nodes.push_back(node_load{id, static_cast<std::uint32_t>(n.tickets.size()), n.proofs, n.failures, n.busy_us});
+          s.nodes.push_back(node_load{id, static_cast<std::uint32_t>(n.tickets.size()), n.proofs, n.failures, n.busy_us,
+                                      n.refused});
         s.stale_results = st.stale;
         s.host_waits = st.host_waits.size();
         s.waits_served_home = st.waits_served_home;

@@ -87,7 +87,7 @@ typename Inspector::result_type inspect(Inspector& f, device_usage& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_load& x) {
-  return f(caf::meta::type_name("node_load"), x.id, x.busy, x.proofs, x.failures, x.busy_us);
+  return f(caf::meta::type_name("node_load"), x.id, x.busy, x.proofs, x.failures, x.busy_us, x.refused);
 }
 
 template <class Inspector>

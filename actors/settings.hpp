@@ -79,6 +79,8 @@ struct engine_settings {
   // [filecoin] record_threads and the engine's event lines (key_load_options).
   unsigned record_threads = 0;
   std::function<void(const std::string&)> on_event;
+  // Cluster event lines of the scheduler (a node's proof refused): the engine's cluster on_event.
+  std::function<void(const std::string&)> on_cluster_event;
   unsigned kept_partitions = 1;  // engine config kept_partitions (key_load_options)
 };
 

@@ -245,6 +245,10 @@ void share_porep_c1(const std::shared_ptr<const fil::job_input>& in, std::shared
   if (in && c1) porep_c1s().put(in, std::move(c1));
 }
 
+std::shared_ptr<const fil::c1_output> porep_c1(const fil::circuit_ref& c, const std::shared_ptr<const fil::job_input>& in) {
+  return porep_c1s().get(c, in);
+}
+
 void forget_porep_c1(const fil::job_input* in) { porep_c1s().forget(in); }
 
 synthesizer_actor spawn_synthesizer(caf::actor_system& sys, std::uint32_t slot, unsigned threads,

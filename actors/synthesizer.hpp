@@ -49,6 +49,7 @@ using synthesizer_actor = caf::typed_actor<caf::replies_to<synth_request>::with<
 
 namespace cuzk::fil {
 struct c1_output;
+struct circuit_ref;
 }
 
 namespace cuzk::actors {
@@ -56,6 +57,9 @@ namespace cuzk::actors {
 // A PoRep job's C1 output, already read (and checked) when the job was submitted: this process's
 // synthesizers take it instead of reading it again (kept while the job's input lives).
 void share_porep_c1(const std::shared_ptr<const fil::job_input>& in, std::shared_ptr<const fil::c1_output> c1);
+// The job's C1 output: the one shared, else read (and checked) now and kept for the job's other
+// askers. Throws zk::input_error naming the field.
+std::shared_ptr<const fil::c1_output> porep_c1(const fil::circuit_ref& c, const std::shared_ptr<const fil::job_input>& in);
 // The input is going: its parsed C1 goes with it now, not at the next job's lookup.
 void forget_porep_c1(const fil::job_input* in);
 

@@ -134,8 +134,7 @@ int main(int argc, char** argv) {
     msg::node_task task;
     task.fingerprint = header.fingerprint;
     task.witness.ptr = w;
-    msg::node_result result;
-    result.output.publics.resize(header.n_public);
+    msg::node_result result;  // the proof alone: the coordinator computes the public inputs
     std::printf("| bytes per remote partition | node_task (witness) %zu | node_result (proof) %zu | witness alone %zu |\n",
                 wire_bytes(sys, task), wire_bytes(sys, result), w->values.size() * 32);
   }

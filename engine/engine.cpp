@@ -87,7 +87,8 @@ std::string default_node_name() {
 void forget_logger() { caf::logger::set_current_actor_system(nullptr); }
 
 // Nodes of another wire protocol cannot understand each other: the default build string.
-constexpr const char* wire_protocol = "cuzk-wire/2";  // 2: SnapDeals commitments in a Filecoin job
+// 2: SnapDeals commitments in a Filecoin job; 3: a node's result is its proof alone (no public inputs).
+constexpr const char* wire_protocol = "cuzk-wire/3";
 
 struct engine::impl {
   caf::actor_system_config cfg;
@@ -233,6 +234,8 @@ struct engine::impl {
     ns.slots = cl.slots ? cl.slots : std::max<std::uint32_t>(1, 2 * static_cast<std::uint32_t>(settings.devices.size()));
     ns.task_timeout = settings.step_timeout * 4;
     ns.on_refused = cl.on_refused;
+    if (cl.on_answer)
+      ns.on_answer = [f = cl.on_answer](msg::node_result& r) { f(r.task.job, r.task.index, r.proof); };
     ns.tls = !cl.tls_cert.empty();
     // The keys this node offers, by fingerprint: the coordinator sends a circuit's work only to
     // nodes whose key for it has the same fingerprint as its own.
@@ -394,6 +397,7 @@ engine engine::start(const config& c) {
   s.evaluator_dir = c.filecoin.evaluator_dir;
   s.record_threads = c.filecoin.record_threads;
   s.on_event = c.filecoin.on_event;
+  s.on_cluster_event = c.cluster.on_event;
   if (c.filecoin.verify_params) {
     if (c.filecoin.param_cache.empty() && c.filecoin.parameters_json.empty())
       throw engine_error("config: filecoin verify_params: needs param_cache or parameters_json");

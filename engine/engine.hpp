@@ -87,6 +87,9 @@ struct cluster_config {
   std::string tls_cert, tls_key, tls_ca;
   std::function<void(const std::string&)> on_event;    // one line per join, refusal, loss (thread-safe)
   std::function<void(const std::string&)> on_refused;  // worker: the coordinator refused it (fatal)
+  // Test hook, worker: each partition's proof (the coordinator's job id and partition index) passes
+  // through it before it goes back, so that a test can answer with another one.
+  std::function<void(std::uint64_t job, std::uint32_t partition, zk::groth16::proof&)> on_answer;
 };
 
 // Filecoin's own default parameter cache: filecoin-proofs uses it when FIL_PROOFS_PARAMETER_CACHE

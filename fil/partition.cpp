@@ -162,21 +162,31 @@ void check_porep_c1(const circuit_ref& c, const job_input& in, const c1_output& 
 
 namespace {
 
-void synthesize_porep(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in, std::uint32_t k,
-                      zk::thread_pool& pool, const c1_output* parsed) {
-  std::optional<c1_output> own;
-  if (!parsed) own = read_porep_c1(c, in, &pool);
-  const auto& p1 = (parsed ? *parsed : *own).phase1_out;
+void require_porep_partition(const circuit_ref& c, std::uint32_t k) {
   if (k >= c.seal->partitions)
     throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(c.seal->name) + " has " +
                           std::to_string(c.seal->partitions) + " partitions");
-  circuit::stacked_circuit(cs, circuit::porep_partition_from(p1, k), pool);  // checks paths and roots as it goes
-  // The inputs Filecoin's verifier computes from the seed and the sector: the circuit's must equal them.
+}
+
+// What Filecoin's verifier computes from the seed and the sector.
+std::vector<fr> porep_public_inputs(const c1_output& c1, std::uint32_t k) {
+  const auto& p1 = c1.phase1_out;
   stacked::stacked_bucket_graph graph(p1.registered_proof->nodes(), porep_id(*p1.registered_proof),
                                       p1.registered_proof->version);
   stacked::public_inputs pub;
   pub.replica_id = p1.replica_id, pub.seed = p1.seed, pub.comm_d = p1.comm_d, pub.comm_r = p1.comm_r;
-  const auto expected = stacked::generate_public_inputs(*p1.registered_proof, graph, pub, k);
+  return stacked::generate_public_inputs(*p1.registered_proof, graph, pub, k);
+}
+
+void synthesize_porep(zk::cs::constraint_system& cs, const circuit_ref& c, const job_input& in, std::uint32_t k,
+                      zk::thread_pool& pool, const c1_output* parsed) {
+  std::optional<c1_output> own;
+  if (!parsed) own = read_porep_c1(c, in, &pool);
+  const auto& c1 = parsed ? *parsed : *own;
+  require_porep_partition(c, k);
+  circuit::stacked_circuit(cs, circuit::porep_partition_from(c1.phase1_out, k), pool);  // checks paths and roots as it goes
+  // The inputs Filecoin's verifier computes: the circuit's must equal them.
+  const auto expected = porep_public_inputs(c1, k);
   const auto& got = cs.inputs();
   if (got.size() != expected.size() + 1)
     throw zk::input_error(c.describe() + " partition " + std::to_string(k) + ": the circuit has " +
@@ -252,6 +262,13 @@ checked_post check_post(const post_proof_info& p, const job_input& in, bool veri
   return out;
 }
 
+// WindowPoSt: the partition's own sectors at its index in the proof; WinningPoSt: its one sector.
+std::vector<fr> post_public_inputs(const post_proof_info& p, const job_input& in,
+                                   std::span<const post::public_sector> sectors) {
+  return p.type == post_type::window ? post::partition_public_inputs(p, in.randomness, sectors, in.partition_index)
+                                     : post::generate_public_inputs(p, in.randomness, sectors, 0);
+}
+
 }  // namespace
 
 namespace {
@@ -282,13 +299,18 @@ void check_update(const update::update_proof_info& info, const job_input& in) {
   }
 }
 
-void synthesize_update(zk::cs::constraint_system& cs, const update::update_proof_info& info, const job_input& in,
-                       std::uint32_t k) {
-  const auto pp = update::from_sector_size(info.sector_size);
+void require_update_partition(const update::update_proof_info& info, const update::public_params& pp,
+                              const job_input& in, std::uint32_t k) {
   if (k >= pp.partition_count || k >= in.vanilla_proofs.size())
     throw zk::input_error("partition " + std::to_string(k) + ": " + std::string(info.name) + " has " +
                           std::to_string(pp.partition_count) + " partitions, " +
                           std::to_string(in.vanilla_proofs.size()) + " PartitionProofs given");
+}
+
+void synthesize_update(zk::cs::constraint_system& cs, const update::update_proof_info& info, const job_input& in,
+                       std::uint32_t k) {
+  const auto pp = update::from_sector_size(info.sector_size);
+  require_update_partition(info, pp, in, k);
   const auto comms = checked_commitments(in);
   const auto origin = partition_origin(k);
   // update_partition_from checks the proof whole (paths, encoding, comm_d_new) before the circuit runs.
@@ -453,10 +475,7 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
   auto checked = check_post(p, in, true);
   circuit::fallback_post(cs, arities(p.tree), circuit_sectors(p, std::move(checked.sectors)));
   // The inputs Filecoin's verifier will use: the circuit's must be the same.
-  const auto expected =
-      p.type == post_type::window
-          ? post::partition_public_inputs(p, in.randomness, checked.publics, in.partition_index)
-          : post::generate_public_inputs(p, in.randomness, checked.publics, 0);
+  const auto expected = post_public_inputs(p, in, checked.publics);
   const auto& got = cs.inputs();
   if (got.size() != expected.size() + 1)
     throw zk::input_error(c.describe() + ": the circuit has " + std::to_string(got.size() - 1) +
@@ -465,6 +484,23 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
     if (got[i + 1] != expected[i])
       throw zk::input_error(c.describe() + ": public input " + std::to_string(i) +
                             " of the vanilla proofs differs from the verifier's (randomness, sector id or challenge)");
+}
+
+std::vector<fr> verifier_public_inputs(const circuit_ref& c, const job_input& in, std::uint32_t partition,
+                                       const c1_output* c1) {
+  require_implemented(c);
+  if (c.seal) {
+    require_porep_partition(c, partition);
+    if (c1) return porep_public_inputs(*c1, partition);
+    return porep_public_inputs(read_porep_c1(c, in), partition);
+  }
+  if (c.update) {
+    const auto pp = update::from_sector_size(c.update->sector_size);
+    require_update_partition(*c.update, pp, in, partition);
+    return update::public_inputs(pp, partition, checked_commitments(in));
+  }
+  if (partition != 0) throw zk::input_error("partition " + std::to_string(partition) + ": a PoSt job has one partition");
+  return post_public_inputs(*c.post, in, check_post(*c.post, in, false).publics);
 }
 
 std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition) {

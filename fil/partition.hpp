@@ -154,6 +154,14 @@ void synthesize_partition_into(zk::cs::constraint_system& cs, const circuit_ref&
 c1_output read_porep_c1(const circuit_ref& c, const job_input& in, zk::thread_pool* pool = nullptr);
 // read_porep_c1's checks of a C1 output read already (io::read_c1 of in.c1).
 void check_porep_c1(const circuit_ref& c, const job_input& in, const c1_output& c1);
+// The public inputs Filecoin's verifier computes for partition `partition` of the job (ONE not
+// included): what a proof of that partition must verify against, from the job's input alone (no
+// path is hashed). PoRep: the C1's replica_id, seed, comm_d and comm_r (generate_public_inputs; `c1`:
+// the job's C1 output as read_porep_c1 gave it, else in.c1 is read and checked); PoSt: the
+// randomness, partition_index and the vanilla proofs' sector ids and comm_r; SnapDeals: the
+// commitments (update::public_inputs). Throws zk::input_error naming the field.
+std::vector<fr> verifier_public_inputs(const circuit_ref& c, const job_input& in, std::uint32_t partition,
+                                       const c1_output* c1 = nullptr);
 // "PoRep C2 StackedDrg2KiBV1_1 partition 0": what the witness of a partition is called in messages.
 std::string partition_name(const circuit_ref& c, const job_input& in, std::uint32_t partition);
 

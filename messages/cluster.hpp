@@ -6,7 +6,8 @@
 // and a nonce answers one join only. After the join the registrar pings the node's agent and the
 // agent pings the registrar; either side that hears nothing for node_timeout treats the other as
 // gone (a node rejoins with a fresh handshake). Work: node_task -> node_result, a whole partition
-// (witness in, verified-by-the-coordinator proof out); never a key, which every node loads itself.
+// (witness in, proof out, verified by the coordinator against the partition's public inputs that
+// it computes itself); never a key, which every node loads itself.
 // The registrar's and the agent's own interfaces: actors/registrar.hpp, actors/node_agent.hpp.
 #pragma once
 
@@ -100,15 +101,18 @@ typename Inspector::result_type inspect(Inspector& f, node_task& x) {
            x.fil, x.prio);
 }
 
+// The proof alone: no public inputs travel back. The coordinator computes the partition's own from
+// the input it sent (a Filecoin job's, or the witness) and verifies the proof against them, so a
+// node that proved another statement is refused, never assembled.
 struct node_result {
   task_ref task;
-  partition_output output;
+  zk::groth16::proof proof;
   std::uint64_t synthesis_us = 0, device_us = 0;
   bool operator==(const node_result&) const = default;
 };
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, node_result& x) {
-  return f(caf::meta::type_name("node_result"), x.task, x.output, x.synthesis_us, x.device_us);
+  return f(caf::meta::type_name("node_result"), x.task, x.proof, x.synthesis_us, x.device_us);
 }
 
 }  // namespace cuzk::msg

@@ -162,6 +162,9 @@ struct node_load {
   std::uint64_t id = 0;
   std::uint32_t busy = 0;
   std::uint64_t proofs = 0, failures = 0, busy_us = 0;
+  // Its proofs refused (failures too): they did not verify against their partition's public inputs,
+  // which the coordinator computes from the job's input.
+  std::uint64_t refused = 0;
   bool operator==(const node_load&) const = default;
 };
 

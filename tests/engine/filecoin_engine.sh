@@ -7,8 +7,10 @@
 # once for both jobs), their proofs handed to `fil-oracle verify-seal`. With `porep`: only that case;
 # with `cluster`: [filecoin-cluster], the PoRep, PoSt and SnapDeals jobs proved by two worker engines
 # of a coordinator_only one (one stopped mid-way), the proofs handed to the oracle the same way (the
-# updates to `fil-oracle verify-update`, fixtures from tests/oracle/snap_fixtures.sh), and a SnapDeals
-# job refused at submit by a coordinator whose node lacks the update params.
+# updates to `fil-oracle verify-update`, fixtures from tests/oracle/snap_fixtures.sh), sector 2's
+# proof again after a node answered it with sector 1's proof and the coordinator refused that one
+# (porep-2-refused), and a SnapDeals job refused at submit by a coordinator whose node lacks the
+# update params.
 # Fixtures: $CUZK_FIL_FIXTURES (a tests/oracle/fixtures.sh OUTDIR), else made by that script with
 # BUILD_DIR/bin/fil-oracle (cached under ~/.cache/cuzk); fil-oracle: $FIL_ORACLE or
 # BUILD_DIR/bin/fil-oracle. Skipped (exit 77, saying why) without them.
@@ -32,7 +34,7 @@ trap 'rm -rf "$OUT"' EXIT
 fail=0
 verify_porep() {  # verify_porep NAME...: the PoRep C2 proofs porep-NAME.bin ([filecoin-porep], also run
   # among [filecoin], writes sectors 1 and 2, then sector 1's again after its evaluator was changed,
-  # then truncated, under the hot key; [filecoin-cluster] writes sectors 1 and 2)
+  # then truncated, under the hot key; [filecoin-cluster] writes sectors 1, 2 and 2-refused)
   for n in "$@"; do
     if [[ ! -s $OUT/porep-$n.bin ]]; then echo "not ok - no PoRep proof of sector $n from the engine"; fail=1
     elif "$ORACLE" verify-seal --c1 "$FIX/sector-${n%%-*}/c1.json" --miner-id 1000 --proof "$OUT/porep-$n.bin" --cache "$FIX/params"; then
@@ -50,7 +52,7 @@ if [[ $MODE == cluster ]]; then  # [filecoin-cluster]: the same jobs proved by w
   if ((rc != 0)); then echo "FAIL - tests/oracle/snap_fixtures.sh exit $rc"; exit 1; fi
   CUZK_FIL_FIXTURES=$FIX CUZK_FIL_SNAP_FIXTURES=$SNAP CUZK_FIL_OUT=$OUT "$BUILD/bin/cuzk_engine_tests" "[filecoin-cluster]" ||
     fail=1
-  verify_porep 1 2
+  verify_porep 1 2 2-refused
   for n in 1 2; do
     if [[ ! -s $OUT/snap-$n.bin ]]; then echo "not ok - no SnapDeals proof $n from the cluster"; fail=1; continue; fi
     if "$ORACLE" verify-update --update "$SNAP/update/update.json" --proof "$OUT/snap-$n.bin" --cache "$SNAP/params"; then

@@ -3,7 +3,8 @@
 // hand to `fil-oracle verify-post` / `verify-seal`), a WinningPoSt overtaking queued WindowPoSt jobs (from the jobs' device
 // start times), cancel and evict returning every budget to zero, and bad input (one line naming the
 // field, never a proof); [filecoin-cluster]: those jobs and SnapDeals updates proved by worker
-// nodes, and a SnapDeals job refused where no node offers the update params. Hidden ([.]): they
+// nodes, a node's proof of another job's partition refused by the coordinator (the partition proved
+// on the other node), and a SnapDeals job refused where no node offers the update params. Hidden ([.]): they
 // need $CUZK_FIL_FIXTURES (tests/oracle/fixtures.sh's OUTDIR: params/, window/, winning/) and, for
 // SnapDeals, $CUZK_FIL_SNAP_FIXTURES (tests/oracle/snap_fixtures.sh's), which that script provides.
 #include <catch2/catch.hpp>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
@@ -504,6 +506,90 @@ TEST_CASE("Filecoin jobs through a cluster: nodes offer their params, prove part
   CHECK(link->payloads_received <= jobs.size());
   REQUIRE(test::eventually([&] { return w2.status().coordinator->payloads_held == 0; }));
   w1.reset();
+  std::filesystem::remove_all(evaluators);
+}
+
+TEST_CASE("Filecoin: a node answering with a proof of another job's partition is refused, the partition proved elsewhere",
+          "[.][filecoin-cluster]") {
+  const auto evaluators = std::filesystem::temp_directory_path() / ("cuzk-fil-refused-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(evaluators);
+  std::mutex mu;
+  std::vector<std::string> events;
+  auto cc = fil_cluster_config(0, "", evaluators);
+  cc.cluster.on_event = [&](const std::string& line) {
+    std::lock_guard lock(mu);
+    events.push_back(line);
+  };
+  auto coord = engine::engine::start(cc);
+  // Once `other` is set, the first node to answer a partition sends `other` in place of its proof,
+  // and goes on doing so: a valid proof of another statement, as a node fed another job's partition
+  // would send. The partition must go to the other node.
+  struct swap_state {
+    std::mutex mu;
+    std::optional<zk::groth16::proof> other;
+    std::string by;
+  };
+  auto swap = std::make_shared<swap_state>();
+  auto node = [&](const std::string& name) {
+    auto c = fil_cluster_config(coord.cluster_port(), name, evaluators);
+    c.cluster.on_answer = [swap, name](std::uint64_t, std::uint32_t, zk::groth16::proof& p) {
+      std::lock_guard lock(swap->mu);
+      if (!swap->other || (!swap->by.empty() && swap->by != name)) return;
+      p = *swap->other;
+      swap->by = name;
+    };
+    return engine::engine::start(c);
+  };
+  auto w1 = node("w1");
+  auto w2 = node("w2");
+  REQUIRE(test::eventually([&] { return nodes_up(coord) == 2; }, 60s));
+
+  const auto sector1 = coord.await(coord.submit(porep_request(1)), 20min);
+  REQUIRE(sector1);
+  REQUIRE(sector1->state == engine::job_state::succeeded);
+  REQUIRE(sector1->partitions.size() == 1);
+  {
+    std::lock_guard lock(swap->mu);
+    swap->other = sector1->partitions[0].proof;
+  }
+  const auto id = coord.submit(porep_request(2));
+  const auto r = coord.await(id, 20min);
+  REQUIRE(r);
+  INFO((r->reasons.empty() ? std::string() : r->reasons.back()));
+  REQUIRE(r->state == engine::job_state::succeeded);
+  std::string by;
+  {
+    std::lock_guard lock(swap->mu);
+    by = swap->by;
+  }
+  REQUIRE(!by.empty());  // a node did answer sector 2's partition with sector 1's proof
+  REQUIRE(r->partitions.size() == 1);
+  CHECK(r->partitions[0].proof != sector1->partitions[0].proof);
+  write_out("porep-2-refused.bin", r->compressed);  // filecoin_engine.sh hands it to fil-oracle verify-seal
+
+  // Refused on that node (the job's reasons name it), counted there, proved on the other one.
+  bool named = false;
+  for (auto& why : r->reasons) named |= why.find("node " + by + ": proof_invalid") != std::string::npos;
+  CHECK(named);
+  auto s = coord.status();
+  REQUIRE(s.registrar.nodes.size() == 2);
+  for (auto& n : s.registrar.nodes) {
+    const auto* load = s.load_of(n.id);
+    REQUIRE(load);
+    CHECK(load->refused == (n.name == by ? 1u : 0u));
+  }
+  std::size_t lines = 0;
+  {
+    std::lock_guard lock(mu);
+    for (auto& l : events)
+      lines += l == "cluster: node " + by + " answered job " + std::to_string(id) +
+                        " partition 0 with a proof that does not verify against its public inputs: refused, proved "
+                        "elsewhere";
+  }
+  CHECK(lines == 1);
+  w1.shutdown();
+  w2.shutdown();
+  coord.shutdown();
   std::filesystem::remove_all(evaluators);
 }
 

@@ -163,7 +163,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, kss) == kss);
   device_usage du{"cpu:0", rng(), rng(), rng(), rng(), rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, du) == du);
-  node_load nl{rng(), 2, rng(), rng(), rng()};
+  node_load nl{rng(), 2, rng(), rng(), rng(), rng()};
   REQUIRE(roundtrip(sys, nl) == nl);
   scheduler_status ss{{du}, 1, 2, 3, {nl}, 6, 7, 8};
   REQUIRE(roundtrip(sys, ss) == ss);
@@ -209,7 +209,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(ft_back.fil.partition == 1);
   ft.fil.ptr.reset();  // the job's next partition on that node: its index only
   REQUIRE(roundtrip(sys, ft) == ft);
-  node_result nres{tr, out, rng(), rng()};
+  node_result nres{tr, out.proof, rng(), rng()};
   REQUIRE(roundtrip(sys, nres) == nres);
   node_info ni{rng(), "n", "b", true, "", 2, {"cpu"}, {ko}, rng(), rng()};
   REQUIRE(roundtrip(sys, ni) == ni);

@@ -164,6 +164,11 @@ TEST_CASE("fil partition: a real 2 KiB C1 (oracle-2k) checks and synthesizes par
   // R1CS dump of this partition (40 inputs with ONE, 2,685,673 aux).
   auto w = fil::synthesize_partition(c, in, 0);
   REQUIRE(w.values.size() == 40 + 2685673);
+  // What a cluster coordinator checks a node's proof against: the circuit's own public wires.
+  const auto pub = fil::verifier_public_inputs(c, in, 0);
+  REQUIRE(pub.size() == 39);
+  for (std::size_t i = 0; i < pub.size(); ++i) REQUIRE(w.values[i + 1] == pub[i].to_canonical());
+  REQUIRE_THROWS_WITH(fil::verifier_public_inputs(c, in, 1), Catch::StartsWith("partition 1: "));
   REQUIRE_THROWS_WITH(fil::synthesize_partition(c, in, 1), Catch::StartsWith("partition 1: "));
   auto other = in;
   other.sector_number = 2;
@@ -236,6 +241,10 @@ TEST_CASE("fil partition: a SnapDeals job checks its PartitionProofs and synthes
   const auto want = fil::update::public_inputs(fil::update::from_sector_size(2048), 0, in.commitments());
   REQUIRE(w.values.size() > want.size());
   for (std::size_t i = 0; i < want.size(); ++i) REQUIRE(w.values[i + 1] == want[i].to_canonical());
+  REQUIRE(fil::verifier_public_inputs(c, in, 0) == want);
+  auto moved = in;
+  moved.comm_r_new[0] ^= 1;  // another statement: other public inputs
+  REQUIRE(fil::verifier_public_inputs(c, moved, 0) != want);
   REQUIRE(fil::partition_name(c, in, 0) == "SnapDeals StackedDrg2KiBV1 partition 0");
 
   auto bad = in;
@@ -274,6 +283,14 @@ TEST_CASE("fil partition: synthetic PoSt sector proofs that verify (bench fil --
   // Synthesis recomputes every path to comm_r_last and compares the circuit's public inputs with the verifier's.
   const auto w = fil::synthesize_partition(c, in, 0, 1);
   REQUIRE(w.values.size() > 1);
+  // What a cluster coordinator checks a node's proof against: the circuit's own public wires, and
+  // for the partition without its last sector other ones.
+  const auto pub = fil::verifier_public_inputs(c, in, 0);
+  REQUIRE(w.values.size() > pub.size());
+  for (std::size_t i = 0; i < pub.size(); ++i) REQUIRE(w.values[i + 1] == pub[i].to_canonical());
+  auto fewer = in;
+  fewer.vanilla_proofs.pop_back();
+  REQUIRE(fil::verifier_public_inputs(c, fewer, 0) != pub);
   // Another randomness's challenges are not these proofs' leaves.
   in.randomness[0] ^= 1;
   REQUIRE_THROWS_AS(fil::check_job_input(c, in), zk::input_error);
