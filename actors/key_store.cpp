@@ -4,13 +4,13 @@
 // acquire on a device (a resident lease, or an empty handle: the device uploads the points per
 // proof), describe (fingerprint, verifying key) and evict. Leases are shared_ptr counts; eviction
 // is LRU among unleased entries, and a hot key takes its residents with it. One admission rule
-// (admission_bytes) decides residency with or without shifted sets. A Filecoin key is a `.params`
-// path (digest checked when verify_params; PoRep keys map their compact evaluator); its partition
-// buffers and held grants live with it. docs/architecture.md "Memory owners" has the whole story.
+// (admission_bytes) decides residency with or without shifted sets. Keys are loaded by
+// fil::load_circuit_key (fil/key.hpp: a Filecoin `.params` path's digest checked when verify_params,
+// PoRep keys map their compact evaluator); a key's partition buffers and held grants live with it.
+// docs/architecture.md "Memory owners" has the whole story.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
 #include <map>
 #include <set>
@@ -18,138 +18,26 @@
 #include "actors/key_store.hpp"
 #include "actors/stager.hpp"
 #include "caf/all.hpp"
-#include "fil/circuit/stacked.hpp"
-#include "fil/evaluator.hpp"
+#include "fil/key.hpp"
 #include "fil/partition.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/b2_plan.hpp"
 #include "zk/groth16/pce_compact.hpp"
 #include "zk/groth16/prover.hpp"
-#include "zk/groth16/synthetic_srs.hpp"
-#include "zk/groth16/bellperson_key.hpp"
 #include "zk/io/bellperson.hpp"
 
 namespace cuzk::actors {
 
 namespace {
 
-std::shared_ptr<const zk::groth16::pce_compact> open_synthetic_evaluator(const std::string& path) {
-  const auto spec = zk::groth16::parse_synthetic_key_path(path);
-  return std::make_shared<const zk::groth16::pce_compact>(
-      zk::groth16::pce_compact::open(spec.evaluator, zk::groth16::pce_compact::stored_key(spec.evaluator)));
-}
-
-}  // namespace
-
-std::shared_ptr<const zk::groth16::constraint_evaluator> build_evaluator(const zk::io::zkey& key) {
-  if (key.synthetic)
-    return std::make_shared<const zk::groth16::constraint_evaluator>(
-        zk::groth16::constraint_evaluator::from_compact(open_synthetic_evaluator(key.path)));
-  return std::make_shared<const zk::groth16::constraint_evaluator>(zk::groth16::constraint_evaluator::build(key));
-}
-
-std::uint64_t evaluator_bytes(const zk::io::zkey& key) {
-  if (!key.synthetic) return zk::groth16::constraint_evaluator::estimate_bytes(key);
-  const auto spec = zk::groth16::parse_synthetic_key_path(key.path);
-  std::error_code ec;
-  const auto file = std::filesystem::file_size(spec.evaluator, ec);
-  return (ec ? 0 : file) + 3 * std::uint64_t{key.domain_size} * sizeof(zk::bls12_381::fr);
-}
-
-std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
-                                                     const std::map<std::string, std::string>* digests) {
-  key_load_options o;
-  if (digests) o.param_digests = std::make_shared<const std::map<std::string, std::string>>(*digests);
-  return load_circuit_key(path, o).zkey;
-}
-
-namespace {
-circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_options& options, bool* recorded);
-}  // namespace
-
-// The key's own consistency (its point sections against its wires and domain: zk::groth16::check_key,
-// a scan of every A and B wire index, ~160M at 32 GiB) is checked once here, where the key is made;
-// the stagers then check each partition's witness and synthesis against it, not the key again.
-circuit_key load_circuit_key(const std::string& path, const key_load_options& options, bool* recorded) {
-  circuit_key ck = load_circuit_key_unchecked(path, options, recorded);
-  zk::groth16::check_key(*ck.zkey);
-  return ck;
-}
-
-namespace {
-circuit_key load_circuit_key_unchecked(const std::string& path, const key_load_options& options, bool* recorded) {
-  circuit_key ck;
-  if (zk::groth16::is_synthetic_key_path(path)) {
-    // Loaded with its compact evaluator, as a PoRep key is: the synthesizers then take the kept
-    // partition buffers (load_atom) and evaluate a, b, c from the circuit's values.
-    const auto spec = zk::groth16::parse_synthetic_key_path(path);
-    auto compact = open_synthetic_evaluator(path);
-    if (const auto* seal = fil::porep_of_evaluator_key(zk::groth16::pce_compact::stored_key(spec.evaluator)))
-      fil::circuit::prepare_porep_layout(fil::circuit::porep_shape_of(*seal), zk::default_pool());
-    ck.zkey = std::make_shared<const zk::io::zkey>(zk::groth16::synthetic_key(*compact, spec.seed, spec.host_points, path));
-    ck.evaluator_bytes = compact->file_bytes();
-    ck.evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
-        zk::groth16::constraint_evaluator::from_compact(std::move(compact)));
-    return ck;
-  }
-  auto circuit = fil::circuit_for_params(path);
-  if (!circuit) {
-    ck.zkey = std::make_shared<const zk::io::zkey>(zk::io::zkey::load(path));
-    return ck;
-  }
-  if (!std::filesystem::exists(path)) throw zk::input_error(path + ": params file not found");
-  const auto* digests = options.param_digests.get();
-  if (digests && !digests->empty()) {
-    const auto name = std::filesystem::path(path).filename().string();
-    auto it = digests->find(name);
-    if (it == digests->end()) throw zk::input_error(path + ": not listed in parameters.json (verify_params is on)");
-    auto got = zk::io::parameters_json_digest(path);
-    if (got != it->second)
-      throw zk::input_error(path + ": digest " + got + " differs from parameters.json's " + it->second);
-  }
-  if (!circuit->seal && !circuit->update) {  // PoSt: the R1CS in memory, the CSR evaluator
-    ck.zkey = std::make_shared<const zk::io::zkey>(fil::proving_key(path, *circuit));
-    return ck;
-  }
-  // PoRep and SnapDeals: the compact recorded evaluator, cached beside the params (or in evaluator_dir).
-  const auto file = fil::porep_evaluator_path(path, options.evaluator_dir);
-  std::chrono::steady_clock::time_point started;
-  const auto progress = [&](std::string_view, std::size_t done, std::size_t total) {
-    if (!options.on_event) return;
-    if (done == 0) {
-      started = std::chrono::steady_clock::now();
-      options.on_event("key store: recording the compact evaluator of " + circuit->describe() + " into " + file +
-                       " (once per sector size; " +
-                       (!circuit->seal ? std::string("1")
-                        : options.record_threads ? std::to_string(options.record_threads)
-                                                 : std::string("all")) +
-                       " threads)");
-    } else if (done == total) {
-      char secs[32];
-      std::snprintf(secs, sizeof secs, "%.1f",
-                    std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count());
-      options.on_event("key store: recorded " + file + " in " + secs + " s");
-    }
-  };
-  auto ev = circuit->seal ? fil::open_porep_evaluator(*circuit->seal, file, progress, options.record_threads)
-                          : fil::open_update_evaluator(*circuit->update, file, progress);
-  if (recorded) *recorded = ev.recorded;
-  // The witness's per-part counts, once per shape and process, now rather than in the first partition.
-  if (circuit->seal) fil::circuit::prepare_porep_layout(fil::circuit::porep_shape_of(*circuit->seal), zk::default_pool());
-  auto key = zk::groth16::bellperson_proving_key(zk::io::bellperson_params::open(path), *ev.compact);
-  key.path = path;
-  ck.zkey = std::make_shared<const zk::io::zkey>(std::move(key));
-  ck.evaluator_bytes = ev.compact->file_bytes();  // mapped: its pages come in as partitions read them
-  ck.evaluator = std::make_shared<const zk::groth16::constraint_evaluator>(
-      zk::groth16::constraint_evaluator::from_compact(std::move(ev.compact)));
-  return ck;
-}
-}  // namespace
-
-namespace {
-
 // The blocking half, on its own thread: parse the zkey, build the evaluator.
 key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_load_options options) {
+  fil::key_options load;  // the loader's part of the options; its event lines as the key store's
+  load.param_digests = options.param_digests;
+  load.evaluator_dir = options.evaluator_dir;
+  load.record_threads = options.record_threads;
+  if (options.on_event)
+    load.on_event = [on_event = options.on_event](const std::string& line) { on_event("key store: " + line); };
   auto guarded = [](auto&& fn) -> caf::result<key_handle> {
     try {
       return fn();
@@ -177,11 +65,9 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           return make_error(errc::worker_failed, e.what());
         }
       },
-      [guarded, options](load_atom, const std::string& path) -> caf::result<key_handle> {
+      [guarded, options, load](load_atom, const std::string& path) -> caf::result<key_handle> {
         return guarded([&] {
-          bool recorded = false;
-          auto ck = std::make_shared<circuit_key>(load_circuit_key(path, options, &recorded));
-          ck->evaluator_recorded = recorded;
+          auto ck = std::make_shared<circuit_key>(fil::load_circuit_key(path, load));
           const auto& key = ck->zkey;
           key_handle h;
           h.path = path;
@@ -203,7 +89,7 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
             if (witness_only) h.synthesis_bytes = 2 * key->n_vars * fr_bytes;
           }
           if (!ck->evaluator) {
-            ck->evaluator_bytes = evaluator_bytes(*key);
+            ck->evaluator_bytes = fil::evaluator_bytes(*key);
           } else {
             // One partition's buffers kept between partitions, reserved with the key (a partition in
             // flight is accounted by its own reservation; a kept set by this one, or by a partition's
@@ -235,7 +121,7 @@ key_worker_actor::behavior_type key_worker(key_worker_actor::pointer self, key_l
           if (!h.ptr || !h.ptr->zkey) throw std::runtime_error("key store: build of a key that is not loaded");
           if (h.ptr->evaluator) return h;  // came with its evaluator (a PoRep key's compact one)
           auto ck = std::make_shared<circuit_key>(*h.ptr);
-          ck->evaluator = build_evaluator(*ck->zkey);
+          ck->evaluator = fil::build_evaluator(*ck->zkey);
           key_handle out = h;
           out.ptr = std::move(ck);
           return out;

@@ -76,9 +76,8 @@ using key_store_actor = caf::typed_actor<                         //
 
 namespace cuzk::actors {
 
-// How keys are loaded: parameters.json's digests of Filecoin params ([filecoin] verify_params;
-// empty = not checked) and where PoRep keys' compact evaluators are cached ("" : next to each
-// params file; fil/evaluator.hpp).
+// How keys are loaded (param_digests, evaluator_dir, record_threads and on_event go to the one
+// loader, fil::load_circuit_key: fil/key.hpp) and kept.
 struct key_load_options {
   std::shared_ptr<const std::map<std::string, std::string>> param_digests;
   std::string evaluator_dir;
@@ -87,7 +86,7 @@ struct key_load_options {
   // partitions (at least 1), each reserved from the host budget with the key.
   std::size_t kept_partitions = 1;
   // One line when a PoRep evaluator's recording starts and one when it ends (called on the key
-  // store's worker thread; the daemon logs them).
+  // store's worker thread; the daemon logs them), and the key store's own lines.
   std::function<void(const std::string&)> on_event;
   // engine_settings::device_synthesis: a key with a compact evaluator goes resident on a GPU with
   // it and its partitions stage their witness only (key_handle::device_witness_bytes set).
@@ -108,26 +107,5 @@ struct key_load_options {
 key_store_actor spawn_key_store(caf::actor_system& sys, budget_actor host_budget, std::uint64_t key_cache_bytes,
                                 key_load_options load = {}, std::vector<device_actor> devices = {},
                                 std::vector<budget_actor> vram_budgets = {});
-
-// A proving key by path: a snarkjs .zkey, or a Filecoin .params file named as parameters.json names
-// it (its circuit recorded, fil/partition.hpp; its digest checked first when `param_digests` lists
-// digests). Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
-// A synthetic key path (zk/groth16/synthetic_srs.hpp: "synthetic:SEED:device|host:EVALUATOR") gives a
-// synthetic key of the recorded circuit's shape (NOT A SETUP).
-std::shared_ptr<const zk::io::zkey> load_proving_key(const std::string& path,
-                                                     const std::map<std::string, std::string>* param_digests);
-// The key's constraint evaluator: built from its coefficients, or for a synthetic key the compact
-// recorded evaluator it was made from (mapped). Blocking.
-std::shared_ptr<const zk::groth16::constraint_evaluator> build_evaluator(const zk::io::zkey& key);
-// The host bytes build_evaluator's result holds plus one evaluation's a, b, c (for the host budget).
-std::uint64_t evaluator_bytes(const zk::io::zkey& key);
-// The same with its evaluator where the load gives one (see load_circuit_key below); a synthetic key
-// path as above.
-// it (its digest checked first when the options list digests). A PoRep key comes with its
-// evaluator: the compact recorded one (fil/evaluator.hpp), mapped from its cache file or recorded
-// into it first (`recorded` says which), and the key's density from it; any other key comes
-// without (constraint_evaluator::build makes it: PoSt's circuit is recorded here into an R1CS).
-// Blocking; throws zk::input_error naming the file. (Key store worker, remote synthesizers.)
-circuit_key load_circuit_key(const std::string& path, const key_load_options& options, bool* recorded = nullptr);
 
 }  // namespace cuzk::actors

@@ -13,6 +13,7 @@
 #include "actors/key_store.hpp"
 #include "actors/faults.hpp"
 #include "caf/all.hpp"
+#include "fil/key.hpp"
 #include "fil/partition.hpp"
 #include "zk/cs/export.hpp"
 #include "zk/error.hpp"
@@ -97,13 +98,9 @@ std::shared_ptr<const circuit_key> resolve_key(synth_ptr self, const key_handle&
   if (h.ptr && h.ptr->evaluator) return h.ptr;
   auto& slot = self->state.local_keys[h.path];
   if (!slot) {
-    auto ck = std::make_shared<circuit_key>();
-    *ck = load_circuit_key(h.path, key_load_options{});
-    if (!ck->evaluator) {
-      ck->evaluator = build_evaluator(*ck->zkey);
-      ck->evaluator_bytes = ck->evaluator->memory_bytes();
-    }
-    slot = std::move(ck);
+    fil::key_options load;
+    load.with_evaluator = true;
+    slot = std::make_shared<circuit_key>(fil::load_circuit_key(h.path, load));
   }
   return slot;
 }

@@ -19,6 +19,7 @@
 
 #include "caf/atom.hpp"
 #include "caf/error.hpp"
+#include "fil/key.hpp"
 #include "fil/partition.hpp"
 #include "messages/status.hpp"
 #include "messages/zk_inspect.hpp"
@@ -88,22 +89,9 @@ typename Inspector::result_type inspect(Inspector& f, keepalive&) {
   return f(caf::meta::type_name("keepalive"));
 }
 
-// A proving key with its constraint evaluator, as the key store hands it out (a lease: the key
-// store evicts only keys whose handle nobody else holds).
-struct circuit_key {
-  std::shared_ptr<const zk::io::zkey> zkey;
-  std::shared_ptr<const zk::groth16::constraint_evaluator> evaluator;
-  std::uint64_t evaluator_bytes = 0;
-  bool evaluator_recorded = false;  // its evaluator's cache file was recorded by this load (PoRep)
-  // A PoRep key's partition buffers, kept between its partitions (evaluator_bytes counts them);
-  // null for other keys (each partition allocates its own).
-  std::shared_ptr<zk::groth16::partition_buffers> buffers;
-  // The host copy of its B2 points for B2's host part (zk/groth16/b2_plan.hpp), when B2 may run on
-  // the host and the key's points are only on its devices (file form, synthetic made on a device);
-  // evaluator_bytes counts its b2_host_bytes. Null otherwise.
-  std::shared_ptr<zk::groth16::b2_host_points> b2_host;
-  std::uint64_t b2_host_bytes = 0;
-};
+// A proving key with its constraint evaluator (fil/key.hpp: its one loader makes it), as the key
+// store hands it out.
+using circuit_key = fil::circuit_key;
 
 struct key_handle {
   std::string path;                   // the zkey file: the name every node resolves on its own

@@ -32,6 +32,7 @@
 #include "commands.hpp"
 #include "fil/crypto/poseidon.hpp"
 #include "fil/ids.hpp"
+#include "fil/key.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/io/post_bincode.hpp"
 #include "fil/synthetic.hpp"
@@ -386,13 +387,17 @@ int prove_and_write(const fil_options& o, const fil::circuit_ref& c, std::size_t
   bar->update(0, 1);
   std::string stage;
   // A PoRep key's first use records its circuit's evaluator (once per sector size): its own bar.
-  const auto key = fil::prove::load_key(params, c, o.evaluator_dir, [&](std::string_view s, std::size_t done, std::size_t total) {
+  fil::key_options load;
+  load.evaluator_dir = o.evaluator_dir;
+  load.with_evaluator = true;
+  load.progress = [&](std::string_view s, std::size_t done, std::size_t total) {
     if (s != stage) {
       stage = s;
       bar = std::make_unique<progress_bar>(std::string(s) + " (once per sector size: " + c.describe() + ")", false);
     }
     bar->update(done, total);
-  });
+  };
+  const auto key = fil::load_circuit_key(params, load);
   const double key_seconds = seconds_since(t0);
   fil::prove::stage_seconds times;
   stage.clear();

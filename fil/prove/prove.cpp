@@ -46,32 +46,6 @@ std::shared_ptr<const zk::groth16::pce_compact> porep_evaluator(const seal_proof
   return open_porep_evaluator(info, file, progress).compact;
 }
 
-circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir,
-                     const progress_fn& progress) {
-  circuit_key k;
-  if (c.seal) {  // the compact recorded evaluator, cached next to the params (or in evaluator_dir)
-    const auto evaluator =
-        open_porep_evaluator(*c.seal, porep_evaluator_path(params_path, evaluator_dir), progress).compact;
-    const auto p = zk::io::bellperson_params::open(params_path);
-    k.key = zk::groth16::bellperson_proving_key(p, *evaluator);
-    k.key.path = params_path;
-    k.pce = zk::groth16::constraint_evaluator::from_compact(evaluator);
-    return k;
-  }
-  if (c.update) {
-    const auto evaluator =
-        open_update_evaluator(*c.update, porep_evaluator_path(params_path, evaluator_dir), progress).compact;
-    const auto p = zk::io::bellperson_params::open(params_path);
-    k.key = zk::groth16::bellperson_proving_key(p, *evaluator);
-    k.key.path = params_path;
-    k.pce = zk::groth16::constraint_evaluator::from_compact(evaluator);
-    return k;
-  }
-  k.key = proving_key(params_path, c);
-  k.pce = zk::groth16::constraint_evaluator::build(k.key);
-  return k;
-}
-
 const post_proof_info* post_proof_for(post_type type, api_version version, std::span<const std::uint8_t> vanilla,
                                       const std::string& origin) {
   const auto p = io::read_post_vanilla_proof(vanilla, origin);
@@ -214,18 +188,19 @@ proof_result prove_partitions(const circuit_key& key, std::size_t partitions,
   namespace g16 = zk::groth16;
   using clock = std::chrono::steady_clock;
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
+  if (!key.zkey || !key.evaluator) throw std::logic_error("prove_partitions: a key without its evaluator (load it with_evaluator)");
   std::vector<g16::proof> proofs;
   std::vector<std::vector<zk::bigint<4>>> inputs;
   for (std::size_t k = 0; k < partitions; ++k) {
     if (progress) progress("synthesizing", k, partitions);
     auto t = clock::now();
     const auto w = synthesize(k);
-    zk::io::check_witness_matches(key.key, w);
+    zk::io::check_witness_matches(*key.zkey, w);
     if (times) times->witness += since(t);
     if (progress) progress("proving", k, partitions);
     g16::prove_timings pt;
     t = clock::now();
-    proofs.push_back(g16::prove(key.key, key.pce, w, g16::random_randomness(), be, &pt));
+    proofs.push_back(g16::prove(*key.zkey, *key.evaluator, w, g16::random_randomness(), be, &pt));
     if (times) {
       const double all = since(t);
       times->abc += pt.synthesis;
@@ -233,11 +208,11 @@ proof_result prove_partitions(const circuit_key& key, std::size_t partitions,
       times->h += pt.h;
       times->msm += pt.msm_a + pt.msm_b1 + pt.msm_b2 + pt.msm_c + pt.msm_h;
     }
-    inputs.push_back(g16::public_inputs(key.key, w));
+    inputs.push_back(g16::public_inputs(*key.zkey, w));
   }
   if (progress) progress("verifying", 0, 1);
   const auto tv = clock::now();
-  const auto verdict = g16::verify_batch(g16::prepare(key.key.vk), inputs, proofs);
+  const auto verdict = g16::verify_batch(g16::prepare(key.zkey->vk), inputs, proofs);
   if (times) times->verify += since(tv);
   if (progress) progress("verifying", 1, 1);
   proof_result out;

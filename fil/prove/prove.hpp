@@ -2,7 +2,9 @@
 // (fil/partition.hpp: a circuit_ref names the circuit and its params file; synthesize_partition
 // checks the vanilla proofs and makes one partition's witness). What is added here:
 //  - the params file looked up in a directory, its absence one line naming the path;
-//  - the key joined once (the circuit recorded, the .params mapped) with its constraint evaluator;
+//  - the key loaded once with its constraint evaluator (fil/key.hpp load_circuit_key, the engine's
+//    loader too: PoRep's and SnapDeals' compact evaluator cached beside the params or in an
+//    evaluator directory, PoSt's R1CS recorded in memory);
 //  - PoSt: the challenged sectors' vanilla proofs sorted by sector id (as the verifier lists them)
 //    and cut into partitions of sector_count (filecoin-proofs partition_vanilla_proofs), each a
 //    job_input of its own with its partition_index;
@@ -11,7 +13,7 @@
 //  - proving every partition, then one batched verification before anything is returned.
 // How to call it (`cuzk fil post` / `cuzk fil c2`):
 //   auto c   = fil::resolve_circuit(kind, name);
-//   auto key = load_key(find_params(dir, c), c);
+//   auto key = load_circuit_key(find_params(dir, c), options);          // options.with_evaluator
 //   auto in  = post_partitions(c, randomness, miner_id, files);         // PoSt
 //   auto out = prove_partitions(key, n, [&](k) { return synthesize_partition(c, in[k], 0); }, be);
 #pragma once
@@ -23,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fil/key.hpp"
 #include "fil/partition.hpp"
 #include "fil/registered_proof.hpp"
 #include "fil/seal_commit_phase1_output.hpp"
@@ -45,20 +48,8 @@ std::string find_params(const std::string& dir, const circuit_ref& c);
 // The blank StackedDrg PoRep circuit of a registered seal proof, recorded (its params' circuit).
 zk::io::r1cs porep_circuit(const seal_proof_info& info);
 
-struct circuit_key {
-  zk::io::zkey key;
-  zk::groth16::constraint_evaluator pce;
-};
 // Stage names and progress ("recording the circuit", "synthesizing", "proving", "verifying"; done of total).
 using progress_fn = std::function<void(std::string_view stage, std::size_t done, std::size_t total)>;
-// The key of circuit c from its .params file. PoRep: the circuit's compact recorded evaluator
-// (fil/evaluator.hpp) is read from evaluator_dir (default: the params' directory) as
-// <params file stem>.cuzk-pce, recorded there first when absent or not this circuit's (once per
-// sector size: a streaming record, no R1CS held); the key's density comes from it. SnapDeals the same
-// (fil::open_update_evaluator). PoSt: the R1CS recorded in memory (fil/partition proving_key) and the
-// CSR evaluator.
-circuit_key load_key(const std::string& params_path, const circuit_ref& c, const std::string& evaluator_dir = "",
-                     const progress_fn& progress = {});
 // The compact recorded evaluator of info's circuit in `file`: opened, or first recorded there (a
 // "recording the circuit" stage) when absent or not this circuit's (fil/evaluator.hpp).
 std::shared_ptr<const zk::groth16::pce_compact> porep_evaluator(const seal_proof_info& info, const std::string& file,

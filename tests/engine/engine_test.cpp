@@ -15,11 +15,15 @@
 #include <thread>
 
 #include "engine/engine.hpp"
+#include "fil/partition.hpp"
 #include "fixture.hpp"
 #include "zk/groth16/compressed_proof.hpp"
 #include "zk/groth16/cpu_backend.hpp"
 #include "zk/groth16/prover.hpp"
+#include "zk/groth16/setup.hpp"
 #include "zk/groth16/verifier.hpp"
+#include "zk/io/bellperson.hpp"
+#include "zk/io/r1cs.hpp"
 
 using namespace cuzk;
 using namespace std::chrono_literals;
@@ -861,4 +865,36 @@ TEST_CASE("an idle engine's first partitions synthesize alone (alone_below), wit
       REQUIRE(s.scheduler.tasks_queued == 0);
     }
   }
+}
+
+TEST_CASE("a Filecoin params file of another circuit is refused naming the file, the engine serving on", "[engine][fil]") {
+  // The key store loads with fil::load_circuit_key, the loader `cuzk fil c2/post` use: the same line,
+  // for a PoSt key (its R1CS recorded) and a PoRep key (its compact evaluator recorded beside it).
+  const auto dir = std::filesystem::temp_directory_path() / ("cuzk-other-params-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);  // an evaluator directory: closed to others
+  const auto sample = zk::io::r1cs::load(test::fixture("sample.r1cs"));
+  const auto made = zk::groth16::setup(sample, zk::groth16::toxic_waste_from_seed(9), zk::io::key_convention::bellperson);
+  auto c = small_config();
+  c.filecoin.param_cache = dir.string();
+  auto e = engine::engine::start(c);
+  for (const auto& circuit : {fil::resolve_circuit(fil::proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2"),
+                              fil::resolve_circuit(fil::proof_kind::porep_seal_commit, "StackedDrg2KiBV1_1")}) {
+    INFO(circuit.describe());
+    const std::string path = (dir / circuit.params_file()).string();
+    REQUIRE(e.filecoin_params_path(circuit.kind, std::string(circuit.seal ? circuit.seal->name : circuit.post->name)) == path);
+    zk::io::write_bellperson_params(path, made);
+    std::string why;
+    try {
+      e.preload_key(path);
+    } catch (const engine::engine_error& err) {
+      why = err.what();
+    }
+    CHECK_THAT(why, Catch::StartsWith("bad_input: " + path + ": vk.ic has " + std::to_string(sample.n_public() + 1) +
+                                      ", the circuit needs ") &&
+                        Catch::EndsWith(" (a key for another circuit?)"));
+  }
+  REQUIRE(budgets_drain(e));
+  CHECK(e.preload_key(test::sample_zkey()).tier == engine::key_tier::hot);  // serving on
+  std::filesystem::remove_all(dir);
 }

@@ -23,6 +23,7 @@
 #include "actors/key_store.hpp"
 #include "caf/all.hpp"
 #include "engine/engine.hpp"
+#include "fil/key.hpp"
 #include "fil/evaluator.hpp"
 #include "fil/io/c1_json.hpp"
 #include "fil/registered_proof.hpp"
@@ -60,7 +61,7 @@ TEST_CASE("a synthetic key is refused outside a synthetic bench and never releas
   REQUIRE(r->state == engine::job_state::succeeded);
   CHECK(r->unverified);
   REQUIRE(r->partitions.size() == 2);
-  const auto key = actors::load_proving_key(key_path, nullptr);
+  const auto key = fil::load_circuit_key(key_path).zkey;
   REQUIRE(key->synthetic);
   for (auto& p : r->partitions) {
     CHECK(p.proof.a.is_on_curve());

@@ -8,8 +8,8 @@
 # whole pipeline at 2 KiB on TEST-ONLY params (`cuzk fil setup --proof-type update:StackedDrg2KiBV1`, made
 # once per version of the code by scripts/fil-test-params.sh):
 # the proof of the synthetic update is written and accepted by `cuzk fil verify-update`, which
-# refuses it with a flipped bit or for another comm_r_new. (Filecoin's verifier judges real updates:
-# fil.snap.)
+# refuses it with a flipped bit or for another comm_r_new; `cuzk fil post` refuses these params under
+# the 2 KiB WindowPoSt's name, naming the file. (Filecoin's verifier judges real updates: fil.snap.)
 #   snap_cli.sh SOURCE_DIR BUILD_DIR
 source "$(dirname "$0")/../interop/lib.sh"
 require_cuzk
@@ -76,4 +76,18 @@ expect_reject "cuzk fil verify-update refuses it with a flipped bit" \
   "$CUZK" fil verify-update "${ids[@]}" --params-dir "$T/params" --proof "$T/flip.bin"
 expect_exit 1 "cuzk fil verify-update refuses it for another comm_r_new" "$CUZK" fil verify-update --sector-size 2KiB \
   --comm-r-old "$old" --comm-r-new "$dnew" --comm-d-new "$dnew" --params-dir "$T/params" --proof "$T/snap.bin"
+
+# A params file of another circuit (these update params under the 2 KiB WindowPoSt's name): exit 2,
+# one line naming the file (fil::load_circuit_key, which the engine's key store calls too).
+R=$(python3 -c "print('01' * 32)")
+expect_exit 0 "synth-post 2KiB" "$CUZK" fil synth-post --proof-type StackedDrgWindow2KiBV1_2 --randomness $R --out "$T/post-v.bin"
+post=(fil post --kind window --miner-id 1000 --randomness $R --vanilla "$T/post-v.bin" --backend cpu --out "$T/post.bin")
+name=$({ "$CUZK" "${post[@]}" --params-dir "$T/empty" 2>&1 || true; } | sed -n 's|.*/\(v28-[^/ :]*\.params\): no such file.*|\1|p')
+mkdir -p "$T/other"
+ln -s "$(ls "$T"/params/v28-empty-sector-update-*.params)" "$T/other/$name"
+expect_exit 2 "cuzk fil post: a params file of another circuit" "$CUZK" "${post[@]}" --params-dir "$T/other"
+msg=$("$CUZK" "${post[@]}" --params-dir "$T/other" 2>&1 >/dev/null || true)
+pattern="$T/other/$name: vk\.ic has [0-9]+, the circuit needs [0-9]+ \(a key for another circuit\?\)"
+[[ $msg =~ $pattern ]] && ok "the line names the file: '$msg'" || not_ok "'$msg' does not match '$pattern'"
+[[ ! -e $T/post.bin ]] && ok "no proof written" || not_ok "a proof file was written"
 finish

@@ -14,6 +14,7 @@
 #include "fil/parameter_cache.hpp"
 #include "fil/post/fallback.hpp"
 #include "fil/io/post_bincode.hpp"
+#include "fil/key.hpp"
 #include "fil/prove/prove.hpp"
 #include "zk/error.hpp"
 #include "zk/groth16/compressed_proof.hpp"
@@ -21,11 +22,19 @@
 #include "zk/groth16/setup.hpp"
 #include "zk/groth16/verifier.hpp"
 #include "zk/io/bellperson.hpp"
+#include "groth16_test_support.hpp"
 
 using namespace cuzk;
 using fil::fr;
 
 namespace {
+
+// The loader's options as `cuzk fil post/c2/snap` pass them: the evaluator built where the load gives none.
+fil::key_options with_evaluator() {
+  fil::key_options o;
+  o.with_evaluator = true;
+  return o;
+}
 
 // A 2 KiB sector's comm_r_last tree (64 leaves, base arity 8, two levels) over random leaves and
 // its vanilla proof for the leaves the randomness challenges.
@@ -127,7 +136,7 @@ TEST_CASE("fil post: WindowPoSt partitions proved from vanilla proofs verify", "
   std::filesystem::create_directories(dir);
   const auto made = zk::groth16::setup(cs, zk::groth16::toxic_waste_from_seed(3), zk::io::key_convention::bellperson);
   zk::io::write_bellperson_params((dir / c.params_file()).string(), made);
-  const auto key = fil::prove::load_key(fil::prove::find_params(dir.string(), c), c);
+  const auto key = fil::load_circuit_key(fil::prove::find_params(dir.string(), c), with_evaluator());
   auto be = zk::groth16::make_cpu_backend();
   const auto proof = fil::prove::prove_partitions(
       key, 2, [&](std::size_t k) { return fil::prove::synthesize_post_partition(c, job, k); }, *be);
@@ -182,4 +191,43 @@ TEST_CASE("fil post: unusable vanilla proofs are refused naming the file, partit
   CHECK(refused(comm_r, randomness).starts_with("partition 0: v0.bin (sector 4): comm_r"));
 
   CHECK_THROWS_AS(fil::prove::find_params("/nonexistent-dir", c), zk::input_error);
+}
+
+TEST_CASE("fil keys: a params file of another circuit is refused naming the file (the CLI's and the engine's loader)",
+          "[fil][prove]") {
+  // fil::load_circuit_key is what `cuzk fil c2/post/snap` and the engine's key store both call: a
+  // params file under a circuit's Filecoin name holding another circuit's key is one line naming the
+  // file, for the R1CS path (PoSt) and the compact evaluator path (PoRep, SnapDeals) alike.
+  const auto dir = std::filesystem::temp_directory_path() / ("cuzk-fil-key-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  std::filesystem::permissions(dir, std::filesystem::perms::owner_all);  // an evaluator directory: closed to others
+  std::mt19937_64 rng(7);
+  const auto other = zk::test::make_random_circuit(rng, 3, 6, 40);
+  const auto made = zk::groth16::setup(other.cs, zk::groth16::toxic_waste_from_seed(4), zk::io::key_convention::bellperson);
+  for (const auto& c : {fil::resolve_circuit(fil::proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2"),
+                        fil::resolve_circuit(fil::proof_kind::porep_seal_commit, "StackedDrg2KiBV1_1"),
+                        fil::resolve_update_circuit("StackedDrg2KiBV1")}) {
+    INFO(c.describe());
+    const std::string path = (dir / c.params_file()).string();
+    zk::io::write_bellperson_params(path, made);
+    CHECK_THROWS_AS(fil::load_circuit_key(path, with_evaluator()), zk::input_error);
+    CHECK_THROWS_WITH(fil::load_circuit_key(path, with_evaluator()),
+                      Catch::StartsWith(path + ": vk.ic has 4, the circuit needs ") &&
+                          Catch::EndsWith(" (a key for another circuit?)"));
+  }
+  // Checked against parameters.json's digest first when the options list digests: a file not listed
+  // is refused before it is read, one whose digest differs names both digests.
+  const std::string path = (dir / fil::resolve_circuit(fil::proof_kind::window_post_partition, "StackedDrgWindow2KiBV1_2").params_file()).string();
+  fil::key_options verify;
+  verify.param_digests = std::make_shared<const std::map<std::string, std::string>>(
+      std::map<std::string, std::string>{{"v28-other.params", "00"}});
+  CHECK_THROWS_WITH(fil::load_circuit_key(path, verify), path + ": not listed in parameters.json (verify_params is on)");
+  verify.param_digests = std::make_shared<const std::map<std::string, std::string>>(
+      std::map<std::string, std::string>{{std::filesystem::path(path).filename().string(), "00"}});
+  CHECK_THROWS_WITH(fil::load_circuit_key(path, verify),
+                    Catch::StartsWith(path + ": digest ") && Catch::EndsWith(" differs from parameters.json's 00"));
+  CHECK_THROWS_WITH(fil::load_circuit_key((dir / "absent" / fil::resolve_circuit(fil::proof_kind::window_post_partition,
+                                                                                 "StackedDrgWindow2KiBV1_2").params_file()).string()),
+                    Catch::EndsWith(".params: params file not found"));
+  std::filesystem::remove_all(dir);
 }
