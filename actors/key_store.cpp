@@ -687,7 +687,11 @@ key_store_actor::behavior_type key_store(store_ptr self, budget_actor host_budge
           k.path = path;
           for (std::uint32_t d = 0; d < st.devices.size(); ++d) {
             auto it = st.devices[d].keys.find(path);
-            if (it != st.devices[d].keys.end() && it->second.st == resident_entry::stage::resident) k.resident_on.push_back(d);
+            if (it != st.devices[d].keys.end() && it->second.st == resident_entry::stage::resident) {
+              k.resident_on.push_back(d);
+              const auto& h = it->second.handle;
+              k.placement_on.push_back(h.ptr && h.ptr->key ? h.ptr->key->placement() : "resident");
+            }
           }
           k.tier = e.st == key_entry::stage::hot  ? key_tier::hot
                    : e.handle.ptr                 ? key_tier::warm

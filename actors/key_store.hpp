@@ -33,7 +33,7 @@ typename Inspector::result_type inspect(Inspector& f, key_summary& x) {
 
 template <class Inspector>
 typename Inspector::result_type inspect(Inspector& f, key_status& x) {
-  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on,
+  return f(caf::meta::type_name("key_status"), x.path, x.tier, x.leases, x.bytes, x.resident_on, x.placement_on,
            x.buffers_reused, x.buffers_fresh, x.buffers_held_grants, x.buffers_held_bytes,
            x.buffers_grants_out, x.b2_host_bytes, x.b2_plans);
 }

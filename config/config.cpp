@@ -206,6 +206,19 @@ const std::map<std::string, section_schema>& schema() {
            }
          }},
         {"vram_safety_margin", [](daemon_config& c, const toml::node& n) { size_value(n, false, &c.gpus.vram_safety_margin); }},
+        {"vram_limit",
+         [](daemon_config& c, const toml::node& n) {
+           if (n.is_string() && str(n) == "off") {
+             c.gpus.vram_limit = {false, 0};
+             return;
+           }
+           try {
+             size_value(n, false, &c.gpus.vram_limit);
+           } catch (const std::invalid_argument&) {
+             throw std::invalid_argument("\"off\" or a size like \"24GiB\"");
+           }
+           if (c.gpus.vram_limit.bytes < (1ull << 30)) throw std::invalid_argument("at least 1GiB (or \"off\")");
+         }},
         {"shifted_bases",
          [](daemon_config& c, const toml::node& n) {
            c.gpus.shifted_bases_off = n.is_string() && str(n) == "off";
@@ -471,6 +484,7 @@ std::string daemon_config::to_toml() const {
       {"gpus", toml::table{{"vram_safety_margin", gpus.vram_safety_margin.to_string()},
                            {"backend", gpus.backend},
                            {"shifted_bases", gpus.shifted_bases_off ? std::string("off") : gpus.shifted_bases.to_string()},
+                           {"vram_limit", gpus.vram_limit.bytes ? gpus.vram_limit.to_string() : std::string("off")},
                            {"b2", gpus.b2},
                            {"b2_host_threads", std::int64_t(gpus.b2_host_threads)},
                            {"b2_device_rate", gpus.b2_device_rate},

@@ -74,6 +74,10 @@ struct gpus_section {
   // "off"; or a size (at most, per key).
   byte_size shifted_bases{true, 0};
   bool shifted_bases_off = false;
+  // The device memory this process may use on each GPU ("off": the whole card). Under a limit the
+  // daemon takes the rest of the card at start, so a big card behaves as a card of that size
+  // (its key placement, staging and proof scratch planned in it).
+  byte_size vram_limit{false, 0};
   // Where a proof's B2 (its G2 MSM) runs (zk/groth16/b2_plan.hpp): "device" (the GPU's second
   // stream), "host" (the host's cores, beside the GPU), "split" (the first points on the host, the
   // rest on the GPU, k by the cost model) or "auto" (the cost model per proof).

@@ -311,11 +311,20 @@ engine engine::start(const config& c) {
   s.device_synthesis = c.device_synthesis && !s.devices.empty() &&
                        std::all_of(s.devices.begin(), s.devices.end(),
                                    [](const std::string& d) { return zk::groth16::backend_device_memory(d) > 0; });
+  std::uint64_t vram_limit = 0;
+  if (c.vram_limit != "off") {
+    try {
+      vram_limit = parse_budget(c.vram_limit);
+    } catch (const engine_error& e) {
+      throw engine_error(std::string("config: vram_limit: ") + e.what() + " (or off)");
+    }
+  }
   if (c.device_budget == "auto") {
     // The smallest device decides (one budget size for every device).
     std::uint64_t smallest = 0;
     for (auto& d : s.devices) {
       std::uint64_t mem = zk::groth16::backend_device_memory(d), budget = 0;
+      if (mem > 0 && vram_limit) mem = std::min(mem, vram_limit);
       // The whole device less the margin: resident keys (their points, shifted sets and proof
       // scratch) and staged partitions both take grants from it.
       if (mem > 0) budget = mem > c.vram_margin_bytes ? mem - c.vram_margin_bytes : 0;
@@ -341,6 +350,7 @@ engine engine::start(const config& c) {
     // the most allowed) only helps when staging a partition takes longer than a proof, and costs
     // the key's shifted sets a partition's room (4.17 GB at 32 GiB).
     bs.vram_budget_bytes = s.device_budget_bytes;
+    bs.vram_limit_bytes = vram_limit;
     const unsigned depth = std::max(1u, c.device_depth);
     const unsigned most_staged = depth + 1;
     if (c.staged_partitions > most_staged)

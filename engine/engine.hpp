@@ -123,6 +123,9 @@ struct config {
   // Precomputed shifted copies of the keys' bases on GPU devices (faster MSMs for more memory):
   // "off", "auto" (as many as a resident key's grant can hold) or a size such as 40GiB (per key).
   std::string shifted_bases = "off";
+  // The device memory this process may use on each GPU: "off" (the whole card) or a size ([gpus]
+  // vram_limit): a big card behaving as a card of that size.
+  std::string vram_limit = "off";
   // Where a GPU proof's B2 (G2 MSM) runs: "device", "host", "split" or "auto" (zk/groth16/b2_plan.hpp),
   // and the threads of its host part (0: every core). The synthesizers' threads are passed along.
   std::string b2 = "device";

@@ -231,6 +231,7 @@ struct key_status {
   std::uint32_t leases = 0;  // partitions holding it now
   std::uint64_t bytes = 0;   // what it has reserved from the host budget (the evaluator)
   std::vector<std::uint32_t> resident_on;  // devices holding its points (the tier above hot)
+  std::vector<std::string> placement_on;   // per device of resident_on: resident, partly resident, streamed
   // Its kept partition buffers (a PoRep or synthetic key's): vectors taken with their memory from the
   // ones kept, and taken fresh (allocated anew); 0 and 0 for keys without.
   std::uint64_t buffers_reused = 0, buffers_fresh = 0;

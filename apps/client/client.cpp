@@ -349,7 +349,8 @@ void register_client(CLI::App& app) {
                     << " bytes in memory, " << k.ref_count() << " lease(s), file " << k.file_bytes() << " bytes";
           if (k.resident_on_size()) {
             std::cout << "; resident on device";
-            for (auto d : k.resident_on()) std::cout << " " << d;
+            for (int i = 0; i < k.resident_on_size(); ++i)
+              std::cout << " " << k.resident_on(i) << (i < k.placement_on_size() ? " (" + k.placement_on(i) + ")" : "");
           }
           if (k.b2_host_bytes()) std::cout << "; B2 host copy " << k.b2_host_bytes() << " bytes";
           std::cout << "\n";

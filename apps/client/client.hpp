@@ -58,6 +58,7 @@ struct bench_fil_options {
   bool ordered_synthesis = false;  // --ordered-synthesis (engine::config::ordered_synthesis)
   unsigned staged_partitions = 0;  // --staged-partitions (engine::config::staged_partitions; 0: max(2, depth))
   double b2_lane_share = 1;        // --b2-lane-share (engine::config::b2_lane_share)
+  std::string vram_limit = "off";  // --vram-limit (engine::config::vram_limit_bytes): a big card as a small one
   std::uint64_t seed = 1, sector = 1;
 };
 int run_bench_fil(const bench_fil_options& o);

@@ -234,6 +234,10 @@ void register_fil_bench(CLI::App* bench) {
                   "others in chunks when more, the room to the shifted sets; not yet measured on a device)")
       ->capture_default_str();
   fil->add_option("--shifted-bases", o->shifted, "--shape: off | auto | SIZE")->capture_default_str();
+  fil->add_option("--vram-limit", o->vram_limit,
+                  "--shape: the device memory the engine may use, as [gpus] vram_limit: off | SIZE (the rest of the card "
+                  "is taken first, so the key's placement, staging and scratch are those of a card of that size)")
+      ->capture_default_str();
   fil->add_flag("!--host-abc", o->device_synthesis,
                 "--shape: a, b, c on the host, staged with the witness (default: on the GPU from the witness)");
   fil->add_option("--device", o->device, "--shape: cuda, or cpu (small shapes; the key's points made on the host)")

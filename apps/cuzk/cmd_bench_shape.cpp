@@ -293,6 +293,7 @@ int run_bench_fil_shape(const bench_fil_options& o) {
   engine::config cfg;
   cfg.devices = {o.device};
   cfg.shifted_bases = o.shifted;
+  cfg.vram_limit = o.vram_limit;
   cfg.device_synthesis = o.device_synthesis;
   cfg.b2 = o.b2;
   cfg.b2_host_threads = o.b2_host_threads;

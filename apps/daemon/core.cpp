@@ -139,6 +139,7 @@ engine::config engine_settings(const config::daemon_config& cfg) {
   ec.host_budget = cfg.memory.total_budget.automatic ? "auto" : std::to_string(cfg.memory.total_budget.bytes);
   ec.host_margin_bytes = cfg.memory.safety_margin.bytes;
   ec.vram_margin_bytes = cfg.gpus.vram_safety_margin.bytes;
+  ec.vram_limit = cfg.gpus.vram_limit.bytes ? std::to_string(cfg.gpus.vram_limit.bytes) : "off";
   ec.shifted_bases = cfg.gpus.shifted_bases_off         ? "off"
                      : cfg.gpus.shifted_bases.automatic ? "auto"
                                                         : std::to_string(cfg.gpus.shifted_bases.bytes);

@@ -141,6 +141,7 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
         k->set_size_bytes(key.bytes + key.buffers_held_bytes);  // its kept sets' held grants too
         k->set_ref_count(key.leases);
         for (auto d : key.resident_on) k->add_resident_on(d);
+        for (auto& p : key.placement_on) k->add_placement_on(p);
         b2_of(key, k);
         break;
       }
@@ -155,6 +156,7 @@ pb::GetStatusResponse status_of(const status_snapshot& in) {
     k->set_size_bytes(key.bytes + key.buffers_held_bytes);  // its kept sets' held grants too
     k->set_ref_count(key.leases);
     for (auto d : key.resident_on) k->add_resident_on(d);
+    for (auto& p : key.placement_on) k->add_placement_on(p);
     b2_of(key, k);
     if (auto* f = file_of(key)) k->set_file_bytes(f->bytes);
   }
@@ -356,6 +358,7 @@ std::string status_json_text(const pb::GetStatusResponse& s) {
     j["keys"].push_back({{"circuit", k.circuit_id()}, {"tier", tier_name(k.tier())}, {"bytes", k.size_bytes()},
                          {"leases", k.ref_count()}, {"file_bytes", k.file_bytes()},
                          {"resident_on", std::vector<std::uint32_t>(k.resident_on().begin(), k.resident_on().end())},
+                         {"placement_on", std::vector<std::string>(k.placement_on().begin(), k.placement_on().end())},
                          {"b2_host_bytes", k.b2_host_bytes()}, {"b2_plans", std::move(plans)}});
   }
   for (auto& q : s.queues())

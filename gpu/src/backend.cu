@@ -99,6 +99,24 @@ allocation_counts device_allocations() {
   return {c.malloc_calls.load(), c.malloc_bytes.load(), c.async_calls.load(), c.async_bytes.load()};
 }
 
+std::size_t hold_vram_limit(int device, std::size_t limit) {
+  static std::mutex mu;
+  static std::map<int, std::size_t> held;
+  std::lock_guard lock(mu);
+  if (auto it = held.find(device); it != held.end()) return it->second;
+  CUZK_CUDA(cudaSetDevice(device));
+  std::size_t free = 0, total = 0;
+  CUZK_CUDA(cudaMemGetInfo(&free, &total));
+  std::size_t take = total > limit ? total - limit : 0;
+  take = std::min(take, free);
+  if (take) {
+    void* p = nullptr;
+    CUZK_CUDA(cudaMalloc(&p, take));  // never freed: the card is `limit` bytes for this process
+  }
+  held[device] = take;
+  return take;
+}
+
 void* device_alloc(std::size_t bytes) {
   void* p = nullptr;
   CUZK_CUDA(cudaMalloc(&p, bytes));
@@ -124,6 +142,7 @@ const bool registered = [] {
     o.shifted_bases_bytes = std::size_t(std::min<std::uint64_t>(s.shifted_bases_bytes, SIZE_MAX));
     o.keep_free_bytes = std::size_t(std::min<std::uint64_t>(s.keep_free_bytes, SIZE_MAX));
     o.vram_budget_bytes = std::size_t(std::min<std::uint64_t>(s.vram_budget_bytes, SIZE_MAX));
+    o.vram_limit_bytes = std::size_t(std::min<std::uint64_t>(s.vram_limit_bytes, SIZE_MAX));
     if (s.staged_partitions) o.staged_partitions = s.staged_partitions;
     o.b2 = s.b2;
     o.b2_split_share = s.b2_split_share;

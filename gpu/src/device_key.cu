@@ -1,6 +1,8 @@
 #include "device_key.cuh"
 
+#include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -90,9 +92,14 @@ sets_plan plan_shifted_sets(const std::size_t (&n)[sets_plan::sections],
   return plan;
 }
 
-device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy,
-                       const zk::groth16::constraint_evaluator* evaluator)
+device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy_in,
+                       const zk::groth16::constraint_evaluator* evaluator, const placement_plan* where)
     : device_(ctx.device), source_(key) {
+  if (where && !where->fits) throw std::runtime_error("cuda load_key: the key's placement does not fit the device");
+  // Shifted sets only for a key wholly on the device: its room is better spent on points.
+  const bool whole = !where || (where->kind == key_placement::resident && where->chunk == 0);
+  const shift_policy policy = whole ? policy_in : shift_policy{};
+  if (!whole) plan = *where;
   CUZK_CUDA(cudaSetDevice(ctx.device));
   namespace syn = zk::groth16::synthetic;
   section_ref secs[5] = {{&a, key.a.data(), key.a.size(), 96, false, syn::sec_a},
@@ -117,23 +124,65 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
   // Every section's plain points first, in key order; then the sets, in the plan's order (H
   // first), so that the section the plan favours is not refused the room that sections made
   // before it took.
+  if (!whole && plan.chunk && plan.point_bytes_streamed)
+    for (auto& b : stream_buf)
+      b = ctx.alloc(plan.chunk * plan.point_bytes_streamed, "cuda load_key: a chunk buffer of a streamed key");
+  // The lowest bad index a section's streamed chunks found (the file's form), ~0 for none.
+  unsigned long long streamed_bad[5] = {~0ull, ~0ull, ~0ull, ~0ull, ~0ull};
   for (int k = 0; k < 5; ++k) {
     auto& s = secs[k];
     device_points& d = *s.dst;
     d.n = s.n;
     d.point_bytes = s.point_bytes;
-    const std::size_t bytes = s.n * s.point_bytes;
-    if (!bytes) continue;
-    d.dev = ctx.alloc(bytes, "cuda load_key: a section of the key's points");
-    if (key.synthetic)  // made here, on the compute stream (nothing to copy: NOT A SETUP)
-      synthetic_points(d.dev.get(), s.n, s.g2, key.synthetic_seed, s.sec, 0, ctx.compute);
-    else if (key.file) {  // the file's bytes, made ours on the compute stream as each section lands
-      const auto src = key.file->bytes[k];
-      if (src.size() != bytes) throw std::invalid_argument("cuda load_key: a section's file points do not match its size");
-      ctx.upload_async(d.dev.get(), src.data(), bytes);
-      convert_file_points(d.dev.get(), s.n, s.g2, first_bad + k, ctx.compute);
-    } else {
-      ctx.upload_async(d.dev.get(), s.src, bytes);
+    d.on_device = whole ? s.n : std::min(s.n, plan.on_device[k]);
+    if (whole) plan.n[k] = plan.on_device[k] = s.n;
+    const std::size_t bytes = d.on_device * s.point_bytes;
+    if (bytes) {
+      d.dev = ctx.alloc(bytes, "cuda load_key: a section of the key's points");
+      if (key.synthetic)  // made here, on the compute stream (nothing to copy: NOT A SETUP)
+        synthetic_points(d.dev.get(), s.n, s.g2, key.synthetic_seed, s.sec, 0, ctx.compute, 0, d.on_device);
+      else if (key.file) {  // the file's bytes, made ours on the compute stream as each section lands
+        const auto src = key.file->bytes[k];
+        if (src.size() != s.n * s.point_bytes)
+          throw std::invalid_argument("cuda load_key: a section's file points do not match its size");
+        ctx.upload_async(d.dev.get(), src.data(), bytes);
+        convert_file_points(d.dev.get(), d.on_device, s.g2, first_bad + k, ctx.compute);
+      } else {
+        ctx.upload_async(d.dev.get(), s.src, bytes);
+      }
+    }
+    if (!d.streamed()) continue;
+    // The streamed rest into pinned host memory in the device's form, a chunk at a time through
+    // the chunk buffers (made or converted there, then copied back); host points are ours already.
+    d.host = pinned_buf((s.n - d.on_device) * s.point_bytes);
+    for (std::size_t off = d.on_device; off < s.n; off += plan.chunk) {
+      const std::size_t len = std::min(plan.chunk, s.n - off), cb = len * s.point_bytes;
+      unsigned char* dst = d.host.get() + (off - d.on_device) * s.point_bytes;
+      if (!key.synthetic && !key.file) {
+        std::memcpy(dst, static_cast<const unsigned char*>(s.src) + off * s.point_bytes, cb);
+        continue;
+      }
+      unsigned char* buf = stream_buf[0].get();
+      if (key.synthetic) {
+        synthetic_points(buf, s.n, s.g2, key.synthetic_seed, s.sec, 0, ctx.compute, off, len);
+      } else {
+        const auto src = key.file->bytes[k];
+        if (src.size() != s.n * s.point_bytes)
+          throw std::invalid_argument("cuda load_key: a section's file points do not match its size");
+        CUZK_CUDA(cudaMemsetAsync(first_bad + k, 0xff, sizeof(unsigned long long), ctx.compute));
+        ctx.upload_async(buf, src.data() + off * s.point_bytes, cb);
+        convert_file_points(buf, len, s.g2, first_bad + k, ctx.compute);
+      }
+      CUZK_CUDA(cudaMemcpyAsync(dst, buf, cb, cudaMemcpyDeviceToHost, ctx.compute));
+      if (key.file) {
+        unsigned long long chunk_bad = ~0ull;
+        CUZK_CUDA(cudaMemcpyAsync(&chunk_bad, first_bad + k, sizeof chunk_bad, cudaMemcpyDeviceToHost, ctx.compute));
+        CUZK_CUDA(cudaStreamSynchronize(ctx.compute));
+        if (chunk_bad != ~0ull) streamed_bad[k] = std::min(streamed_bad[k], off + chunk_bad);
+        CUZK_CUDA(cudaMemsetAsync(first_bad + k, 0xff, sizeof(unsigned long long), ctx.compute));
+      } else {
+        CUZK_CUDA(cudaStreamSynchronize(ctx.compute));  // before the buffer is made again
+      }
     }
   }
   const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
@@ -222,14 +271,35 @@ device_key::device_key(device_context& ctx, const zk::groth16::key_points& key, 
     if (policy.budget != SIZE_MAX && policy.budget) line += ", explicit size " + gbs(policy.budget);
     if (!policy.budget) line = "shifted sets: none (off)";
     else if (policy.window_forced) line = "shifted sets: none (a forced MSM window)";
+    if (!whole) {
+      // "partly resident: A, B1, L, B2 on the device, H 4.7 of 12.9 GB; 8.2 GB streamed a proof in chunks of 4194304"
+      line = std::string(placement_name(this->plan.kind)) + ":";
+      for (int k : residency_order) {
+        if (!ns[k]) continue;
+        const device_points& d = *secs[k].dst;
+        line += std::string(" ") + section_name(k) + " " +
+                (d.on_device == d.n ? "on the device" : d.on_device == 0 ? "streamed"
+                                                                         : gbs(d.on_device * d.point_bytes) + " of " +
+                                                                               gbs(d.n * d.point_bytes) + " on the device") +
+                ",";
+      }
+      line.back() = ';';
+      if (this->plan.host_bytes)
+        line += " " + gbs(this->plan.host_bytes) + " streamed a proof from pinned host memory in chunks of " +
+                std::to_string(this->plan.chunk) + " points";
+      else
+        line += " MSMs in runs of " + std::to_string(this->plan.chunk) + " points (their scratch at that length)";
+    }
     placement_ = std::move(line);
   }
   if (key.file) {  // the first bad point in the host decoder's order is the one named
     unsigned long long first[5];
     CUZK_CUDA(cudaMemcpyAsync(first, first_bad, sizeof first, cudaMemcpyDeviceToHost, ctx.compute));
     CUZK_CUDA(cudaStreamSynchronize(ctx.compute));
-    for (int sec : file_points::check_order)
-      if (first[sec] != ~0ull) throw zk::input_error(key.file->describe(sec, std::size_t(first[sec])));
+    for (int sec : file_points::check_order) {
+      const unsigned long long bad_at = std::min(first[sec], streamed_bad[sec]);
+      if (bad_at != ~0ull) throw zk::input_error(key.file->describe(sec, std::size_t(bad_at)));
+    }
   }
   if (key.bellperson) {
     b_wires_at_ = align256(key.a_wires.size() * 4) / 4;
@@ -249,7 +319,8 @@ bool device_key::synthesizes(const zk::groth16::constraint_evaluator& e) const {
 }
 
 std::uint64_t device_key::bytes() const {
-  std::uint64_t t = wires.bytes() + pce.dev.bytes() + compact.dev.bytes() + abc.bytes();
+  std::uint64_t t = wires.bytes() + pce.dev.bytes() + compact.dev.bytes() + abc.bytes() + stream_buf[0].bytes() +
+                    stream_buf[1].bytes();
   for (const device_points* d : {&a, &b1, &b2, &c, &h}) t += d->dev.bytes();
   return t;
 }
@@ -269,7 +340,7 @@ bool device_key::made_from(const zk::groth16::key_points& k) const {
 
 std::span<const zk::bls12_381::g2_affine> device_key::host_b2(device_context& ctx) const {
   if (source_.points_on_host()) return source_.b2;
-  if (!source_.b2_host) return {};
+  if (!source_.b2_host || b2.streamed()) return {};
   return source_.b2_host->get(b2.n, [&](std::span<zk::bls12_381::g2_affine> out) {
     static_assert(sizeof(zk::bls12_381::g2_affine) == 192, "device G2 points are the host's bytes");
     CUZK_CUDA(cudaSetDevice(device_));

@@ -31,12 +31,44 @@
 #include "common.cuh"
 #include "compact_evaluator.cuh"
 #include "cuzk/gpu/key_placement.hpp"
+#include "cuzk/gpu/placement_plan.hpp"
 #include "device_context.cuh"
 #include "synthesis.cuh"
 #include "zk/groth16/backend.hpp"
 #include "zk/groth16/pce.hpp"
 
 namespace cuzk::gpu {
+
+// An owning page-locked host allocation (cudaHostAlloc): a streamed key's points, copied to the
+// device at full PCIe speed by DMA, with no staging copy through the pageable path.
+class pinned_buf {
+ public:
+  pinned_buf() = default;
+  explicit pinned_buf(std::size_t bytes) : n_(bytes) {
+    if (bytes) CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&p_), bytes, cudaHostAllocDefault));
+  }
+  pinned_buf(const pinned_buf&) = delete;
+  pinned_buf& operator=(const pinned_buf&) = delete;
+  pinned_buf(pinned_buf&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  pinned_buf& operator=(pinned_buf&& o) noexcept {
+    reset();
+    p_ = std::exchange(o.p_, nullptr);
+    n_ = std::exchange(o.n_, 0);
+    return *this;
+  }
+  ~pinned_buf() { reset(); }
+  void reset() {
+    if (p_) cudaFreeHost(p_);
+    p_ = nullptr;
+    n_ = 0;
+  }
+  unsigned char* get() const { return p_; }
+  std::size_t bytes() const { return n_; }
+
+ private:
+  unsigned char* p_ = nullptr;
+  std::size_t n_ = 0;
+};
 
 // Where an MSM's bases live: plain, or `sets` shifted sets `stride` points apart with window bits c.
 struct msm_bases {
@@ -46,14 +78,19 @@ struct msm_bases {
   unsigned sets = 1;
 };
 
-// One section of points on the device.
+// One section of points: its first `on_device` points in device memory (plain, or with their
+// shifted sets when the whole section is there), the rest in pinned host memory, streamed to the
+// key's chunk buffers by each proof (key_placement.hpp).
 struct device_points {
   dbuf<unsigned char> dev;
-  std::size_t n = 0, point_bytes = 0;
+  pinned_buf host;  // points [on_device, n)
+  std::size_t n = 0, point_bytes = 0, on_device = 0;
   unsigned shift_c = 0;  // 0: plain
   unsigned sets = 1;     // shifted sets (set 0 the plain copy)
   msm_bases bases() const { return {dev.get(), sets > 1 ? n : 0, shift_c, sets}; }
   std::size_t shifted_extra() const { return sets > 1 ? dev.bytes() - n * point_bytes : 0; }
+  bool streamed() const { return on_device < n; }
+  const unsigned char* host_point(std::size_t i) const { return host.get() + (i - on_device) * point_bytes; }
 };
 
 class device_key final : public zk::groth16::resident_key {
@@ -61,8 +98,11 @@ class device_key final : public zk::groth16::resident_key {
   // Uploads the key's points (on the context's staging stream; the compute stream waits for them)
   // and makes the shifted sets the policy grants. pce: the constraint matrices too (synthesis on
   // the device), or null.
+  // placement: where each section's points go (plan_placement); null or resident: all on the
+  // device (the policy's sets then apply). Streamed points are made (a synthetic key), converted (a
+  // .params file's) or copied into pinned host memory here, through the key's chunk buffers.
   device_key(device_context& ctx, const zk::groth16::key_points& key, const shift_policy& policy,
-             const zk::groth16::constraint_evaluator* pce = nullptr);
+             const zk::groth16::constraint_evaluator* pce = nullptr, const placement_plan* placement = nullptr);
   std::uint64_t bytes() const override;
   bool synthesizes(const zk::groth16::constraint_evaluator& pce) const override;
   int device() const { return device_; }
@@ -73,8 +113,16 @@ class device_key final : public zk::groth16::resident_key {
   // why fewer (the budget, the room, the device's free memory at load), the plan's lane scratch and
   // room (the key store logs it at load; `cuzk bench fil` prints it).
   std::string describe() const override { return placement_; }
+  std::string placement() const override { return placement_name(plan.kind); }
 
   device_points a, b1, b2, c, h;
+  // The placement the key was made with, and its two chunk buffers (empty when nothing streams):
+  // each proof copies a streamed run into one while the MSM of the run before reads the other.
+  placement_plan plan;
+  dbuf<unsigned char> stream_buf[2];
+  // A key made for runs (plan.chunk: a partly resident or streamed key, or one resident only
+  // with its MSMs' scratch at a run's length): every MSM of its proofs goes over runs.
+  bool streams() const { return plan.chunk != 0; }
   dbuf<unsigned char> wires;  // bellperson: a_wires then b_wires (uint32), 256-byte aligned
   const std::uint32_t* a_wires() const { return reinterpret_cast<const std::uint32_t*>(wires.get()); }
   const std::uint32_t* b_wires() const { return a_wires() + b_wires_at_; }

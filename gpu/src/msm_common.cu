@@ -127,6 +127,32 @@ void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, 
 }
 
 namespace {
+__global__ void msm_split_positions_kernel(const uint32_t* ones, const uint32_t* others, const int* counts,
+                                           const uint32_t* cuts, std::size_t ncuts, int* out) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= 2 * ncuts) return;
+  const unsigned which = unsigned(i & 1);
+  const uint32_t* list = which ? others : ones;
+  const uint32_t cut = cuts[i >> 1];
+  int lo = 0, hi = counts[which];
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (list[mid] < cut) lo = mid + 1;
+    else hi = mid;
+  }
+  out[i] = lo;
+}
+}  // namespace
+
+void msm_split_positions(const uint32_t* ones, const uint32_t* others, const int* counts, const uint32_t* cuts,
+                         std::size_t ncuts, int* out, cudaStream_t s) {
+  if (!ncuts) return;
+  constexpr unsigned threads = 128;
+  msm_split_positions_kernel<<<blocks_for(2 * ncuts, threads), threads, 0, s>>>(ones, others, counts, cuts, ncuts, out);
+  CUZK_LAUNCHED();
+}
+
+namespace {
 // Plain bases: windows x (points + a bucket's reduction, ~3 additions' worth, per bucket).
 double plain_cost(std::size_t n, unsigned c) {
   return double(msm_windows(c)) * (double(n) + 3.0 * double(1u << (c - 1)));

@@ -33,6 +33,11 @@ void msm_g2_sum(const void* bases, const uint32_t* idx, std::size_t n, uint32_t 
 std::size_t msm_split_temp_bytes(std::size_t n);
 void msm_split_scalars(const uint64_t* scalars, std::size_t n, std::size_t cut, uint32_t* ones, uint32_t* others,
                        int* counts, void* temp, cudaStream_t s);
+// For each of `ncuts` scalar indices cuts[j] (device), the entries of each split list below it:
+// out[2 j] in ones, out[2 j + 1] in others (binary searches; counts as msm_split_scalars left them).
+// A streamed key's MSM runs over one range of points at a time: its lists' range for each.
+void msm_split_positions(const uint32_t* ones, const uint32_t* others, const int* counts, const uint32_t* cuts,
+                         std::size_t ncuts, int* out, cudaStream_t s);
 // out[j * n + i] = 2^(c j) bases[i] for j < sets (device arrays; out holds sets * n points).
 void msm_g1_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);
 void msm_g2_shift(const void* bases, std::size_t n, unsigned c, unsigned sets, void* out, cudaStream_t s);

@@ -5,11 +5,13 @@
 // probes.cu, through prover_parts.cuh.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <future>
 #include <map>
 #include <thread>
+#include <tuple>
 #include <type_traits>
 
 #include "common.cuh"
@@ -54,8 +56,13 @@ struct cuda_backend::impl {
   std::vector<scalar> b2_gathered;
   bench_sets bench;  // the benchmarks' shifted sets (prover_parts.cuh)
 
+  // Under a VRAM limit the process takes the rest of the card before it allocates anything.
+  static cuda_options limited(cuda_options o) {
+    if (o.vram_limit_bytes) hold_vram_limit(o.device, o.vram_limit_bytes);
+    return o;
+  }
   explicit impl(cuda_options o)
-      : opt(o),
+      : opt(limited(o)),
         ctx(o.device, o.staging_bytes, o.safety_margin),
         ntt(zk::bls12_381::fr_snarkjs_generator, o.ntt_threads, o.ntt_uniform_roots, o.ntt_compiled_shapes,
             o.ntt_fused_reversal),
@@ -66,6 +73,9 @@ struct cuda_backend::impl {
     CUZK_CUDA(cudaEventCreate(&entry_ev));
     CUZK_CUDA(cudaEventCreateWithFlags(&split_ev, cudaEventDisableTiming));
     CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&split_counts), 4 * split_max * sizeof(int), cudaHostAllocDefault));
+    CUZK_CUDA(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
+    for (auto* e : {&buf_free[0], &buf_free[1], &buf_loaded[0], &buf_loaded[1]})
+      CUZK_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
   }
   ~impl() {
     cudaSetDevice(opt.device);
@@ -76,6 +86,9 @@ struct cuda_backend::impl {
     if (abc_ev) cudaEventDestroy(abc_ev);
     if (entry_ev) cudaEventDestroy(entry_ev);
     if (split_counts) cudaFreeHost(split_counts);
+    for (auto e : {buf_free[0], buf_free[1], buf_loaded[0], buf_loaded[1]})
+      if (e) cudaEventDestroy(e);
+    if (up) cudaStreamDestroy(up);
   }
 
   shift_policy policy() const {
@@ -115,15 +128,85 @@ struct cuda_backend::impl {
     p.staged = std::size_t(opt.staged_partitions) * zk::groth16::staged_bytes(n, nv, pce && pce->compact());
     p.fixed_scratch = proof_fixed_scratch(key);
     if (!p.budget || p.window_forced) return p;
-    std::size_t free_now = 0, total = 0;
-    CUZK_CUDA(cudaSetDevice(opt.device));
-    CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
-    std::size_t cap = total > ctx.safety_margin ? total - ctx.safety_margin : 0;
-    if (opt.vram_budget_bytes) cap = std::min(cap, opt.vram_budget_bytes);
+    const std::size_t cap = device_cap();
     const std::size_t plain = device_key_bytes(key, shift_policy{}, pce) + proof_scratch_bytes(key, shift_policy{}) +
                               p.staged + p.keep_free;
     p.room = cap > plain ? cap - plain : 0;
     return p;
+  }
+
+  // The device bytes the plans count on: the device's size (or the VRAM limit) less the safety
+  // margin, and at most the engine's VRAM budget. From the size, not what is free now: the grant
+  // (resident_bytes) and the load plan the same key alike.
+  std::size_t device_cap() const {
+    std::size_t free_now = 0, total = 0;
+    CUZK_CUDA(cudaSetDevice(opt.device));
+    CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
+    if (opt.vram_limit_bytes) total = std::min(total, opt.vram_limit_bytes);
+    std::size_t cap = total > ctx.safety_margin ? total - ctx.safety_margin : 0;
+    if (opt.vram_budget_bytes) cap = std::min(cap, opt.vram_budget_bytes);
+    return cap;
+  }
+
+  // A key's placement on this device and the grant it takes (placement_plan.hpp). Resident when its
+  // points, a proof's whole scratch, the staged partitions and its fixed parts (wires, a compact
+  // evaluator and its a, b, c) fit the cap; else plan_placement in what the fixed parts and a
+  // proof's scratch at the chunk's length leave. bytes: the grant (resident: with the sets of
+  // `sets`, as before).
+  struct key_grant {
+    placement_plan plan;
+    std::uint64_t bytes = 0;
+  };
+  key_grant placement_for(const zk::groth16::key_points& key, const zk::groth16::constraint_evaluator* pce,
+                          bool sets) const {
+    const std::size_t ns[5] = {key.a.size(), key.b1.size(), key.b2.size(), key.c.size(), key.h.size()};
+    constexpr std::size_t pbs[5] = {96, 96, 192, 96, 96};
+    std::size_t points = 0;
+    for (int k = 0; k < 5; ++k) points += ns[k] * pbs[k];
+    const std::size_t nv = key.c.size() + key.n_private_from, n = key.bellperson ? key.h.size() + 1 : key.h.size();
+    const std::size_t staged = std::size_t(opt.staged_partitions) * zk::groth16::staged_bytes(n, nv, pce && pce->compact());
+    const std::size_t parts = device_key_bytes(key, shift_policy{}, pce) - points;  // wires, evaluator, a, b, c
+    const std::size_t cap = device_cap();
+    key_grant g;
+    const std::size_t whole = parts + points + proof_scratch_bytes(key, shift_policy{}) + staged + opt.keep_free_bytes;
+    if (!opt.key_room_bytes && whole <= cap) {
+      g.plan = plan_placement(ns, pbs, SIZE_MAX);
+      const shift_policy p = sets ? policy_for(key, pce) : shift_policy{};
+      g.bytes = device_key_bytes(key, p, pce) + proof_scratch_bytes(key, p);
+      return g;
+    }
+    // Not whole: the MSMs run over the sections in runs (their lanes' scratch at the run's length).
+    // The longest run with which every point stays on the device, else runs and chunks of
+    // stream_chunk_points (default 2^22) with the rest streamed.
+    auto lanes_at = [&](std::size_t run) -> std::size_t {
+      const std::size_t g1 = std::min(g1_length(key), run), b2 = std::min(key.b2.size(), run);
+      return (g1 ? msm_lane_scratch(false, g1, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length,
+                                    opt.msm_affine_lanes)
+                 : 0) +
+             (b2 ? msm_lane_scratch(true, b2, ctx.sms, opt.force_window_bits, 1, opt.msm_segment_length,
+                                    opt.msm_affine_lanes)
+                 : 0);
+    };
+    auto plan_at = [&](std::size_t run, std::size_t& lanes) {
+      lanes = lanes_at(run);
+      const std::size_t beside = parts + lanes + proof_fixed_scratch(key) + staged + opt.keep_free_bytes;
+      const std::size_t room = opt.key_room_bytes ? opt.key_room_bytes : cap > beside ? cap - beside : 0;
+      placement_plan pl = plan_placement(ns, pbs, room, run);
+      if (pl.kind == key_placement::resident) pl.chunk = run;  // resident, in runs of `run`
+      return pl;
+    };
+    const std::size_t chunk_most = opt.stream_chunk_points ? opt.stream_chunk_points : std::size_t(1) << 22;
+    std::size_t lanes = 0;
+    if (!opt.stream_chunk_points)
+      for (std::size_t run = std::size_t(1) << 27; run > chunk_most; run >>= 1) {
+        if (run >= g1_length(key)) continue;
+        g.plan = plan_at(run, lanes);
+        if (g.plan.kind == key_placement::resident) break;
+      }
+    if (g.plan.chunk == 0 || g.plan.kind != key_placement::resident) g.plan = plan_at(chunk_most, lanes);
+    g.bytes = parts + g.plan.device_bytes() + lanes + proof_fixed_scratch(key);
+    if (!g.plan.fits) g.bytes = std::max<std::uint64_t>(g.bytes, std::uint64_t(cap) + 1);  // refused: larger than the device
+    return g;
   }
 
   msm_shape shape_of(std::size_t len, const msm_bases& mb) const {
@@ -488,6 +571,159 @@ struct cuda_backend::impl {
     return staged;
   }
 
+  // A streamed or partly resident key (device_key::streams): each MSM goes over its section in runs,
+  // the device prefix in runs of at most the lane's chunk, the streamed rest in runs of at most the
+  // placement's chunk, each copied from pinned host memory into one of the key's two chunk buffers
+  // on the `up` stream while the MSM of the run before reads the other (buf_free / buf_loaded order
+  // them). With split scalars a run's lists are the entries between the run's two cuts
+  // (msm_split_positions, read back with the split's counts): its ones summed, its others by the
+  // bucket method, a result slot each where they are not empty.
+  struct piece_run {
+    std::size_t p0 = 0, p1 = 0;
+    bool streamed = false;
+  };
+  struct piece_msm {
+    const device_points* d = nullptr;
+    bool g2 = false;
+    split_vec* v = nullptr;           // split scalars (null: dense)
+    bool suffix = false;              // the view starts at v->cut (C)
+    const uint64_t* dense = nullptr;  // no split: the scalar of point p at dense[4 p]
+    std::vector<piece_run> runs;
+    std::size_t cut_at = 0;           // its cuts' first index in cut_host (runs + 1 of them)
+    std::size_t first = 0, count = 0; // result slots
+  };
+  cudaStream_t up = nullptr;
+  cudaEvent_t buf_free[2] = {}, buf_loaded[2] = {};
+  dbuf<uint32_t> cut_dev;
+  dbuf<int> pos_dev;
+  pinned_buf cut_host, pos_host;
+
+  static std::vector<piece_run> runs_of(const device_points& d, std::size_t most) {
+    std::vector<piece_run> r;
+    most = std::max<std::size_t>(most, 1);
+    for (std::size_t p = 0; p < d.on_device; p += most) r.push_back({p, std::min(p + most, d.on_device), false});
+    for (std::size_t p = d.on_device; p < d.n; p += most) r.push_back({p, std::min(p + most, d.n), true});
+    return r;
+  }
+  // Enqueues each split MSM's cut positions after the split (compute stream), read back with the
+  // split's counts (split_read waits for split_ev, recorded again here).
+  void piece_positions(std::vector<piece_msm>& ms) {
+    std::size_t cuts = 0;
+    for (auto& m : ms)
+      if (m.v) m.cut_at = cuts, cuts += m.runs.size() + 1;
+    if (!cuts) return;
+    if (cut_dev.size() < cuts) {
+      ctx.make_room(cuts * (4 + 8));
+      cut_dev = dbuf<uint32_t>(cuts);
+      pos_dev = dbuf<int>(2 * cuts);
+      cut_host = pinned_buf(cuts * 4);
+      pos_host = pinned_buf(cuts * 8);
+    }
+    auto* c = reinterpret_cast<uint32_t*>(cut_host.get());
+    for (auto& m : ms) {
+      if (!m.v) continue;
+      const std::size_t base = m.suffix ? m.v->cut : 0;
+      std::size_t j = m.cut_at;
+      for (auto& r : m.runs) c[j++] = uint32_t(base + r.p0);
+      c[j] = uint32_t(base + m.d->n);
+    }
+    CUZK_CUDA(cudaMemcpyAsync(cut_dev.get(), c, cuts * 4, cudaMemcpyHostToDevice, ctx.compute));
+    for (auto& m : ms)
+      if (m.v)
+        msm_split_positions(m.v->ones, m.v->others, m.v->counts, cut_dev.get() + m.cut_at, m.runs.size() + 1,
+                            pos_dev.get() + 2 * m.cut_at, ctx.compute);
+    CUZK_CUDA(cudaMemcpyAsync(pos_host.get(), pos_dev.get(), cuts * 8, cudaMemcpyDeviceToHost, ctx.compute));
+    CUZK_CUDA(cudaEventRecord(split_ev, ctx.compute));
+  }
+  // A run's entries in a split view's lists: [lo, hi) of its ones (k = 0) or others (k = 1), as
+  // offsets into the view's lists (which start after the entries below the view's cut).
+  std::pair<std::size_t, std::size_t> run_entries(const piece_msm& m, const split_view& w, std::size_t r, int k) const {
+    const int* pos = reinterpret_cast<const int*>(pos_host.get()) + 2 * m.cut_at;
+    const std::size_t skip = k == 0 ? std::size_t(w.ones - m.v->ones) : std::size_t(w.others - m.v->others);
+    return {std::size_t(pos[2 * r + k]) - skip, std::size_t(pos[2 * (r + 1) + k]) - skip};
+  }
+  // Each MSM's result slots, in order from 0: per run one for its ones and one for its others where
+  // they are not empty (split), one per run (dense).
+  void piece_slots(std::vector<piece_msm>& ms, const split_view* const (&views)[5]) {
+    std::size_t next = 0;
+    for (std::size_t k = 0; k < ms.size(); ++k) {
+      auto& m = ms[k];
+      m.first = next;
+      m.count = 0;
+      const bool dense = !m.v || views[k]->dense;
+      for (std::size_t r = 0; r < m.runs.size(); ++r) {
+        if (dense) {
+          ++m.count;
+          continue;
+        }
+        auto [o0, o1] = run_entries(m, *views[k], r, 0);
+        auto [t0, t1] = run_entries(m, *views[k], r, 1);
+        m.count += (o1 > o0) + (t1 > t0);
+      }
+      next += m.count;
+    }
+  }
+  // The MSMs over their runs on the compute stream; stage[k] recorded after MSM k.
+  void enqueue_pieces(const device_key& owner, const std::vector<piece_msm>& ms, const split_view* const (&views)[5],
+                      cudaEvent_t* stage) {
+    for (auto& e : buf_free) CUZK_CUDA(cudaEventRecord(e, ctx.compute));
+    unsigned next_buf = 0;
+    for (std::size_t k = 0; k < ms.size(); ++k) {
+      const piece_msm& m = ms[k];
+      const device_points& d = *m.d;
+      const bool dense = !m.v || views[k]->dense;
+      const uint64_t* dense_scalars = !m.v ? m.dense : views[k]->dense;
+      std::size_t slot = m.first;
+      for (std::size_t r = 0; r < m.runs.size(); ++r) {
+        const piece_run& run = m.runs[r];
+        const std::size_t len = run.p1 - run.p0;
+        std::size_t o0 = 0, o1 = 0, t0 = 0, t1 = 0;
+        if (!dense) {
+          std::tie(o0, o1) = run_entries(m, *views[k], r, 0);
+          std::tie(t0, t1) = run_entries(m, *views[k], r, 1);
+          if (o1 == o0 && t1 == t0) continue;  // every scalar of the run is zero: no copy either
+        }
+        // The run's points: the device prefix, or a chunk buffer the run is copied into.
+        const unsigned char* pts = d.dev.get();
+        std::size_t at = 0;  // the point index pts[0] holds
+        unsigned b = 0;
+        if (run.streamed) {
+          b = next_buf;
+          next_buf ^= 1;
+          CUZK_CUDA(cudaStreamWaitEvent(up, buf_free[b], 0));
+          CUZK_CUDA(cudaMemcpyAsync(owner.stream_buf[b].get(), d.host_point(run.p0), len * d.point_bytes,
+                                    cudaMemcpyHostToDevice, up));
+          CUZK_CUDA(cudaEventRecord(buf_loaded[b], up));
+          CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, buf_loaded[b], 0));
+          pts = owner.stream_buf[b].get();
+          at = run.p0;
+        }
+        auto out = [&] { return ctx.result.get() + (slot++) * device_context::result_slot_bytes; };
+        if (dense) {
+          const msm_shape sh = shape_of(len, msm_bases{});
+          const void* p = pts + (run.p0 - at) * d.point_bytes;
+          if (m.g2) ::cuzk::gpu::msm_g2_device(p, dense_scalars + 4 * run.p0, sh, 0, ctx.scratch, out(), ctx.compute);
+          else ::cuzk::gpu::msm_g1_device(p, dense_scalars + 4 * run.p0, sh, 0, ctx.scratch, out(), ctx.compute);
+        } else {
+          const split_view& w = *views[k];
+          const uint32_t base = uint32_t(w.base + at);  // list entry j: point j - base of pts
+          if (o1 > o0) {
+            if (m.g2) ::cuzk::gpu::msm_g2_sum(pts, w.ones + o0, o1 - o0, base, ctx.scratch, out(), ctx.compute);
+            else ::cuzk::gpu::msm_g1_sum(pts, w.ones + o0, o1 - o0, base, ctx.scratch, out(), ctx.compute);
+          }
+          if (t1 > t0) {
+            const msm_shape sh = shape_of(t1 - t0, msm_bases{});
+            if (m.g2)
+              ::cuzk::gpu::msm_g2_device(pts, w.scalars, sh, 0, ctx.scratch, out(), ctx.compute, w.others + t0, base);
+            else
+              ::cuzk::gpu::msm_g1_device(pts, w.scalars, sh, 0, ctx.scratch, out(), ctx.compute, w.others + t0, base);
+          }
+        }
+        if (run.streamed) CUZK_CUDA(cudaEventRecord(buf_free[b], ctx.compute));
+      }
+      CUZK_CUDA(cudaEventRecord(stage[k], ctx.compute));
+    }
+  }
   // The device key a proof runs on: the caller's, checked, or one made for this proof only (plain
   // bases: shifted sets cost more to make than one proof saves).
   const device_key& key_for(const zk::groth16::key_points& key, std::unique_ptr<device_key>& temp) {
@@ -544,6 +780,9 @@ struct cuda_backend::impl {
       plan.why = why;
     };
     if (plan.host_points && host_w.size() != nv) on_device("device: the staged inputs keep no host witness");
+    // A streamed key's MSMs share its chunk buffers, one after the other on the compute stream.
+    const bool streams = dk.streams();
+    if (plan.host_points && streams) on_device("device: a streamed key's B2 runs on the device");
     // The B2 points in host memory: the key's own, or the hot key's host copy (read back from this
     // device at its first use); neither (a key made for this proof only): B2 stays here.
     std::span<const g2_affine> hb;
@@ -596,12 +835,14 @@ struct cuda_backend::impl {
     // says fewer and the rest run in chunks there) fits whole next to the G1 lane's.
     const msm_bases bb2d{static_cast<const unsigned char*>(bb2.ptr) + k2 * 192, bb2.stride, bb2.c, bb2.sets};
     const std::size_t lane2 = std::min(d2, b2_lane(key));
-    std::size_t c2 = d2 ? chunk_points<true>(lane2, bb2d, ctx.side_scratch,
-                                             std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity())
-                        : 1;
-    const bool two_lanes = d2 && c2 == lane2 && !opt.force_msm_chunk;
-    if (d2 && !two_lanes) c2 = chunk_points<true>(d2, bb2d);
-    std::size_t c1 = chunk_points<false>(g1_len, lane1.most);
+    std::size_t c2 = !d2 ? 1
+                     : streams ? chunk_points<true>(std::min(d2, dk.plan.chunk), msm_bases{})
+                               : chunk_points<true>(lane2, bb2d, ctx.side_scratch,
+                                                    std::max(g1_need, ctx.scratch.capacity()) - ctx.scratch.capacity());
+    const bool two_lanes = !streams && d2 && c2 == lane2 && !opt.force_msm_chunk;
+    if (d2 && !two_lanes && !streams) c2 = chunk_points<true>(d2, bb2d);
+    std::size_t c1 = streams ? chunk_points<false>(std::min(g1_len, dk.plan.chunk), msm_bases{})
+                             : chunk_points<false>(g1_len, lane1.most);
     const std::size_t nh = key.h.size();
 
     const uint64_t* w = in.witness();
@@ -627,6 +868,29 @@ struct cuda_backend::impl {
       sv[3].scalars = sb;
       split_enqueue(svs, ctx.compute);
     }
+    // A streamed key: its MSMs' runs, and where each run's range starts in the split lists.
+    std::vector<piece_msm> pieces;
+    if (streams) {
+      auto pick = [&](split_vec* v, bool suffix, const uint64_t* dense) {
+        piece_msm m;
+        if (split) m.v = v, m.suffix = suffix;
+        else m.dense = dense;
+        return m;
+      };
+      pieces.resize(5);
+      pieces[0] = pick(&sv[0], false, sa);
+      pieces[1] = pick(bp ? &sv[1] : &sv[0], false, sb);
+      pieces[2] = pick(bp ? &sv[1] : &sv[0], false, sb);
+      pieces[3] = pick(bp ? &sv[2] : &sv[0], true, w + 4 * npf);
+      pieces[4].dense = reinterpret_cast<const uint64_t*>(v[0]);  // h, in a once computed
+      const device_points* ds[5] = {&dk.a, &dk.b1, &dk.b2, &dk.c, &dk.h};
+      for (int k = 0; k < 5; ++k) {
+        pieces[k].d = ds[k];
+        pieces[k].g2 = k == 2;
+        pieces[k].runs = runs_of(*ds[k], k == 2 ? c2 : c1);
+      }
+      piece_positions(pieces);
+    }
     // The side lane starts here: inputs staged, a first use's points uploaded (the compute stream
     // waits for those by event), wires gathered, scalars split.
     CUZK_CUDA(cudaEventRecord(ctx.lane_ready, ctx.compute));
@@ -645,39 +909,52 @@ struct cuda_backend::impl {
       vc = view_of(bp ? sv[2] : sv[0], true);
       vb2 = b2_cut ? view_of(sv[3], true) : vb;
     }
-    std::size_t ka = split ? split_slots(va, c1) : chunks_of(na, c1),
-                kb1 = split ? split_slots(vb, c1) : chunks_of(nb, c1),
-                kb2 = !d2 ? 0 : split ? split_slots(vb2, c2) : chunks_of(d2, c2),
-                kc = split ? split_slots(vc, c1) : chunks_of(nv - npf, c1), kh = chunks_of(nh, c1);
+    std::size_t ka = 0, kb1 = 0, kb2 = 0, kc = 0, kh = 0;
+    const split_view* views[5] = {&va, &vb, &vb2, &vc, nullptr};
+    if (streams) {
+      piece_slots(pieces, views);
+      ka = pieces[0].count, kb1 = pieces[1].count, kb2 = pieces[2].count, kc = pieces[3].count;
+      kh = pieces[4].count;
+    } else {
+      ka = split ? split_slots(va, c1) : chunks_of(na, c1);
+      kb1 = split ? split_slots(vb, c1) : chunks_of(nb, c1);
+      kb2 = !d2 ? 0 : split ? split_slots(vb2, c2) : chunks_of(d2, c2);
+      kc = split ? split_slots(vc, c1) : chunks_of(nv - npf, c1);
+      kh = chunks_of(nh, c1);
+    }
     std::size_t slot_a = 0, slot_b1 = ka, slot_b2 = ka + kb1, slot_c = slot_b2 + kb2, slot_h = slot_c + kc;
     ctx.ensure_result_slots(slot_h + kh);
 
-    if (split) msm_enqueue_split<false>(ba, va, c1, slot_a, ctx.scratch, ctx.compute);
-    else msm_enqueue<false>(ba, sa, na, c1, slot_a);
-    CUZK_CUDA(cudaEventRecord(stage_ev[2], ctx.compute));
-    if (split) msm_enqueue_split<false>(bb1, vb, c1, slot_b1, ctx.scratch, ctx.compute);
-    else msm_enqueue<false>(bb1, sb, nb, c1, slot_b1);
-    CUZK_CUDA(cudaEventRecord(stage_ev[3], ctx.compute));
-    if (two_lanes) {
-      CUZK_CUDA(cudaStreamWaitEvent(ctx.side, ctx.lane_ready, 0));
-      CUZK_CUDA(cudaEventRecord(ctx.side_t0, ctx.side));
-      if (split) msm_enqueue_split<true>(bb2d, vb2, c2, slot_b2, ctx.side_scratch, ctx.side);
-      else msm_enqueue<true>(bb2d, sb + 4 * k2, d2, c2, slot_b2, ctx.side_scratch, ctx.side);
-      CUZK_CUDA(cudaEventRecord(ctx.side_t1, ctx.side));
-      CUZK_CUDA(cudaEventRecord(ctx.side_done, ctx.side));
-    } else if (!d2) {
-      // B2 wholly on the host: nothing here.
-    } else if (split) {
-      msm_enqueue_split<true>(bb2d, vb2, c2, slot_b2, ctx.scratch, ctx.compute);
+    if (streams) {
+      enqueue_pieces(dk, pieces, views, &stage_ev[2]);
     } else {
-      msm_enqueue<true>(bb2d, sb + 4 * k2, d2, c2, slot_b2);
+      if (split) msm_enqueue_split<false>(ba, va, c1, slot_a, ctx.scratch, ctx.compute);
+      else msm_enqueue<false>(ba, sa, na, c1, slot_a);
+      CUZK_CUDA(cudaEventRecord(stage_ev[2], ctx.compute));
+      if (split) msm_enqueue_split<false>(bb1, vb, c1, slot_b1, ctx.scratch, ctx.compute);
+      else msm_enqueue<false>(bb1, sb, nb, c1, slot_b1);
+      CUZK_CUDA(cudaEventRecord(stage_ev[3], ctx.compute));
+      if (two_lanes) {
+        CUZK_CUDA(cudaStreamWaitEvent(ctx.side, ctx.lane_ready, 0));
+        CUZK_CUDA(cudaEventRecord(ctx.side_t0, ctx.side));
+        if (split) msm_enqueue_split<true>(bb2d, vb2, c2, slot_b2, ctx.side_scratch, ctx.side);
+        else msm_enqueue<true>(bb2d, sb + 4 * k2, d2, c2, slot_b2, ctx.side_scratch, ctx.side);
+        CUZK_CUDA(cudaEventRecord(ctx.side_t1, ctx.side));
+        CUZK_CUDA(cudaEventRecord(ctx.side_done, ctx.side));
+      } else if (!d2) {
+        // B2 wholly on the host: nothing here.
+      } else if (split) {
+        msm_enqueue_split<true>(bb2d, vb2, c2, slot_b2, ctx.scratch, ctx.compute);
+      } else {
+        msm_enqueue<true>(bb2d, sb + 4 * k2, d2, c2, slot_b2);
+      }
+      CUZK_CUDA(cudaEventRecord(stage_ev[4], ctx.compute));
+      if (split) msm_enqueue_split<false>(bc, vc, c1, slot_c, ctx.scratch, ctx.compute);
+      else msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
+      CUZK_CUDA(cudaEventRecord(stage_ev[5], ctx.compute));
+      msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(v[0]), nh, c1, slot_h);
+      CUZK_CUDA(cudaEventRecord(stage_ev[6], ctx.compute));
     }
-    CUZK_CUDA(cudaEventRecord(stage_ev[4], ctx.compute));
-    if (split) msm_enqueue_split<false>(bc, vc, c1, slot_c, ctx.scratch, ctx.compute);
-    else msm_enqueue<false>(bc, w + 4 * npf, nv - npf, c1, slot_c);
-    CUZK_CUDA(cudaEventRecord(stage_ev[5], ctx.compute));
-    msm_enqueue<false>(bh, reinterpret_cast<const uint64_t*>(v[0]), nh, c1, slot_h);
-    CUZK_CUDA(cudaEventRecord(stage_ev[6], ctx.compute));
     if (two_lanes) CUZK_CUDA(cudaStreamWaitEvent(ctx.compute, ctx.side_done, 0));
     in.release_after(ctx.compute);
     read_results(slot_h + kh);
@@ -960,15 +1237,29 @@ std::unique_ptr<zk::groth16::resident_key> cuda_backend::load_key(const zk::grot
   auto& I = *impl_;
   std::lock_guard lock(I.ctx.mu);
   CUZK_CUDA(cudaSetDevice(I.opt.device));
-  auto dk = std::make_unique<device_key>(I.ctx, key, sets ? I.policy_for(key, pce) : shift_policy{}, pce);
+  const auto grant = I.placement_for(key, pce, sets);
+  auto dk = std::make_unique<device_key>(I.ctx, key, sets ? I.policy_for(key, pce) : shift_policy{}, pce, &grant.plan);
   CUZK_CUDA(cudaStreamSynchronize(I.ctx.compute));  // loaded when this returns
   return dk;
 }
 
 std::uint64_t cuda_backend::resident_bytes(const zk::groth16::key_points& key, bool sets,
                                            const zk::groth16::constraint_evaluator* pce) const {
-  const shift_policy p = sets ? impl_->policy_for(key, pce) : shift_policy{};
-  return device_key_bytes(key, p, pce) + impl_->proof_scratch_bytes(key, p);
+  return impl_->placement_for(key, pce, sets).bytes;
+}
+
+placement_report cuda_backend::placement(const zk::groth16::key_points& key,
+                                         const zk::groth16::constraint_evaluator* pce) const {
+  const auto g = impl_->placement_for(key, pce, true);
+  placement_report r;
+  r.kind = placement_name(g.plan.kind);
+  r.device_bytes = g.bytes;
+  r.fits = g.plan.fits;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "%s: %.1f GB of points on the device, %.1f GB streamed a proof", r.kind.c_str(),
+                double(g.plan.device_points_bytes) / 1e9, double(g.plan.host_bytes) / 1e9);
+  r.line = g.plan.fits ? buf : "does not fit: the device cannot hold even the stream buffers beside a proof";
+  return r;
 }
 
 unsigned cuda_backend::reserve_staging(std::uint64_t bytes, unsigned count) {

@@ -8,12 +8,15 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstddef>
 
 namespace cuzk::gpu {
 
-// n points of section `sec` (96-byte G1 or 192-byte G2 affine, Montgomery form) into device memory
-// `dst`, on `stream`. lanes 0: synthetic::lanes_for(n).
+// Points [first, first + count) of the n points of section `sec` (96-byte G1 or 192-byte G2 affine,
+// Montgomery form) into device memory `dst` (dst[0] is point `first`), on `stream`: a key streamed
+// from the host is made a chunk at a time, the same points as made whole. lanes 0:
+// synthetic::lanes_for(n); count SIZE_MAX: to the end.
 void synthetic_points(void* dst, std::size_t n, bool g2, std::uint64_t seed, std::uint32_t sec, std::uint64_t lanes,
-                      cudaStream_t stream);
+                      cudaStream_t stream, std::size_t first = 0, std::size_t count = SIZE_MAX);
 
 }  // namespace cuzk::gpu

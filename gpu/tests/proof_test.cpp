@@ -12,6 +12,7 @@
 
 #include "cuzk/gpu/cuda_backend.hpp"
 #include "cuzk/gpu/key_placement.hpp"
+#include "cuzk/gpu/placement_plan.hpp"
 #include "cuzk/gpu/testgen.hpp"
 #include "zk/bls12_381/compressed.hpp"
 #include "zk/error.hpp"
@@ -531,4 +532,54 @@ TEST_CASE("bellperson .params points converted and checked on the device", "[dev
     }
   }
   std::filesystem::remove_all(dir);
+}
+
+// The three placements of a key (key_placement.hpp), forced on small keys by a small room and
+// short chunks: partly resident and streamed keys prove what the resident key and the CPU backend
+// prove, byte for byte, with random witnesses and witnesses of mostly bits, in both conventions.
+TEST_CASE("partly resident and streamed keys prove what resident keys prove", "[device][prove][placement]") {
+  if (!gpu::device_present()) {
+    WARN("SKIP: no CUDA device present");
+    return;
+  }
+  for (auto convention : {zk::io::key_convention::snarkjs, zk::io::key_convention::bellperson}) {
+    const bool bp = convention == zk::io::key_convention::bellperson;
+    INFO((bp ? "bellperson" : "snarkjs") << " key");
+    auto ch = make_chain((1u << 13) - 7, 47);
+    auto key = g16::setup(ch.cs, g16::toxic_waste_from_seed(13), convention);
+    auto pce = g16::constraint_evaluator::build(key);
+    std::uint64_t st = 17;
+    g16::randomness rnd{gpu::testgen::random_fr(st), gpu::testgen::random_fr(st)};
+    g16::cpu_backend cpu;
+    const auto w_bits = mostly_bits(ch.w, 9);
+    const auto want = g16::prove(key, pce, ch.w, rnd, cpu);
+    const auto want_bits = g16::prove(key, pce, w_bits, rnd, cpu);
+    REQUIRE(g16::verify(key.vk, g16::public_inputs(key, ch.w), want));
+    const auto kp = g16::points_of(key);
+    std::size_t points = (kp.a.size() + kp.b1.size() + kp.c.size() + kp.h.size()) * 96 + kp.b2.size() * 192;
+    const std::size_t chunk = 1000;  // several runs a section, not a power of two
+    struct forced {
+      const char* name;
+      std::size_t room;
+      gpu::key_placement kind;
+    } cases[] = {{"partly resident", 2 * chunk * 192 + points / 2, gpu::key_placement::partly_resident},
+                 {"streamed", 2 * chunk * 192, gpu::key_placement::streamed}};
+    for (const auto& f : cases) {
+      INFO(f.name);
+      gpu::cuda_options o;
+      o.key_room_bytes = f.room;
+      o.stream_chunk_points = chunk;
+      gpu::cuda_backend be(o);
+      const auto report = be.placement(kp, &pce);
+      CHECK(report.kind == gpu::placement_name(f.kind));
+      auto dk = be.load_key(kp, &pce);
+      REQUIRE(dk);
+      CHECK(dk->describe().rfind(gpu::placement_name(f.kind), 0) == 0);
+      CHECK(dk->bytes() <= be.resident_bytes(kp, true, &pce));
+      for (int rep = 0; rep < 2; ++rep) {  // the second proof reuses the buffers and their events
+        CHECK(g16::prove(key, pce, ch.w, rnd, be, nullptr, dk.get()) == want);
+        CHECK(g16::prove(key, pce, w_bits, rnd, be, nullptr, dk.get()) == want_bits);
+      }
+    }
+  }
 }

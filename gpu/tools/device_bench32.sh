@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The 32 GiB synthetic-key bench in one device call (<= 7 minutes): correctness first (the synthetic SRS
+# The 32 GiB PoRep workload in one device call (<= 10 minutes): correctness first (the synthetic SRS
 # generator against the host's, a real 2 KiB WindowPoSt proved on the GPU and verified, a small
 # shape through the in-process engine), then the 32 GiB PoRep workload through the engine on a
 # synthetic SRS (NOT A SETUP): `cuzk bench fil --shape porep-32GiB --partitions 10 --sectors 2`.
@@ -12,6 +12,7 @@
 # B2=device|host|split|auto: where the proofs' G2 MSM runs (`cuzk bench fil --b2`; default: the engine's).
 # SHIFTED=off|auto|SIZE: the 32 GiB bench's `--shifted-bases` (default: the engine's, auto); TAG: a
 # suffix of its logs and results (several variants in one call); SKIP_TESTS=1 / SKIP_2K=1 skip steps 1-3.
+# LIMITS: the VRAM limits the 32 GiB bench runs under, one run each (default "off").
 # ARGS: more arguments of the 32 GiB bench (e.g. "--alone-below 0" for the first sector's before).
 set -u -o pipefail
 cd "$(dirname "$0")"
@@ -55,15 +56,21 @@ if [[ -z ${SKIP_2K:-} ]]; then
   grep -E "^circuit|^synthetic key|^key store|^per partition|^stages|^sectors|^memory|^allocations|error" "$L/bench-2k.log" | tee -a "$S"
 fi
 
-# 4. 32 GiB: ten partitions per sector, two sectors, through the engine.
-left=$((budget - SECONDS))
+# 4. 32 GiB: ten partitions per sector through the engine, once per VRAM limit of LIMITS (default
+#    "off": the whole card; e.g. LIMITS="off 48GiB 24GiB": the same card as smaller ones, each run
+#    placing the key as a card of that size would: resident, partly resident or streamed).
 T=${TAG:-}
-say "32 GiB bench${SHIFTED:+ --shifted-bases $SHIFTED}${ARGS:+ $ARGS} with ${left} s left"
-timeout "$left" $R cuzk bench fil --shape porep-32GiB --partitions 10 --sectors "${SECTORS:-2}" --evaluator-dir /tmp/pce \
-  --out "$OUT/bench-32g$T.json" ${B2:+--b2 $B2} ${SHIFTED:+--shifted-bases $SHIFTED} ${ARGS:-} >"$L/bench-32g$T.log" 2>&1
-say "bench porep-32GiB rc=$?"
-grep -vE "^\s*$" "$L/bench-32g$T.log" | grep -v "\[" | tail -30 | tee -a "$S"
+for lim in ${LIMITS:-off}; do
+  left=$((budget - SECONDS))
+  ((left > 30)) || { say "32 GiB bench --vram-limit $lim: skipped, ${left} s left"; continue; }
+  t="$T${lim/off/}"
+  say "32 GiB bench --vram-limit $lim${SHIFTED:+ --shifted-bases $SHIFTED}${ARGS:+ $ARGS} with ${left} s left"
+  timeout "$left" $R cuzk bench fil --shape porep-32GiB --partitions 10 --sectors "${SECTORS:-2}" --evaluator-dir /tmp/pce \
+    --vram-limit "$lim" --out "$OUT/bench-32g$t.json" ${B2:+--b2 $B2} ${SHIFTED:+--shifted-bases $SHIFTED} ${ARGS:-} \
+    >"$L/bench-32g$t.log" 2>&1
+  say "bench porep-32GiB --vram-limit $lim rc=$?"
+  grep -vE "^\s*$" "$L/bench-32g$t.log" | grep -v "\[" | tail -30 | tee -a "$S"
+done
 kill $dmon 2>/dev/null
-cp "$OUT/bench-32g$T.svg" "$OUT/bench-2k.svg" "$OUT/" 2>/dev/null
 echo "== summary"
 cat "$S"

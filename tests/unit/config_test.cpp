@@ -108,6 +108,24 @@ TEST_CASE("gpus.shifted_bases: auto by default, off, or a size, printed back", "
   }
 }
 
+TEST_CASE("gpus.vram_limit: off by default, a size, printed back; a bad value names the key", "[config]") {
+  auto d = daemon_config::parse("", "empty.toml");
+  CHECK(d.gpus.vram_limit.bytes == 0);
+  CHECK(daemon_config::parse(d.to_toml(), "printed.toml").gpus.vram_limit.bytes == 0);
+  auto sized = daemon_config::parse("[gpus]\nvram_limit = \"24GiB\"\n", "t.toml");
+  CHECK(sized.gpus.vram_limit.bytes == 24ull << 30);
+  CHECK(daemon_config::parse(sized.to_toml(), "printed.toml").gpus.vram_limit.bytes == 24ull << 30);
+  CHECK(daemon_config::parse("[gpus]\nvram_limit = \"off\"\n", "t.toml").gpus.vram_limit.bytes == 0);
+  for (const char* bad : {"\"lots\"", "\"100MiB\""}) {
+    try {
+      daemon_config::parse(std::string("[gpus]\nvram_limit = ") + bad + "\n", "bad.toml");
+      FAIL("no error for " << bad);
+    } catch (const config_error& e) {
+      CHECK_THAT(std::string(e.what()), Catch::StartsWith("bad.toml:2: key 'gpus.vram_limit': "));
+    }
+  }
+}
+
 TEST_CASE("gpus.b2: device by default, auto | device | host | split, printed back, a bad value names the key", "[config][b2]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.b2 == "device");

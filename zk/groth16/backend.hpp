@@ -71,6 +71,9 @@ class resident_key {
   // One line on how it was laid out (a GPU key: its shifted sets per section), for the log; "" if
   // nothing to say.
   virtual std::string describe() const { return {}; }
+  // Where its points are (gpu/include/cuzk/gpu/key_placement.hpp): "resident", "partly resident"
+  // (some streamed from pinned host memory by each proof) or "streamed".
+  virtual std::string placement() const { return "resident"; }
   // Whether it holds `pce`'s device form, so that a partition stages its witness only and the
   // device evaluates a, b, c (stager::stage_witness).
   virtual bool synthesizes(const constraint_evaluator& pce) const {

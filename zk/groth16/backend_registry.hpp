@@ -34,6 +34,8 @@ struct backend_settings {
   // the room the shifted sets are planned in.
   std::uint64_t vram_budget_bytes = 0;
   unsigned staged_partitions = 0;
+  // The device memory this process may use (0: all of it): a big card behaving as a small one.
+  std::uint64_t vram_limit_bytes = 0;
   // Where a proof's B2 runs and with how many host threads (b2_plan.hpp; cuda_options has the same
   // fields), and how many threads synthesize beside it.
   b2_mode b2 = b2_mode::device;

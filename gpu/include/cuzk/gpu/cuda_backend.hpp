@@ -103,6 +103,15 @@ struct cuda_options {
   // its own through backend_settings).
   std::size_t vram_budget_bytes = 0;
   unsigned staged_partitions = 2;
+  // The device memory this process may use (0: the whole device). The first backend of a device
+  // under a limit takes the rest of it (hold_vram_limit), so nothing in the process can use more;
+  // every plan counts the device as this size.
+  std::size_t vram_limit_bytes = 0;
+  // A key's placement (placement_plan.hpp): the points' room (0: the device's, from its size less
+  // the key's fixed parts, a proof's scratch and the staged partitions; tests force placements
+  // with a small one) and the most points a streamed chunk holds (0: plan_placement's default).
+  std::size_t key_room_bytes = 0;
+  std::size_t stream_chunk_points = 0;
   // Threads per block of the NTT's shared-memory passes (256 or 512; a tile is 2^11 elements).
   unsigned ntt_threads = 256;
   // The NTT stages with few roots give each warp one root, so whole warps skip the products by 1.
@@ -136,6 +145,14 @@ struct cuda_options {
   // on an idle host, scaled here by the synthesizers' share of the cores); 0: measured by a probe.
   double b2_host_s_per_point = 0, b2_device_s_per_point = 0;
   compact_kernel_options compact;  // a, b, c from the witness (a key's compact evaluator)
+};
+
+// A key's placement on a device of the backend's options (resident, partly resident or streamed),
+// for reports such as `cuzk doctor` and `cuzk status`: the plan's kind and its one-line description.
+struct placement_report {
+  std::string kind, line;
+  std::uint64_t device_bytes = 0;  // the key's grant on the device with it
+  bool fits = true;
 };
 
 class cuda_backend : public zk::groth16::backend {
@@ -177,6 +194,9 @@ class cuda_backend : public zk::groth16::backend {
                                                       bool sets = true) override;
   std::uint64_t resident_bytes(const zk::groth16::key_points& key, bool sets = true,
                                const zk::groth16::constraint_evaluator* pce = nullptr) const override;
+  // Where load_key would put `key` here (placement_plan.hpp), with the grant it takes.
+  placement_report placement(const zk::groth16::key_points& key,
+                                    const zk::groth16::constraint_evaluator* pce = nullptr) const;
   // The device's staging slots (shared with its stagers, gpu/src/staging.cuh) for `count` staged
   // proofs of `bytes` (zk::groth16::staged_bytes), made now in the device's free memory less the
   // safety margin; idle slots of other sizes go back first when they do not fit.
@@ -282,6 +302,10 @@ struct file_points_result {
 file_points_result<zk::bls12_381::g1_affine> file_g1_on_device(int device, std::span<const std::uint8_t> bytes);
 file_points_result<zk::bls12_381::g2_affine> file_g2_on_device(int device, std::span<const std::uint8_t> bytes);
 
+// Takes device `device`'s memory beyond `limit` bytes for this process until it exits (one
+// allocation, once per device; later calls keep the first limit), so that the process cannot use
+// more than `limit` there. Returns the bytes held back (0: the device is no larger than the limit).
+std::size_t hold_vram_limit(int device, std::size_t limit);
 // Device allocations this process made (every device): cudaMalloc calls (the backend's buffers,
 // staging slots included) and stream-ordered cudaMallocAsync calls (the backend makes none since
 // staged inputs take kept staging slots), with their bytes. A steady state of proofs adds none:
