@@ -76,6 +76,9 @@ struct cuda_backend::impl {
     CUZK_CUDA(cudaStreamCreateWithFlags(&up, cudaStreamNonBlocking));
     for (auto* e : {&buf_free[0], &buf_free[1], &buf_loaded[0], &buf_loaded[1]})
       CUZK_CUDA(cudaEventCreateWithFlags(e, cudaEventDisableTiming));
+    std::size_t free_now = 0, total = 0;
+    CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
+    outside_bytes = total - free_now;
   }
   ~impl() {
     cudaSetDevice(opt.device);
@@ -135,14 +138,16 @@ struct cuda_backend::impl {
     return p;
   }
 
-  // The device bytes the plans count on: the device's size (or the VRAM limit) less the safety
-  // margin, and at most the engine's VRAM budget. From the size, not what is free now: the grant
-  // (resident_bytes) and the load plan the same key alike.
+  // The device bytes the plans count on: the device's size less what was taken before this
+  // backend planned anything (the CUDA context, its own buffers, a VRAM limit's hold: measured at
+  // construction) and the safety margin, and at most the engine's VRAM budget. Not what is free
+  // now: the grant (resident_bytes) and the load plan the same key alike.
+  std::size_t outside_bytes = 0;
   std::size_t device_cap() const {
     std::size_t free_now = 0, total = 0;
     CUZK_CUDA(cudaSetDevice(opt.device));
     CUZK_CUDA(cudaMemGetInfo(&free_now, &total));
-    if (opt.vram_limit_bytes) total = std::min(total, opt.vram_limit_bytes);
+    total = total > outside_bytes ? total - outside_bytes : 0;
     std::size_t cap = total > ctx.safety_margin ? total - ctx.safety_margin : 0;
     if (opt.vram_budget_bytes) cap = std::min(cap, opt.vram_budget_bytes);
     return cap;
