@@ -108,7 +108,7 @@ TEST_CASE("gpus.shifted_bases: auto by default, off, or a size, printed back", "
   }
 }
 
-TEST_CASE("gpus.vram_limit: off by default, a size, printed back; a bad value names the key", "[config]") {
+TEST_CASE("gpus.vram_limit: off by default, a size, printed back, a bad value names the key", "[config]") {
   auto d = daemon_config::parse("", "empty.toml");
   CHECK(d.gpus.vram_limit.bytes == 0);
   CHECK(daemon_config::parse(d.to_toml(), "printed.toml").gpus.vram_limit.bytes == 0);
