@@ -155,7 +155,7 @@ TEST_CASE("every message type round-trips through CAF's binary serializer", "[me
   REQUIRE(roundtrip(sys, areq) == areq);
   assembly_ack ack{tr, true, {out}, std::vector<std::uint8_t>(192, 7)};
   REQUIRE(roundtrip(sys, ack) == ack);
-  key_status ks{"/k", key_tier::hot, 3, rng(), {0, 2}, rng(), rng(), rng(), rng(), rng(), rng(), {b2p, b2p}};
+  key_status ks{"/k", key_tier::hot, 3, rng(), {0, 2}, {"resident", "partly resident"}, rng(), rng(), rng(), rng(), rng(), rng(), {b2p, b2p}};
   REQUIRE(roundtrip(sys, ks) == ks);
   residency_status rsd{1, rng(), 2, rng(), rng()};
   REQUIRE(roundtrip(sys, rsd) == rsd);
