@@ -23,8 +23,8 @@ status_shows() {  # status_shows REGEX: the human status has a matching line (po
   return 1
 }
 check "status: the sample key is hot after a proof, with its evaluator's bytes" status_shows '^key sample: hot, [1-9][0-9]* bytes in memory'
-check "status: the sample key resident on device 0 (the key store's tier above hot)" \
-  status_shows '^key sample: hot, .*; resident on device 0$'
+check "status: the sample key resident on device 0 (the key store's tier above hot), with its placement there" \
+  status_shows '^key sample: hot, .*; resident on device 0 \(resident\)$'
 check "status: device 0's VRAM budget by owner (resident, staged, free)" \
   status_shows '^device cpu[^ ]* .*; vram 0 resident \(1 keys\), [0-9]+ staged, [0-9]+ free of [1-9][0-9]*; 1 loads, 0 evictions$'
 job=$("$CUZK" submit --addr "$ADDR" --circuit sample --witness "$W" --request-id same-id)
