@@ -39,29 +39,47 @@ inline void count_malloc_async(std::size_t bytes) {
   alloc_stats().async_bytes.fetch_add(bytes, std::memory_order_relaxed);
 }
 
-// An owning device allocation (plain cudaMalloc: one allocator for the whole backend).
-template <class T>
-class dbuf {
- public:
-  dbuf() = default;
-  explicit dbuf(std::size_t n) : n_(n) {
-    if (n) {
-      CUZK_CUDA(cudaMalloc(&p_, n * sizeof(T)));
-      count_malloc(n * sizeof(T));
-    }
+// Where a cuda_buf's bytes live: device memory (plain cudaMalloc, counted: one allocator for the
+// whole backend), or page-locked host memory (cudaHostAlloc: a streamed key's points and small
+// read-backs, copied by DMA at full PCIe speed with no staging copy through the pageable path).
+struct device_memory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    CUZK_CUDA(cudaMalloc(&p, bytes));
+    count_malloc(bytes);
+    return p;
   }
-  dbuf(const dbuf&) = delete;
-  dbuf& operator=(const dbuf&) = delete;
-  dbuf(dbuf&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  dbuf& operator=(dbuf&& o) noexcept {
+  static void release(void* p) { cudaFree(p); }
+};
+struct pinned_memory {
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    CUZK_CUDA(cudaHostAlloc(&p, bytes, cudaHostAllocDefault));
+    return p;
+  }
+  static void release(void* p) { cudaFreeHost(p); }
+};
+
+// The one owner of an allocation of n T in Memory: freed by its destructor, moved never copied.
+template <class T, class Memory>
+class cuda_buf {
+ public:
+  cuda_buf() = default;
+  explicit cuda_buf(std::size_t n) : n_(n) {
+    if (n) p_ = static_cast<T*>(Memory::allocate(n * sizeof(T)));
+  }
+  cuda_buf(const cuda_buf&) = delete;
+  cuda_buf& operator=(const cuda_buf&) = delete;
+  cuda_buf(cuda_buf&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  cuda_buf& operator=(cuda_buf&& o) noexcept {
     reset();
     p_ = std::exchange(o.p_, nullptr);
     n_ = std::exchange(o.n_, 0);
     return *this;
   }
-  ~dbuf() { reset(); }
+  ~cuda_buf() { reset(); }
   void reset() {
-    if (p_) cudaFree(p_);
+    if (p_) Memory::release(p_);
     p_ = nullptr;
     n_ = 0;
   }
@@ -73,6 +91,10 @@ class dbuf {
   T* p_ = nullptr;
   std::size_t n_ = 0;
 };
+
+template <class T>
+using dbuf = cuda_buf<T, device_memory>;
+using pinned_buf = cuda_buf<unsigned char, pinned_memory>;
 
 inline unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 

@@ -39,37 +39,6 @@
 
 namespace cuzk::gpu {
 
-// An owning page-locked host allocation (cudaHostAlloc): a streamed key's points, copied to the
-// device at full PCIe speed by DMA, with no staging copy through the pageable path.
-class pinned_buf {
- public:
-  pinned_buf() = default;
-  explicit pinned_buf(std::size_t bytes) : n_(bytes) {
-    if (bytes) CUZK_CUDA(cudaHostAlloc(reinterpret_cast<void**>(&p_), bytes, cudaHostAllocDefault));
-  }
-  pinned_buf(const pinned_buf&) = delete;
-  pinned_buf& operator=(const pinned_buf&) = delete;
-  pinned_buf(pinned_buf&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  pinned_buf& operator=(pinned_buf&& o) noexcept {
-    reset();
-    p_ = std::exchange(o.p_, nullptr);
-    n_ = std::exchange(o.n_, 0);
-    return *this;
-  }
-  ~pinned_buf() { reset(); }
-  void reset() {
-    if (p_) cudaFreeHost(p_);
-    p_ = nullptr;
-    n_ = 0;
-  }
-  unsigned char* get() const { return p_; }
-  std::size_t bytes() const { return n_; }
-
- private:
-  unsigned char* p_ = nullptr;
-  std::size_t n_ = 0;
-};
-
 // Where an MSM's bases live: plain, or `sets` shifted sets `stride` points apart with window bits c.
 struct msm_bases {
   const void* ptr = nullptr;
